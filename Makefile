@@ -1,0 +1,31 @@
+# One command installs and runs the main job (`make fit`); one installs and runs the tests (`make test`).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+TORCH := torch==2.13.0
+STAMP := $(VENV)/.installed
+
+.PHONY: install fit test lint clean
+
+install: $(STAMP)
+
+# torch is pinned first so that pip never resolves an unpinned torch to a multi-GB CUDA build
+# on a CPU machine; a GPU machine gets CUDA from the same pin.
+$(STAMP): pyproject.toml
+	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet $(TORCH)
+	$(BIN)/pip install --quiet -e '.[dev]' $(TORCH)
+	touch $(STAMP)
+
+fit: install
+	$(BIN)/python -m zoo fit --config configs/quickstart.yaml
+
+test: install
+	$(BIN)/python -m pytest -q
+
+lint: install
+	$(BIN)/ruff check zoo tests
+
+clean:
+	rm -rf $(VENV) build *.egg-info

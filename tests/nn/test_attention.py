@@ -1,0 +1,98 @@
+"""Attention equals a naive softmax(QK^T / sqrt(d_k)) V reference (Vaswani et al. 2017, eq. 1)."""
+
+import math
+
+import pytest
+import torch
+
+from zoo.nn import KeyValueCache, MultiHeadAttention
+
+
+def naive_attention(attn: MultiHeadAttention, query, memory, key_padding_mask, is_causal):
+    """softmax(Q K^T / sqrt(d_k)) V per head with masks applied as -inf, rows with no key set to 0."""
+    heads = attn.n_heads
+    d_k = attn.d_model // heads
+    q = attn.q_proj(query).unflatten(-1, (heads, d_k)).transpose(1, 2)
+    k = attn.k_proj(memory).unflatten(-1, (heads, d_k)).transpose(1, 2)
+    v = attn.v_proj(memory).unflatten(-1, (heads, d_k)).transpose(1, 2)
+    scores = q @ k.transpose(-1, -2) / math.sqrt(d_k)
+    t, s = scores.shape[-2:]
+    allowed = torch.ones(query.shape[0], 1, t, s, dtype=torch.bool)
+    if key_padding_mask is not None:
+        allowed &= ~key_padding_mask[:, None, None, :]
+    if is_causal:
+        allowed &= torch.ones(t, s, dtype=torch.bool).tril()
+    weights = torch.softmax(scores.masked_fill(~allowed, float("-inf")), dim=-1).nan_to_num(0.0)
+    out = (weights @ v).transpose(1, 2).flatten(-2)
+    return attn.out_proj(out)
+
+
+@pytest.mark.parametrize("is_causal", [False, True])
+@pytest.mark.parametrize("n_heads", [1, 4])
+def test_self_attention_matches_naive_reference(is_causal, n_heads):
+    torch.manual_seed(0)
+    attn = MultiHeadAttention(16, n_heads).double()
+    x = torch.randn(3, 7, 16, dtype=torch.float64)
+    mask = torch.zeros(3, 7, dtype=torch.bool)
+    mask[1, 5:] = True
+    mask[2, 2:] = True
+    ours = attn(x, key_padding_mask=mask, is_causal=is_causal)
+    ref = naive_attention(attn, x, x, mask, is_causal)
+    torch.testing.assert_close(ours, ref, atol=1e-6, rtol=0)
+
+
+def test_cross_attention_matches_naive_reference():
+    torch.manual_seed(1)
+    attn = MultiHeadAttention(12, 3).double()
+    query, memory = torch.randn(2, 4, 12, dtype=torch.float64), torch.randn(2, 6, 12, dtype=torch.float64)
+    mask = torch.tensor([[False] * 6, [False] * 3 + [True] * 3])
+    torch.testing.assert_close(
+        attn(query, memory, key_padding_mask=mask), naive_attention(attn, query, memory, mask, False), atol=1e-6, rtol=0
+    )
+
+
+def test_query_with_all_keys_masked_gives_zeros_not_nan():
+    attn = MultiHeadAttention(8, 2).double()
+    x = torch.randn(2, 5, 8, dtype=torch.float64)
+    mask = torch.zeros(2, 5, dtype=torch.bool)
+    mask[1] = True
+    out = attn(x, key_padding_mask=mask)
+    assert torch.isfinite(out).all()
+    # a row with no keys gives a zero attention output; out_proj then adds only its bias
+    torch.testing.assert_close(out[1], attn.out_proj.bias.expand(5, 8))
+    out.sum().backward()
+    assert all(torch.isfinite(p.grad).all() for p in attn.parameters())
+
+
+def test_left_padded_causal_rows_are_finite():
+    attn = MultiHeadAttention(8, 2)
+    mask = torch.tensor([[True, True, False, False]])
+    assert torch.isfinite(attn(torch.randn(1, 4, 8), key_padding_mask=mask, is_causal=True)).all()
+
+
+def test_incremental_decoding_with_cache_equals_full_pass():
+    torch.manual_seed(2)
+    attn = MultiHeadAttention(16, 4).double().eval()
+    x = torch.randn(2, 6, 16, dtype=torch.float64)
+    full = attn(x, is_causal=True)
+    cache = KeyValueCache()
+    steps = [attn(x[:, :3], is_causal=True, cache=cache)]
+    steps += [attn(x[:, t : t + 1], is_causal=True, cache=cache) for t in range(3, 6)]
+    torch.testing.assert_close(torch.cat(steps, dim=1), full, atol=1e-12, rtol=0)
+    assert cache.length == 6
+
+
+def test_static_cross_attention_cache_is_filled_once():
+    attn = MultiHeadAttention(8, 2).double().eval()
+    memory = torch.randn(1, 5, 8, dtype=torch.float64)
+    cache = KeyValueCache(static=True)
+    first = attn(torch.randn(1, 1, 8, dtype=torch.float64), memory, cache=cache)
+    k = cache.k
+    attn(torch.randn(1, 1, 8, dtype=torch.float64), memory, cache=cache)
+    assert cache.k is k and first.shape == (1, 1, 8)
+
+
+@pytest.mark.parametrize(("d_model", "n_heads"), [(10, 3), (8, 0), (0, 2)])
+def test_d_model_not_divisible_by_n_heads_raises(d_model, n_heads):
+    with pytest.raises(ValueError, match=f"model.d_model={d_model} .*model.n_heads={n_heads}"):
+        MultiHeadAttention(d_model, n_heads)

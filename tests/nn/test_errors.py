@@ -1,0 +1,45 @@
+"""Bad knob values fail at construction with a message naming the field, the value and the valid ones."""
+
+import pytest
+
+from zoo.nn import ACTIVATIONS, NORMS, POSITIONAL_ENCODINGS, DecoderOnly, TransformerConfig
+
+
+@pytest.mark.parametrize(
+    ("field", "registry"),
+    [("pe", POSITIONAL_ENCODINGS), ("norm", NORMS), ("activation", ACTIVATIONS)],
+)
+def test_unknown_component_lists_valid_names(field, registry):
+    with pytest.raises(ValueError) as error:
+        TransformerConfig(**{field: "bogus"})
+    message = str(error.value)
+    assert message.startswith(f"model.{field}='bogus' is not valid; choose one of: ")
+    assert all(repr(name) in message for name in registry.names())
+
+
+def test_unknown_norm_position():
+    with pytest.raises(ValueError, match=r"model.norm_position='middle' is not valid; choose one of: 'post', 'pre'"):
+        TransformerConfig(norm_position="middle")
+
+
+def test_d_model_not_divisible_by_n_heads():
+    with pytest.raises(ValueError, match=r"model.d_model=100 is not divisible by model.n_heads=8"):
+        TransformerConfig(d_model=100, n_heads=8)
+
+
+@pytest.mark.parametrize(("field", "value"), [("d_model", 0), ("d_ff", -1), ("n_heads", 0), ("max_len", 0)])
+def test_non_positive_sizes(field, value):
+    with pytest.raises(ValueError, match=rf"model.{field}={value} is not valid; it must be a positive integer"):
+        TransformerConfig(**{field: value})
+
+
+def test_dropout_out_of_range():
+    with pytest.raises(ValueError, match=r"model.dropout=1.5 is not valid"):
+        TransformerConfig(dropout=1.5)
+
+
+def test_odd_d_model_with_sinusoidal_is_supported():
+    model = DecoderOnly(TransformerConfig(d_model=15, n_heads=3, d_ff=8, pe="sinusoidal"), 10, 1)
+    import torch
+
+    assert model(torch.randint(1, 10, (1, 4))).shape == (1, 4, 10)

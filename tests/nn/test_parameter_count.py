@@ -1,0 +1,75 @@
+"""Parameter counts equal a closed-form formula per architecture."""
+
+import pytest
+
+from tests.nn.conftest import tiny_config
+from zoo.nn import ACTIVATIONS, DecoderOnly, EncoderDecoder, EncoderOnly, count_parameters
+
+
+def norm_params(norm: str, d: int) -> int:
+    return d if norm == "rmsnorm" else 2 * d  # RMSNorm has a gain only; LayerNorm and BatchNorm gain + bias
+
+
+def layer_params(c, cross: bool) -> int:
+    d, gate = c.d_model, ACTIVATIONS.get(c.activation).gate_factor
+    attention = 4 * (d * d + d)
+    ffn = d * gate * c.d_ff + gate * c.d_ff + c.d_ff * d + d
+    return attention * (2 if cross else 1) + ffn + norm_params(c.norm, d) * (3 if cross else 2)
+
+
+def stack_params(c, layers: int, cross: bool) -> int:
+    return layers * layer_params(c, cross) + (norm_params(c.norm, c.d_model) if c.norm_position == "pre" else 0)
+
+
+def embed_params(c, vocab: int) -> int:
+    return vocab * c.d_model + (c.max_len * c.d_model if c.pe == "learned" else 0)
+
+
+KNOBS = [
+    dict(),
+    dict(pe="learned", norm="rmsnorm", norm_position="pre", activation="swiglu"),
+    dict(pe="rope", norm="batchnorm", activation="gelu", n_heads=4),
+]
+
+
+@pytest.mark.parametrize("tie", [True, False])
+@pytest.mark.parametrize("knobs", KNOBS)
+def test_encoder_decoder_count(knobs, tie):
+    c = tiny_config(**knobs)
+    model = EncoderDecoder(c, 31, 29, 2, 3, tie_embeddings=tie)
+    expected = (
+        embed_params(c, 31)
+        + embed_params(c, 29)
+        + stack_params(c, 2, False)
+        + stack_params(c, 3, True)
+        + (0 if tie else 29 * c.d_model)
+    )
+    assert count_parameters(model) == expected
+
+
+def test_shared_source_and_target_embeddings_count_once():
+    c = tiny_config()
+    model = EncoderDecoder(c, 31, 31, 1, 1, share_embeddings=True)
+    assert count_parameters(model) == embed_params(c, 31) + stack_params(c, 1, False) + stack_params(c, 1, True)
+
+
+@pytest.mark.parametrize("knobs", KNOBS)
+def test_encoder_only_count(knobs):
+    c = tiny_config(**knobs)
+    assert count_parameters(EncoderOnly(c, 31, 3)) == embed_params(c, 31) + stack_params(c, 3, False)
+
+
+@pytest.mark.parametrize("tie", [True, False])
+@pytest.mark.parametrize("knobs", KNOBS)
+def test_decoder_only_count(knobs, tie):
+    c = tiny_config(**knobs)
+    expected = embed_params(c, 31) + stack_params(c, 2, False) + (0 if tie else 31 * c.d_model)
+    assert count_parameters(DecoderOnly(c, 31, 2, tie_embeddings=tie)) == expected
+
+
+def test_paper_base_model_size():
+    """Vaswani et al. 2017, Table 3: the base model has 65M parameters (37k shared BPE vocabulary)."""
+    from zoo.nn import TransformerConfig
+
+    model = EncoderDecoder(TransformerConfig(), 37000, 37000, 6, 6, share_embeddings=True)
+    assert 60e6 < count_parameters(model) < 65e6

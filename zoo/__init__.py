@@ -1,0 +1,1 @@
+"""zoo: a configurable Transformer model zoo."""

@@ -1,0 +1,129 @@
+"""Multi-head scaled dot-product attention (Vaswani et al. 2017, section 3.2, eq. 1 and section 3.2.2)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from zoo.nn.masks import attention_mask
+
+
+@dataclass
+class KeyValueCache:
+    """Keys and values of the positions already decoded, for incremental decoding.
+
+    ``k`` and ``v`` are ``(B, H, S, D/H)``. A self-attention cache grows by the new positions at each call;
+    a cross-attention cache (``static=True``) is filled once from the encoder memory and then reused.
+    """
+
+    k: Tensor | None = None
+    v: Tensor | None = None
+    static: bool = False
+
+    @property
+    def length(self) -> int:
+        """The number of cached positions."""
+        return 0 if self.k is None else self.k.shape[2]
+
+
+class MultiHeadAttention(nn.Module):
+    """MultiHead(Q, K, V) = Concat(head_1, ..., head_H) W^O, head_h = Attention(Q W^Q_h, K W^K_h, V W^V_h),
+    with Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V (Vaswani et al. 2017, eq. 1 and section 3.2.2).
+
+    Built on ``torch.nn.functional.scaled_dot_product_attention``. Masks follow :mod:`zoo.nn.masks`. A query
+    whose keys are all masked gets a zero output (never NaN).
+
+    Args:
+        d_model: ``D``, the model width.
+        n_heads: ``H``, the number of heads; ``d_k = d_v = D / H``.
+        dropout: dropout on the attention weights (training only).
+
+    Raises:
+        ValueError: if ``d_model`` is not divisible by ``n_heads``, or either is not positive.
+
+    Example:
+        >>> attn = MultiHeadAttention(d_model=64, n_heads=4)
+        >>> x = torch.randn(2, 10, 64)
+        >>> attn(x, is_causal=True).shape
+        torch.Size([2, 10, 64])
+    """
+
+    def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0) -> None:
+        super().__init__()
+        if n_heads <= 0 or d_model <= 0 or d_model % n_heads != 0:
+            raise ValueError(
+                f"model.d_model={d_model} must be a positive multiple of model.n_heads={n_heads} "
+                f"(each head gets d_model / n_heads dimensions)"
+            )
+        self.d_model, self.n_heads, self.dropout = d_model, n_heads, dropout
+        self.q_proj = nn.Linear(d_model, d_model)
+        self.k_proj = nn.Linear(d_model, d_model)
+        self.v_proj = nn.Linear(d_model, d_model)
+        self.out_proj = nn.Linear(d_model, d_model)
+
+    def _heads(self, x: Tensor) -> Tensor:
+        """``(B, T, D)`` -> ``(B, H, T, D/H)``."""
+        batch, length, _ = x.shape
+        return x.view(batch, length, self.n_heads, -1).transpose(1, 2)
+
+    def _keys_values(
+        self, source: Tensor, cache: KeyValueCache | None, rotary: nn.Module | None, past: int
+    ) -> tuple[Tensor, Tensor]:
+        """Project ``source`` to ``(B, H, S, D/H)`` keys and values, rotated and cached as configured."""
+        if cache is not None and cache.static and cache.k is not None:
+            return cache.k, cache.v
+        k, v = self._heads(self.k_proj(source)), self._heads(self.v_proj(source))
+        if rotary is not None:
+            k = rotary(k, start=past)
+        if cache is not None:
+            if not cache.static and cache.k is not None:
+                k, v = torch.cat([cache.k, k], dim=2), torch.cat([cache.v, v], dim=2)
+            cache.k, cache.v = k, v
+        return k, v
+
+    def forward(
+        self,
+        query: Tensor,
+        memory: Tensor | None = None,
+        key_padding_mask: Tensor | None = None,
+        is_causal: bool = False,
+        rotary: nn.Module | None = None,
+        cache: KeyValueCache | None = None,
+    ) -> Tensor:
+        """Attend from ``query`` to itself (self-attention) or to ``memory`` (encoder-decoder attention).
+
+        Args:
+            query: ``(B, T, D)``.
+            memory: ``(B, S, D)`` keys and values for cross-attention; ``None`` for self-attention.
+            key_padding_mask: ``(B, S)`` bool, ``True`` at padding keys (all keys, cached ones included).
+            is_causal: mask keys after each query's position (self-attention in a decoder).
+            rotary: a rotary position encoding applied to queries and keys, or ``None``; ignored for
+                cross-attention, where query and key positions belong to different sequences.
+            cache: a :class:`KeyValueCache` for incremental decoding, updated in place; ``None`` otherwise.
+
+        Returns:
+            ``(B, T, D)``.
+        """
+        past = 0 if cache is None or cache.static else cache.length
+        q = self._heads(self.q_proj(query))
+        if memory is not None:
+            rotary = None  # positions of source and target are not comparable
+        if rotary is not None:
+            q = rotary(q, start=past)
+        k, v = self._keys_values(query if memory is None else memory, cache, rotary, past)
+        mask = attention_mask(key_padding_mask, is_causal, q.shape[2], k.shape[2], q.device)
+        out = self._attend(q, k, v, mask)
+        batch, _, length, _ = out.shape
+        return self.out_proj(out.transpose(1, 2).reshape(batch, length, self.d_model))
+
+    def _attend(self, q: Tensor, k: Tensor, v: Tensor, allowed: Tensor | None) -> Tensor:
+        dropout = self.dropout if self.training else 0.0
+        if allowed is None:
+            return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout)
+        # A row with no allowed key would be softmax over -inf only (NaN): let it attend anywhere, then zero it.
+        has_key = allowed.any(dim=-1, keepdim=True)
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed | ~has_key, dropout_p=dropout)
+        return out * has_key

@@ -1,0 +1,47 @@
+"""Token embedding, scaled by sqrt(d_model), plus positional encoding and dropout (Vaswani et al. 2017,
+sections 3.4 and 3.5)."""
+
+from __future__ import annotations
+
+from torch import Tensor, nn
+
+from zoo.nn.config import TransformerConfig
+from zoo.nn.positional import POSITIONAL_ENCODINGS, embedding_scale
+
+
+class Embedder(nn.Module):
+    """Token ids -> the input of a stack.
+
+    Args:
+        vocab_size: ``V``.
+        config: the shared knobs (``d_model``, ``pe``, ``max_len``, ``scale_embedding``, ``dropout``).
+        pad_id: the padding id; its embedding is zero and gets no gradient.
+
+    Raises:
+        ValueError: for an unknown ``pe`` or a ``rope`` with an odd head width.
+    """
+
+    def __init__(self, vocab_size: int, config: TransformerConfig, pad_id: int = 0) -> None:
+        super().__init__()
+        if not isinstance(vocab_size, int) or vocab_size <= pad_id:
+            raise ValueError(f"the vocabulary size must be an integer above pad_id={pad_id}, got {vocab_size!r}")
+        self.tokens = nn.Embedding(vocab_size, config.d_model, padding_idx=pad_id)
+        # std d_model^-0.5 so that the scaled embedding has unit variance (fairseq's choice).
+        nn.init.normal_(self.tokens.weight, std=config.d_model**-0.5)
+        self.tokens.weight.data[pad_id].zero_()
+        self.scale = embedding_scale(config.d_model, config.scale_embedding)
+        self.pe = POSITIONAL_ENCODINGS.build(config.pe, config.d_model, config.n_heads, config.max_len)
+        self.dropout = nn.Dropout(config.dropout)
+
+    @property
+    def rotary(self) -> nn.Module | None:
+        """The rotary encoding for self-attention, or ``None``."""
+        return self.pe.rotary
+
+    def forward(self, tokens: Tensor, start: int = 0) -> Tensor:
+        """Embed ``(B, T)`` ids at positions ``start, ...`` -> ``(B, T, D)``.
+
+        Raises:
+            ValueError: with ``pe=learned``, for positions at or beyond ``max_len``.
+        """
+        return self.dropout(self.pe(self.tokens(tokens) * self.scale, start))

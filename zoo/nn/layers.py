@@ -1,0 +1,149 @@
+"""One Transformer layer and a stack of them, shared by all three architectures.
+
+An encoder layer is self-attention + FFN; a decoder layer adds causal masking and encoder-decoder
+attention; a decoder-only layer is an encoder layer with causal masking (Vaswani et al. 2017, section 3.1).
+The difference is two flags, ``is_causal`` and ``cross_attention``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from torch import Tensor, nn
+
+from zoo.nn.attention import KeyValueCache, MultiHeadAttention
+from zoo.nn.config import TransformerConfig
+from zoo.nn.feedforward import FeedForward
+from zoo.nn.norm import NORMS
+
+
+@dataclass
+class LayerCache:
+    """The key/value caches of one layer for incremental decoding."""
+
+    self_attn: KeyValueCache = field(default_factory=KeyValueCache)
+    cross_attn: KeyValueCache = field(default_factory=lambda: KeyValueCache(static=True))
+
+
+class TransformerLayer(nn.Module):
+    """Self-attention, optional encoder-decoder attention, and FFN, each in a residual connection with a
+    norm placed after (``post``: x = Norm(x + Dropout(Sublayer(x))), Vaswani et al. 2017, section 5.4) or
+    before (``pre``: x = x + Dropout(Sublayer(Norm(x))), Xiong et al. 2020).
+
+    Args:
+        config: the shared knobs.
+        is_causal: mask future positions in self-attention (decoders); also makes norms causal-safe.
+        cross_attention: add encoder-decoder attention (the decoder of an encoder-decoder).
+    """
+
+    def __init__(self, config: TransformerConfig, is_causal: bool = False, cross_attention: bool = False):
+        super().__init__()
+        self.is_causal, self.pre_norm = is_causal, config.norm_position == "pre"
+        d_model = config.d_model
+
+        def norm() -> nn.Module:
+            return NORMS.build(config.norm, d_model, causal=is_causal)
+
+        self.self_attn = MultiHeadAttention(d_model, config.n_heads, config.dropout)
+        self.self_attn_norm = norm()
+        self.cross_attn = MultiHeadAttention(d_model, config.n_heads, config.dropout) if cross_attention else None
+        self.cross_attn_norm = norm() if cross_attention else None
+        self.ffn = FeedForward(d_model, config.d_ff, config.activation, config.dropout)
+        self.ffn_norm = norm()
+        self.dropout = nn.Dropout(config.dropout)
+
+    def _residual(
+        self, x: Tensor, norm: nn.Module, sublayer: Callable[[Tensor], Tensor], padding_mask: Tensor | None
+    ) -> Tensor:
+        if self.pre_norm:
+            return x + self.dropout(sublayer(norm(x, padding_mask)))
+        return norm(x + self.dropout(sublayer(x)), padding_mask)
+
+    def forward(
+        self,
+        x: Tensor,
+        padding_mask: Tensor | None = None,
+        memory: Tensor | None = None,
+        memory_padding_mask: Tensor | None = None,
+        rotary: nn.Module | None = None,
+        cache: LayerCache | None = None,
+    ) -> Tensor:
+        """Apply the layer.
+
+        Args:
+            x: ``(B, T, D)``.
+            padding_mask: ``(B, T)`` bool, ``True`` at padding of ``x`` (cached positions included when
+                decoding incrementally: ``(B, past + T)``).
+            memory: ``(B, S, D)`` encoder output (``cross_attention`` layers only).
+            memory_padding_mask: ``(B, S)`` bool, ``True`` at padding of the source.
+            rotary: the rotary encoding for self-attention, or ``None``.
+            cache: key/value caches for incremental decoding, updated in place.
+
+        Returns:
+            ``(B, T, D)``.
+        """
+        own_mask = padding_mask if padding_mask is None else padding_mask[:, -x.shape[1] :]
+        self_cache = None if cache is None else cache.self_attn
+        x = self._residual(
+            x,
+            self.self_attn_norm,
+            lambda h: self.self_attn(h, None, padding_mask, self.is_causal, rotary, self_cache),
+            own_mask,
+        )
+        if self.cross_attn is not None:
+            cross_cache = None if cache is None else cache.cross_attn
+            x = self._residual(
+                x,
+                self.cross_attn_norm,
+                lambda h: self.cross_attn(h, memory, memory_padding_mask, False, None, cross_cache),
+                own_mask,
+            )
+        return self._residual(x, self.ffn_norm, self.ffn, own_mask)
+
+
+class TransformerStack(nn.Module):
+    """``num_layers`` :class:`TransformerLayer` s, plus a final norm when ``norm_position='pre'`` (pre-norm
+    leaves the residual stream unnormalised; Xiong et al. 2020, Figure 1).
+
+    Args:
+        config: the shared knobs.
+        num_layers: ``N``, the depth (Vaswani et al. 2017: 6).
+        is_causal: see :class:`TransformerLayer`.
+        cross_attention: see :class:`TransformerLayer`.
+
+    Raises:
+        ValueError: if ``num_layers`` is negative.
+    """
+
+    def __init__(
+        self, config: TransformerConfig, num_layers: int, is_causal: bool = False, cross_attention: bool = False
+    ):
+        super().__init__()
+        if not isinstance(num_layers, int) or num_layers < 0:
+            raise ValueError(f"the number of layers must be a non-negative integer, got {num_layers!r}")
+        self.layers = nn.ModuleList(TransformerLayer(config, is_causal, cross_attention) for _ in range(num_layers))
+        pre = config.norm_position == "pre"
+        self.final_norm = NORMS.build(config.norm, config.d_model, causal=is_causal) if pre else None
+
+    def new_cache(self) -> list[LayerCache]:
+        """Empty caches, one per layer, for incremental decoding."""
+        return [LayerCache() for _ in self.layers]
+
+    def forward(
+        self,
+        x: Tensor,
+        padding_mask: Tensor | None = None,
+        memory: Tensor | None = None,
+        memory_padding_mask: Tensor | None = None,
+        rotary: nn.Module | None = None,
+        cache: list[LayerCache] | None = None,
+    ) -> Tensor:
+        """``(B, T, D)`` -> ``(B, T, D)``; arguments as in :meth:`TransformerLayer.forward`, ``cache`` a list
+        from :meth:`new_cache`."""
+        for i, layer in enumerate(self.layers):
+            x = layer(x, padding_mask, memory, memory_padding_mask, rotary, None if cache is None else cache[i])
+        if self.final_norm is not None:
+            own_mask = padding_mask if padding_mask is None else padding_mask[:, -x.shape[1] :]
+            x = self.final_norm(x, own_mask)
+        return x

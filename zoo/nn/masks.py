@@ -1,0 +1,53 @@
+"""The project's one mask convention.
+
+A **padding mask** is a bool tensor of shape ``(B, S)`` that is ``True`` at padding positions (positions to
+ignore) and ``False`` at real tokens: the convention of ``torch.nn.MultiheadAttention``'s
+``key_padding_mask``. ``None`` means "no padding". Causality is a flag (``is_causal``), never a mask the
+caller builds: query position ``i`` may attend to key positions ``j <= i`` (offset by the number of cached
+positions during incremental decoding).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+
+def padding_mask(tokens: Tensor, pad_id: int) -> Tensor:
+    """The padding mask of a batch of token ids.
+
+    Args:
+        tokens: ``(B, S)`` token ids.
+        pad_id: the id of the padding token.
+
+    Returns:
+        ``(B, S)`` bool, ``True`` where ``tokens == pad_id``.
+    """
+    return tokens == pad_id
+
+
+def attention_mask(
+    key_padding_mask: Tensor | None, is_causal: bool, query_len: int, key_len: int, device: torch.device
+) -> Tensor | None:
+    """Combine padding and causality into a boolean ``attn_mask`` for ``scaled_dot_product_attention``.
+
+    Args:
+        key_padding_mask: ``(B, S)`` bool, ``True`` at padding keys, or ``None``.
+        is_causal: whether query ``i`` (absolute position ``key_len - query_len + i``) may only see keys
+            ``j <= key_len - query_len + i``.
+        query_len: ``T``, the number of queries.
+        key_len: ``S``, the number of keys (cached keys included).
+        device: where to build the mask.
+
+    Returns:
+        ``(B or 1, 1, T, S)`` bool, ``True`` where attention is **allowed** (the SDPA convention), or ``None``
+        when nothing is masked.
+    """
+    allowed = None
+    if key_padding_mask is not None:
+        allowed = (~key_padding_mask)[:, None, None, :]
+    if is_causal:
+        causal = torch.ones(query_len, key_len, dtype=torch.bool, device=device)
+        causal = causal.tril(diagonal=key_len - query_len)[None, None]
+        allowed = causal if allowed is None else allowed & causal
+    return allowed

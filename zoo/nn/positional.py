@@ -1,0 +1,154 @@
+"""Positional encodings, picked by ``model.pe``.
+
+Each encoding has two hooks: :meth:`PositionalEncoding.forward` adds position information to the token
+embeddings ``(B, T, D)``, and :attr:`PositionalEncoding.rotary` is a module that rotates queries and keys
+inside self-attention (rotary encodings only). An encoding uses one, the other, or neither.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor, nn
+
+from zoo.nn.registry import Registry
+
+POSITIONAL_ENCODINGS: Registry[PositionalEncoding] = Registry("model.pe")
+
+
+class PositionalEncoding(nn.Module):
+    """Base class: no position information (``pe=none``); subclasses override one hook.
+
+    Args:
+        d_model: ``D``, the model width.
+        n_heads: ``H``, the number of attention heads (used by rotary encodings).
+        max_len: the longest sequence a learned table holds, in tokens.
+    """
+
+    def __init__(self, d_model: int, n_heads: int, max_len: int) -> None:
+        super().__init__()
+        self.d_model, self.n_heads, self.max_len = d_model, n_heads, max_len
+
+    @property
+    def rotary(self) -> nn.Module | None:
+        """A module ``(B, H, T, D/H), start -> (B, H, T, D/H)`` applied to queries and keys, or ``None``."""
+        return None
+
+    def forward(self, x: Tensor, start: int = 0) -> Tensor:
+        """Add position information to embeddings.
+
+        Args:
+            x: ``(B, T, D)`` embeddings of positions ``start, ..., start + T - 1``.
+            start: the absolute position of ``x[:, 0]`` (non-zero during incremental decoding).
+
+        Returns:
+            ``(B, T, D)``.
+        """
+        return x
+
+
+POSITIONAL_ENCODINGS.register("none")(PositionalEncoding)
+
+
+def sinusoid_table(length: int, d_model: int, start: int = 0) -> Tensor:
+    """PE(pos, 2i) = sin(pos / 10000^(2i / d_model)), PE(pos, 2i + 1) = cos(pos / 10000^(2i / d_model))
+    (Vaswani et al. 2017, section 3.5). An odd ``d_model`` keeps the sine of its last pair only.
+
+    Args:
+        length: ``T``, the number of positions.
+        d_model: ``D``.
+        start: the first position.
+
+    Returns:
+        ``(T, D)`` float32.
+    """
+    position = torch.arange(start, start + length, dtype=torch.float64)[:, None]
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)
+    angle = position / torch.pow(10000.0, two_i / d_model)
+    table = torch.zeros(length, d_model, dtype=torch.float64)
+    table[:, 0::2] = torch.sin(angle)
+    table[:, 1::2] = torch.cos(angle[:, : d_model // 2])
+    return table.float()
+
+
+@POSITIONAL_ENCODINGS.register("sinusoidal")
+class SinusoidalPositionalEncoding(PositionalEncoding):
+    """Fixed sinusoids added to the embeddings (Vaswani et al. 2017, section 3.5); any length works."""
+
+    def forward(self, x: Tensor, start: int = 0) -> Tensor:
+        return x + sinusoid_table(x.shape[1], self.d_model, start).to(x.device, x.dtype)
+
+
+@POSITIONAL_ENCODINGS.register("learned")
+class LearnedPositionalEncoding(PositionalEncoding):
+    """A learned embedding per absolute position, ``max_len`` of them (Gehring et al. 2017; Vaswani et al.
+    2017, section 3.5 and Table 3, row E).
+
+    Raises:
+        ValueError: in ``forward``, for a sequence that reaches past ``max_len`` positions.
+    """
+
+    def __init__(self, d_model: int, n_heads: int, max_len: int) -> None:
+        super().__init__(d_model, n_heads, max_len)
+        self.table = nn.Embedding(max_len, d_model)
+        nn.init.normal_(self.table.weight, std=0.02)
+
+    def forward(self, x: Tensor, start: int = 0) -> Tensor:
+        end = start + x.shape[1]
+        if end > self.max_len:
+            raise ValueError(
+                f"a sequence of {end} tokens is longer than model.max_len={self.max_len} of the learned "
+                f"positional encoding; raise model.max_len or use model.pe=sinusoidal or rope"
+            )
+        return x + self.table(torch.arange(start, end, device=x.device))
+
+
+class Rotation(nn.Module):
+    """Rotates each pair of channels (2i, 2i + 1) of a head by the angle pos * 10000^(-2i / d_head)
+    (Su et al. 2021, RoFormer, eq. 34), so that q . k depends on the relative position only."""
+
+    def __init__(self, d_head: int) -> None:
+        super().__init__()
+        self.d_head = d_head
+
+    def forward(self, x: Tensor, start: int = 0) -> Tensor:
+        """``(B, H, T, d_head)`` at positions ``start, ...`` -> the same shape, rotated."""
+        length = x.shape[2]
+        dtype = torch.float64 if x.dtype == torch.float64 else torch.float32
+        position = torch.arange(start, start + length, device=x.device, dtype=dtype)[:, None]
+        two_i = torch.arange(0, self.d_head, 2, device=x.device, dtype=dtype)
+        inv_freq = torch.pow(10000.0, -two_i / self.d_head)
+        angle = position * inv_freq
+        cos, sin = angle.cos().to(x.dtype), angle.sin().to(x.dtype)
+        even, odd = x[..., 0::2], x[..., 1::2]
+        return torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1).flatten(-2)
+
+
+@POSITIONAL_ENCODINGS.register("rope")
+class RotaryPositionalEncoding(PositionalEncoding):
+    """Rotary position embedding (Su et al. 2021, RoFormer): queries and keys of self-attention are rotated
+    by their position; nothing is added to the embeddings. Any length works.
+
+    Raises:
+        ValueError: if the head width ``d_model / n_heads`` is odd (channels are rotated in pairs).
+    """
+
+    def __init__(self, d_model: int, n_heads: int, max_len: int) -> None:
+        super().__init__(d_model, n_heads, max_len)
+        d_head = d_model // n_heads
+        if d_head % 2:
+            raise ValueError(
+                f"model.pe='rope' needs an even head width, but model.d_model={d_model} / "
+                f"model.n_heads={n_heads} = {d_head}; change d_model or n_heads"
+            )
+        self._rotation = Rotation(d_head)
+
+    @property
+    def rotary(self) -> nn.Module:
+        return self._rotation
+
+
+def embedding_scale(d_model: int, scale_embedding: bool) -> float:
+    """The factor sqrt(d_model) applied to token embeddings (Vaswani et al. 2017, section 3.4), or 1."""
+    return math.sqrt(d_model) if scale_embedding else 1.0
