@@ -1,0 +1,190 @@
+"""The command line: a ``LightningCLI`` (jsonargparse) with ``fit``, ``validate``, ``test`` and ``predict``.
+
+Every run gets a folder under ``--runs_dir`` (default ``runs/``) named after what differs between runs,
+holding the local run record, the W&B files and the checkpoints. ``fit --ckpt_path last`` resumes the most
+recent run of the same name: weights, optimiser, schedule and W&B run.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from jsonargparse import Namespace
+from lightning.pytorch.callbacks import ModelCheckpoint, RichProgressBar
+from lightning.pytorch.cli import LightningCLI
+from lightning.pytorch.utilities import rank_zero_info
+
+from zoo.data import ZooDataModule
+from zoo.tasks import TaskModule
+from zoo.tracking import RunRecord, flatten, latest_run_with_checkpoint, make_wandb_logger, new_run_dir, run_name
+
+RUN_DIR_ENV = "ZOO_RUN_DIR"  # how the launching process tells DDP child ranks which run folder is theirs
+
+
+class ConfigError(Exception):
+    """A bad configuration, reported in one line before training starts."""
+
+
+def _import(class_path: str) -> type:
+    module, _, name = class_path.rpartition(".")
+    return getattr(__import__(module, fromlist=[name]), name)
+
+
+class ZooCLI(LightningCLI):
+    """``python -m zoo {fit,validate,test,predict} --config configs/<variant>/<data>.yaml [--model.pe=learned ...]``."""
+
+    def __init__(self, args=None, run: bool = True) -> None:
+        self.run_dir: Path | None = None
+        super().__init__(
+            TaskModule,
+            ZooDataModule,
+            subclass_mode_model=True,
+            subclass_mode_data=True,
+            save_config_callback=None,
+            auto_configure_optimizers=False,
+            seed_everything_default=1,
+            trainer_defaults={"use_distributed_sampler": False},
+            parser_kwargs={"description": __doc__},
+            args=args,
+            run=run,
+        )
+
+    def add_arguments_to_parser(self, parser) -> None:
+        parser.link_arguments("data.num_tokens", "model.init_args.vocab_size", apply_on="instantiate")
+        parser.add_argument("--runs_dir", type=str, default="runs", help="Where run folders go.")
+        parser.add_argument("--run_name", type=str | None, default=None, help="Override the automatic run name.")
+        parser.add_argument("--wandb_project", type=str, default="zoo", help="The W&B project.")
+
+    # -- run folder ----------------------------------------------------------------------------
+    def _config(self) -> Namespace:
+        return self.config[self.subcommand] if self.subcommand else self.config
+
+    def _default_name(self, config: Namespace) -> str:
+        model, data = config.model, config.data
+        task = _import(model.class_path)
+        data_module = _import(data.class_path)
+        path = data.init_args.get("path") or "data"
+        data_name = getattr(data_module, "run_label", None) or Path(str(path).rstrip("/")).name
+        seed = config.get("seed_everything")
+        return run_name(task.short_name, data_name.lower().replace("_", ""), dict(model.init_args), seed)
+
+    def _resolve_run_dir(self, config: Namespace) -> Path | None:
+        inherited = os.environ.get(RUN_DIR_ENV)
+        if inherited and int(os.environ.get("LOCAL_RANK", "0")) > 0:
+            return Path(inherited)
+        runs_dir, name = Path(config.runs_dir), config.run_name or self._default_name(config)
+        ckpt_path = config.get("ckpt_path")
+        if ckpt_path == "last" and self.subcommand == "fit":
+            found = latest_run_with_checkpoint(runs_dir, name)
+            if found is None:
+                raise ConfigError(
+                    f"ckpt_path='last': no {runs_dir}/{name}*/checkpoints/last.ckpt to resume; "
+                    f"start a new run without --ckpt_path"
+                )
+            config.ckpt_path = str(found / "checkpoints" / "last.ckpt")
+            return found
+        if ckpt_path and ckpt_path != "last":
+            if not Path(ckpt_path).is_file():
+                raise ConfigError(f"ckpt_path={ckpt_path!r} is not a file")
+            owner = Path(ckpt_path).resolve().parent.parent
+            if (owner / "summary.json").exists():
+                return owner
+        return new_run_dir(runs_dir, name) if self.subcommand == "fit" else None
+
+    def before_instantiate_classes(self) -> None:
+        if self.subcommand is None:
+            return
+        self.run_dir = self._resolve_run_dir(self._config())
+        if self.run_dir is not None:
+            os.environ[RUN_DIR_ENV] = str(self.run_dir)
+
+    def instantiate_classes(self) -> None:
+        try:
+            super().instantiate_classes()
+        except (ValueError, FileNotFoundError, ConnectionError) as error:
+            raise ConfigError(str(error)) from error
+
+    def instantiate_trainer(self, **kwargs):
+        trainer_config = self._get(self.config_init, "trainer", default={})
+        callbacks = list(trainer_config.get("callbacks") or [])
+        if trainer_config.get("enable_progress_bar", True) is not False:
+            callbacks.append(RichProgressBar())
+        if self.run_dir is None:
+            return super().instantiate_trainer(callbacks=callbacks, logger=False, **kwargs)
+        self.record = RunRecord(self.run_dir)
+        loggers = [make_wandb_logger(self.run_dir, self.run_dir.name, self._config().wandb_project), self.record]
+        if self.subcommand == "fit":
+            callbacks.append(
+                ModelCheckpoint(
+                    dirpath=self.run_dir / "checkpoints",
+                    filename="best-step{step}",
+                    auto_insert_metric_name=False,
+                    monitor=self.model.monitor,
+                    mode=self.model.monitor_mode,
+                    save_last=True,
+                )
+            )
+        return super().instantiate_trainer(
+            callbacks=callbacks, logger=loggers, default_root_dir=str(self.run_dir), **kwargs
+        )
+
+    # -- around the subcommands ----------------------------------------------------------------
+    def _record_config(self) -> None:
+        if self.trainer.global_rank != 0:
+            return
+        config = self._config()
+        config.model.init_args.vocab_size = self.model.hparams.vocab_size  # the linked value, for the record
+        flat = flatten(_plain(config))
+        for logger in self.trainer.loggers:
+            logger.log_hyperparams(flat)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        text = self._parser(self.subcommand).dump(config, skip_link_targets=False)
+        (self.run_dir / "config.yaml").write_text(text)
+
+    def before_fit(self) -> None:
+        if self.run_dir is not None:
+            self._record_config()
+
+    def after_fit(self) -> None:
+        self._finish("finished")
+
+    def after_validate(self) -> None:
+        self._finish(None)
+
+    def after_test(self) -> None:
+        self._finish(None)
+
+    def _finish(self, status: str | None) -> None:
+        if self.run_dir is None or self.trainer.global_rank != 0:
+            return
+        checkpoint = self.trainer.checkpoint_callback
+        if status is not None and checkpoint is not None:
+            self.record.record(
+                checkpoints={"best": checkpoint.best_model_path, "last": checkpoint.last_model_path},
+                status=status,
+            )
+        wandb_logger = self.trainer.loggers[0]
+        rank_zero_info(f"zoo: run folder {self.run_dir} (config, metrics.jsonl, summary.json, checkpoints/)")
+        if os.environ.get("WANDB_MODE") == "offline":
+            rank_zero_info(
+                f"zoo: W&B run saved offline; upload it with: wandb sync {wandb_logger.save_dir}/wandb/offline-run-*"
+            )
+
+
+def _plain(config: Namespace) -> dict:
+    """The resolved config of a subcommand as plain dicts, without the CLI's own bookkeeping fields."""
+    plain = config.clone().as_dict()
+    for key in ("config", "ckpt_path"):
+        plain.pop(key, None)
+    return plain
+
+
+def main(args: list[str] | None = None) -> None:
+    """Entry point of ``python -m zoo``: bad configuration is one line on stderr and exit status 2."""
+    try:
+        ZooCLI(args=args)
+    except ConfigError as error:
+        print(f"zoo: error: {error}", file=sys.stderr)
+        sys.exit(2)

@@ -1,0 +1,173 @@
+"""The shared part of every data module: load, check, tokenise (with an on-disk cache), shard and batch."""
+
+from __future__ import annotations
+
+import json
+from functools import partial
+from pathlib import Path
+
+import lightning.pytorch as pl
+import torch
+from tokenizers import Tokenizer
+from torch.utils.data import DataLoader
+
+from zoo.data.batching import ShardedBatchSampler
+from zoo.data.cache import atomic_save, atomic_write_text, cache_key, default_cache_dir
+from zoo.data.tokenizer import PAD_ID, train_tokenizer
+
+
+def pack(sequences: list[list[int]]) -> dict[str, torch.Tensor]:
+    """Ragged id lists -> ``{"ids": (N,) int32, "offsets": (n + 1,) int64}`` for compact caching."""
+    lengths = torch.tensor([0] + [len(s) for s in sequences], dtype=torch.int64)
+    flat = [i for s in sequences for i in s]
+    return {"ids": torch.tensor(flat, dtype=torch.int32), "offsets": lengths.cumsum(0)}
+
+
+def unpack(packed: dict[str, torch.Tensor], index: int) -> torch.Tensor:
+    """The ``index``-th sequence of a :func:`pack` result, as int64."""
+    start, end = packed["offsets"][index], packed["offsets"][index + 1]
+    return packed["ids"][start:end].long()
+
+
+def pad(sequences: list[torch.Tensor], value: int = PAD_ID) -> torch.Tensor:
+    """Right-pad 1-D tensors to ``(B, max length)``."""
+    return torch.nn.utils.rnn.pad_sequence(sequences, batch_first=True, padding_value=value)
+
+
+class ZooDataModule(pl.LightningDataModule):
+    """Base of the zoo's data modules.
+
+    Subclasses say which splits and columns they need (:meth:`load`), which text trains the tokenizer
+    (:meth:`tokenizer_texts`), how a split is encoded (:meth:`encode`), and how batches are formed
+    (:meth:`batch_sampler`, :meth:`collate`). The tokenizer and the encoded splits are cached under
+    ``cache_dir`` keyed by the data fingerprint and every setting that affects them.
+
+    Args:
+        path: a Hugging Face hub id or a local folder read by ``datasets.load_dataset``.
+        tokenizer: ``bpe``, ``wordpiece`` or ``char``.
+        vocab_size: the tokenizer's target vocabulary size, special tokens included (not for ``char``).
+        num_workers: DataLoader worker processes.
+        cache_dir: where tokenizers and tokenised splits are cached (default ``$ZOO_CACHE`` or ``~/.cache/zoo``).
+        seed: the shuffling seed.
+    """
+
+    eval_splits: tuple[str, ...] = ("validation",)
+
+    def __init__(
+        self,
+        path: str,
+        tokenizer: str = "bpe",
+        vocab_size: int = 8000,
+        num_workers: int = 0,
+        cache_dir: str | None = None,
+        seed: int = 0,
+    ) -> None:
+        super().__init__()
+        self.path, self.tokenizer_kind, self.vocab_size = path, tokenizer, vocab_size
+        self.num_workers, self.seed = num_workers, seed
+        self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
+        self.tokenizer: Tokenizer | None = None
+        self.encoded: dict[str, dict] = {}
+
+    # -- to be provided by subclasses ------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        """A short name of the data set for run names (the last part of ``path``)."""
+        return Path(self.path.rstrip("/")).name.lower().replace("_", "")
+
+    def load(self):
+        """Load and check the splits (raise before training on a bad path, column or split)."""
+        raise NotImplementedError
+
+    def tokenizer_texts(self, train) -> list[str]:
+        raise NotImplementedError
+
+    def encode(self, split, tokenizer: Tokenizer) -> dict:
+        raise NotImplementedError
+
+    def batch_sampler(self, split: str, train: bool) -> ShardedBatchSampler:
+        raise NotImplementedError
+
+    def collate(self, split: str, indices: list[int]) -> dict:
+        raise NotImplementedError
+
+    def num_examples(self, split: str) -> int:
+        """The number of examples in an encoded split (packed sequences by default)."""
+        return len(self.encoded[split]["offsets"]) - 1
+
+    def settings(self) -> dict:
+        """Everything besides the data that changes the tokenizer or the encoding (the cache key)."""
+        return {"tokenizer": self.tokenizer_kind, "vocab_size": self.vocab_size}
+
+    # -- shared --------------------------------------------------------------------------------
+    @property
+    def splits(self) -> tuple[str, ...]:
+        return ("train", *self.eval_splits)
+
+    def prepare(self) -> None:
+        """Load, train or reload the tokenizer, and encode every split; idempotent and cached on disk."""
+        if self.encoded:
+            return
+        data = self.load()
+        fingerprint = {split: data[split]._fingerprint for split in self.splits}
+        key = cache_key(module=type(self).__name__, path=self.path, data=fingerprint, **self.settings())
+        folder = self.cache_dir / key
+        tokenizer_file = folder / "tokenizer.json"
+        if self.tokenizer is None and tokenizer_file.exists():
+            self.tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        if self.tokenizer is None:
+            self.tokenizer = train_tokenizer(self.tokenizer_kind, self.tokenizer_texts(data["train"]), self.vocab_size)
+            atomic_write_text(self.tokenizer.to_str(), tokenizer_file)
+        for split in self.splits:
+            file = folder / f"{split}.pt"
+            if file.exists():
+                self.encoded[split] = torch.load(file, weights_only=False)
+            else:
+                self.encoded[split] = self.encode(data[split], self.tokenizer)
+                atomic_save(self.encoded[split], file)
+
+    @property
+    def num_tokens(self) -> int:
+        """The size of the trained vocabulary (the model's ``vocab_size``); prepares the data if needed."""
+        self.prepare()
+        return self.tokenizer.get_vocab_size()
+
+    def setup(self, stage: str) -> None:
+        self.prepare()
+
+    def _rank(self) -> tuple[int, int]:
+        trainer = self.trainer
+        return (trainer.world_size, trainer.global_rank) if trainer is not None else (1, 0)
+
+    def _loader(self, split: str, train: bool) -> DataLoader:
+        sampler = self.batch_sampler(split, train)
+        return DataLoader(
+            range(self.num_examples(split)),
+            batch_sampler=sampler,
+            collate_fn=partial(self.collate, split),
+            num_workers=self.num_workers,
+        )
+
+    def train_dataloader(self) -> DataLoader:
+        return self._loader("train", train=True)
+
+    def val_dataloader(self) -> DataLoader:
+        return self._loader("validation", train=False)
+
+    def test_dataloader(self) -> DataLoader:
+        split = "test" if "test" in self.splits else "validation"
+        return self._loader(split, train=False)
+
+    def predict_dataloader(self) -> DataLoader:
+        return self.test_dataloader()
+
+    def state_dict(self) -> dict:
+        """The tokenizer travels with every checkpoint."""
+        return {"tokenizer": self.tokenizer.to_str() if self.tokenizer else None}
+
+    def load_state_dict(self, state: dict) -> None:
+        if state.get("tokenizer"):
+            self.tokenizer = Tokenizer.from_str(state["tokenizer"])
+
+    def describe(self) -> str:
+        return json.dumps({"path": self.path, **self.settings()})

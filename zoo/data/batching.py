@@ -1,0 +1,127 @@
+"""Batch samplers that shard by rank: batches by a token budget (fairseq-style length bucketing) and batches
+of a fixed number of examples. Each rank draws a disjoint share of every epoch's batches."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+
+
+class ShardedBatchSampler:
+    """Base: subclasses build an epoch's batches; this class shuffles, shards and iterates them.
+
+    Args:
+        shuffle: shuffle the batches (and, in subclasses, the examples) at each epoch.
+        seed: the shuffling seed; epoch ``e`` uses ``seed + e``.
+        num_replicas: the number of ranks sharing the data (world size).
+        rank: this rank, in ``[0, num_replicas)``.
+    """
+
+    def __init__(self, shuffle: bool, seed: int = 0, num_replicas: int = 1, rank: int = 0) -> None:
+        if not 0 <= rank < num_replicas:
+            raise ValueError(f"rank={rank} must be in [0, num_replicas={num_replicas})")
+        self.shuffle, self.seed, self.num_replicas, self.rank = shuffle, seed, num_replicas, rank
+        self.epoch = 0
+
+    def set_epoch(self, epoch: int) -> None:
+        """Called by Lightning at the start of each epoch."""
+        self.epoch = epoch
+
+    def all_batches(self, rng: random.Random) -> list[list[int]]:
+        """Every batch of the epoch, for all ranks."""
+        raise NotImplementedError
+
+    def batches(self, epoch: int | None = None) -> list[list[int]]:
+        """This rank's batches for ``epoch`` (the current one by default). Every rank gets the same number of
+        batches (the remainder is dropped in training) so that DDP ranks stay in step."""
+        rng = random.Random(self.seed + (self.epoch if epoch is None else epoch))
+        batches = self.all_batches(rng)
+        if self.shuffle:
+            rng.shuffle(batches)
+        if self.num_replicas > 1:
+            usable = len(batches) - len(batches) % self.num_replicas if self.shuffle else len(batches)
+            batches = batches[self.rank : usable : self.num_replicas]
+        return batches
+
+    def __iter__(self) -> Iterator[list[int]]:
+        return iter(self.batches())
+
+    def __len__(self) -> int:
+        return len(self.batches())
+
+
+class TokenBudgetBatchSampler(ShardedBatchSampler):
+    """Batches of examples of similar length whose padded size ``max length x count`` stays within
+    ``max_tokens`` (Ott et al. 2019, fairseq), so padding is small.
+
+    Args:
+        lengths: the length of each example, in tokens (the longer side for a pair).
+        max_tokens: the token budget per batch (padding included).
+        max_sentences: an optional cap on examples per batch.
+        shuffle, seed, num_replicas, rank: see :class:`ShardedBatchSampler`.
+
+    Raises:
+        ValueError: if ``max_tokens`` is smaller than the longest example.
+    """
+
+    def __init__(
+        self,
+        lengths: Sequence[int],
+        max_tokens: int,
+        max_sentences: int | None = None,
+        shuffle: bool = True,
+        seed: int = 0,
+        num_replicas: int = 1,
+        rank: int = 0,
+    ) -> None:
+        super().__init__(shuffle, seed, num_replicas, rank)
+        longest = max(lengths)
+        if max_tokens < longest:
+            raise ValueError(f"data.max_tokens={max_tokens} is smaller than the longest example ({longest} tokens)")
+        self.lengths, self.max_tokens, self.max_sentences = list(lengths), max_tokens, max_sentences
+
+    def all_batches(self, rng: random.Random) -> list[list[int]]:
+        noise = [rng.random() for _ in self.lengths] if self.shuffle else [0.0] * len(self.lengths)
+        order = sorted(range(len(self.lengths)), key=lambda i: (self.lengths[i], noise[i]))
+        batches, batch, longest = [], [], 0
+        for i in order:
+            longest_if_added = max(longest, self.lengths[i])
+            full = self.max_sentences is not None and len(batch) >= self.max_sentences
+            if batch and (longest_if_added * (len(batch) + 1) > self.max_tokens or full):
+                batches.append(batch)
+                batch, longest_if_added = [], self.lengths[i]
+            batch.append(i)
+            longest = longest_if_added
+        if batch:
+            batches.append(batch)
+        return batches
+
+
+class FixedSizeBatchSampler(ShardedBatchSampler):
+    """Batches of ``batch_size`` examples, shuffled at each epoch when ``shuffle``.
+
+    Args:
+        num_examples: the data set size.
+        batch_size: examples per batch.
+        shuffle, seed, num_replicas, rank: see :class:`ShardedBatchSampler`.
+    """
+
+    def __init__(
+        self,
+        num_examples: int,
+        batch_size: int,
+        shuffle: bool = True,
+        seed: int = 0,
+        num_replicas: int = 1,
+        rank: int = 0,
+    ) -> None:
+        super().__init__(shuffle, seed, num_replicas, rank)
+        if batch_size <= 0:
+            raise ValueError(f"data.batch_size={batch_size} is not valid; it must be a positive integer")
+        self.num_examples, self.batch_size = num_examples, batch_size
+
+    def all_batches(self, rng: random.Random) -> list[list[int]]:
+        order = list(range(self.num_examples))
+        if self.shuffle:
+            rng.shuffle(order)
+        return [order[i : i + self.batch_size] for i in range(0, self.num_examples, self.batch_size)]

@@ -1,0 +1,39 @@
+"""An on-disk cache for trained tokenizers and tokenised splits, keyed by everything that affects them."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import torch
+
+CACHE_VERSION = 1
+
+
+def default_cache_dir() -> Path:
+    """``$ZOO_CACHE`` or ``~/.cache/zoo``."""
+    return Path(os.environ.get("ZOO_CACHE", Path.home() / ".cache" / "zoo"))
+
+
+def cache_key(**parts) -> str:
+    """A short hash of ``parts`` (any JSON-serialisable values) and the cache format version."""
+    blob = json.dumps({"version": CACHE_VERSION, **parts}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def atomic_save(obj, path: Path) -> None:
+    """``torch.save`` to a temporary file, then rename, so that concurrent ranks never read a partial file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    torch.save(obj, tmp)
+    os.replace(tmp, path)
+
+
+def atomic_write_text(text: str, path: Path) -> None:
+    """Write ``text`` to a temporary file, then rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)

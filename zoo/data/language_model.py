@@ -1,0 +1,82 @@
+"""Plain text for language modelling (Tiny Shakespeare, WikiText-2), cut into contiguous blocks."""
+
+from __future__ import annotations
+
+import torch
+
+from zoo.data.base import ZooDataModule
+from zoo.data.batching import FixedSizeBatchSampler
+from zoo.data.loading import check_columns, load_splits
+
+
+class LanguageModelDataModule(ZooDataModule):
+    """A text column, read with its line breaks and concatenated into one token stream per split, cut into
+    non-overlapping blocks of ``block_size + 1`` tokens (inputs and next-token targets overlap by one).
+
+    Args:
+        path: hub id or local folder (default ``karpathy/tiny_shakespeare``).
+        name: the hub configuration name (e.g. ``wikitext-2-v1``), if any.
+        text_column: the text column.
+        block_size: tokens per training sequence (the context length).
+        batch_size: sequences per batch.
+        tokenizer: ``char`` (default), ``bpe`` or ``wordpiece``.
+        vocab_size, num_workers, cache_dir, seed: see :class:`ZooDataModule`.
+    """
+
+    def __init__(
+        self,
+        path: str = "karpathy/tiny_shakespeare",
+        name: str | None = None,
+        text_column: str = "text",
+        block_size: int = 64,
+        batch_size: int = 12,
+        tokenizer: str = "char",
+        vocab_size: int = 8000,
+        num_workers: int = 0,
+        cache_dir: str | None = None,
+        seed: int = 0,
+    ) -> None:
+        super().__init__(path, tokenizer, vocab_size, num_workers, cache_dir, seed)
+        if block_size <= 0:
+            raise ValueError(f"data.block_size={block_size} is not valid; it must be a positive integer")
+        self.hub_name, self.text_column, self.block_size, self.batch_size = name, text_column, block_size, batch_size
+
+    def load(self):
+        data = load_splits(self.path, list(self.splits), self.hub_name, keep_linebreaks=True)
+        for split in self.splits:
+            check_columns(data[split], {"data.text_column": self.text_column}, self.path)
+        return data
+
+    def tokenizer_texts(self, train) -> list[str]:
+        return list(train[self.text_column])
+
+    def encode(self, split, tokenizer) -> dict:
+        encodings = tokenizer.encode_batch(list(split[self.text_column]))
+        ids = torch.tensor([i for e in encodings for i in e.ids], dtype=torch.int32)
+        return {"ids": ids, "characters": sum(len(t) for t in split[self.text_column])}
+
+    def num_examples(self, split: str) -> int:
+        return max(0, (len(self.encoded[split]["ids"]) - 1) // self.block_size)
+
+    @property
+    def characters_per_token(self) -> float:
+        """Characters per token of the validation split, to turn nats per token into bits per character."""
+        self.prepare()
+        data = self.encoded["validation"]
+        return data["characters"] / len(data["ids"])
+
+    def batch_sampler(self, split: str, train: bool) -> FixedSizeBatchSampler:
+        if self.num_examples(split) == 0:
+            raise ValueError(
+                f"the {split!r} split of data.path={self.path!r} has fewer than data.block_size + 1 = "
+                f"{self.block_size + 1} tokens; lower data.block_size"
+            )
+        world, rank = self._rank()
+        return FixedSizeBatchSampler(
+            self.num_examples(split), self.batch_size, shuffle=train, seed=self.seed, num_replicas=world, rank=rank
+        )
+
+    def collate(self, split: str, indices: list[int]) -> dict:
+        ids, size = self.encoded[split]["ids"], self.block_size
+        blocks = torch.stack([ids[i * size : i * size + size + 1].long() for i in indices])
+        return {"tokens": blocks[:, :-1], "targets": blocks[:, 1:], "index": torch.tensor(indices)}

@@ -1,0 +1,84 @@
+"""Load a data set from a Hugging Face hub id or a local folder, both through ``datasets.load_dataset``,
+and check it before any training starts."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+HUB_HOST = "huggingface.co"
+
+
+def _looks_local(path: str) -> bool:
+    return path.startswith((".", "/", "~")) or os.sep in path.strip("/").split("/", 1)[-1] or path.count("/") > 1
+
+
+def _hub_reachable(timeout: float = 3.0) -> bool:
+    if os.environ.get("HF_HUB_OFFLINE") == "1" or os.environ.get("HF_DATASETS_OFFLINE") == "1":
+        return False
+    try:
+        socket.create_connection((HUB_HOST, 443), timeout=timeout).close()
+        return True
+    except OSError:
+        return False
+
+
+def load_splits(path: str, splits: list[str], name: str | None = None, **kwargs):
+    """Load ``splits`` of the data set at ``path``.
+
+    Args:
+        path: a local folder (e.g. ``../shared/data/multi30k``) or a hub id (e.g. ``bentrevett/multi30k``).
+        splits: the split names that must exist and be non-empty.
+        name: the hub configuration name, if any (e.g. ``wikitext-2-v1``).
+        **kwargs: passed to ``datasets.load_dataset`` (e.g. ``keep_linebreaks=True``).
+
+    Returns:
+        A ``datasets.DatasetDict`` holding at least ``splits``.
+
+    Raises:
+        FileNotFoundError: ``data.path`` names a local folder that does not exist.
+        ConnectionError: ``data.path`` is a hub id and the hub cannot be reached (checked once, no retries).
+        ValueError: a split is missing or empty.
+    """
+    import datasets
+
+    datasets.disable_progress_bars()
+    datasets.logging.set_verbosity_error()
+    local = Path(path).expanduser()
+    if local.is_dir():
+        loaded = datasets.load_dataset(str(local), name, **kwargs)
+    elif local.exists() or _looks_local(path):
+        raise FileNotFoundError(f"data.path={path!r} is not a folder (resolved to {local.resolve()})")
+    elif not _hub_reachable():
+        raise ConnectionError(
+            f"data.path={path!r}: the Hugging Face hub cannot be reached; pass --data.path to a local copy "
+            f"(e.g. --data.path ../shared/data/{path.rsplit('/', 1)[-1]})"
+        )
+    else:
+        loaded = datasets.load_dataset(path, name, **kwargs)
+    for split in splits:
+        if split not in loaded:
+            raise ValueError(f"data.path={path!r} has no split {split!r}; it has: {', '.join(loaded)}")
+        if len(loaded[split]) == 0:
+            raise ValueError(f"data.path={path!r}: the split {split!r} is empty")
+    return loaded
+
+
+def check_columns(dataset, columns: dict[str, str], path: str) -> None:
+    """Check that every column a data module reads exists.
+
+    Args:
+        dataset: a ``datasets.Dataset``.
+        columns: field name -> column name (e.g. ``{"data.src_column": "de"}``).
+        path: the data path, for the message.
+
+    Raises:
+        ValueError: naming the field, the missing column and the columns present.
+    """
+    for field, column in columns.items():
+        if column not in dataset.column_names:
+            raise ValueError(
+                f"{field}={column!r} is not a column of data.path={path!r}; its columns are: "
+                f"{', '.join(dataset.column_names)}"
+            )

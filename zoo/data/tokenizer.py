@@ -1,0 +1,76 @@
+"""Tokenizers built with the ``tokenizers`` library, with special tokens at fixed ids.
+
+Ids: ``<pad>`` 0, ``<bos>`` 1 (also the ``[CLS]`` token of classification), ``<eos>`` 2, ``<unk>`` 3.
+Kinds (``data.tokenizer``): ``bpe`` (byte-level BPE, GPT-2 style, lossless), ``wordpiece`` (BERT-style
+WordPiece) and ``char`` (one token per character).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+
+from zoo.nn.registry import check_choice
+
+PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
+SPECIAL_TOKENS = [PAD, BOS, EOS, UNK]
+PAD_ID, BOS_ID, EOS_ID, UNK_ID = range(4)
+TOKENIZERS = ["bpe", "wordpiece", "char"]
+
+
+def _bpe(texts: Iterable[str], vocab_size: int) -> Tokenizer:
+    tokenizer = Tokenizer(models.BPE(unk_token=UNK))
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=SPECIAL_TOKENS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tokenizer.train_from_iterator(texts, trainer)
+    return tokenizer
+
+
+def _wordpiece(texts: Iterable[str], vocab_size: int) -> Tokenizer:
+    tokenizer = Tokenizer(models.WordPiece(unk_token=UNK))
+    tokenizer.normalizer = normalizers.NFC()
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tokenizer.decoder = decoders.WordPiece()
+    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS, show_progress=False)
+    tokenizer.train_from_iterator(texts, trainer)
+    return tokenizer
+
+
+def _char(texts: Iterable[str], vocab_size: int) -> Tokenizer:
+    chars = sorted(set().union(*(set(text) for text in texts)))
+    vocab = {token: i for i, token in enumerate(SPECIAL_TOKENS + chars)}
+    tokenizer = Tokenizer(models.WordLevel(vocab, unk_token=UNK))
+    tokenizer.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), "isolated")
+    tokenizer.decoder = decoders.Fuse()
+    return tokenizer
+
+
+def train_tokenizer(kind: str, texts: list[str], vocab_size: int) -> Tokenizer:
+    """Train a tokenizer on ``texts``.
+
+    Args:
+        kind: ``bpe``, ``wordpiece`` or ``char``.
+        texts: the training text (the train split).
+        vocab_size: the target vocabulary size, special tokens included (ignored by ``char``, whose
+            vocabulary is the characters of ``texts``).
+
+    Returns:
+        A ``tokenizers.Tokenizer`` with :data:`SPECIAL_TOKENS` at ids 0-3.
+
+    Raises:
+        ValueError: for an unknown ``kind`` or a ``vocab_size`` too small to hold the special tokens.
+    """
+    check_choice("data.tokenizer", kind, TOKENIZERS)
+    if kind != "char" and vocab_size <= len(SPECIAL_TOKENS):
+        raise ValueError(f"data.vocab_size={vocab_size} is not valid; it must exceed {len(SPECIAL_TOKENS)}")
+    tokenizer = {"bpe": _bpe, "wordpiece": _wordpiece, "char": _char}[kind](texts, vocab_size)
+    tokenizer.add_special_tokens(SPECIAL_TOKENS)
+    assert [tokenizer.token_to_id(t) for t in SPECIAL_TOKENS] == [PAD_ID, BOS_ID, EOS_ID, UNK_ID]
+    return tokenizer

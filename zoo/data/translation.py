@@ -1,0 +1,104 @@
+"""Sentence pairs for translation (Multi30k de-en by default), batched by a token budget."""
+
+from __future__ import annotations
+
+import torch
+
+from zoo.data.base import ZooDataModule, pack, pad, unpack
+from zoo.data.batching import TokenBudgetBatchSampler
+from zoo.data.loading import check_columns, load_splits
+from zoo.data.tokenizer import BOS_ID, EOS_ID
+
+
+class TranslationDataModule(ZooDataModule):
+    """Parallel text with ``src_column`` and ``tgt_column`` (``datasets`` rows such as ``{"de": .., "en": ..}``).
+
+    A source is ``tokens + <eos>``; the decoder input is ``<bos> + tokens`` and its target ``tokens + <eos>``
+    (teacher forcing, Vaswani et al. 2017, section 3.1). One joint vocabulary is trained on both sides of the
+    train split (the paper's shared source-target BPE, section 5.1).
+
+    Args:
+        path: hub id or local folder (default ``bentrevett/multi30k``).
+        src_column: the source language column.
+        tgt_column: the target language column.
+        max_tokens: the token budget of a training batch (source or target side, padding included).
+        batch_size: an optional cap on sentences per batch (also the evaluation batch size cap).
+        max_len: longer sentences are truncated to this many tokens.
+        tokenizer, vocab_size, num_workers, cache_dir, seed: see :class:`ZooDataModule`.
+    """
+
+    eval_splits = ("validation", "test")
+
+    def __init__(
+        self,
+        path: str = "bentrevett/multi30k",
+        src_column: str = "de",
+        tgt_column: str = "en",
+        max_tokens: int = 4096,
+        batch_size: int | None = None,
+        max_len: int = 256,
+        tokenizer: str = "bpe",
+        vocab_size: int = 8000,
+        num_workers: int = 0,
+        cache_dir: str | None = None,
+        seed: int = 0,
+    ) -> None:
+        super().__init__(path, tokenizer, vocab_size, num_workers, cache_dir, seed)
+        self.src_column, self.tgt_column = src_column, tgt_column
+        self.max_tokens, self.batch_size, self.max_len = max_tokens, batch_size, max_len
+
+    def settings(self) -> dict:
+        return {**super().settings(), "src": self.src_column, "tgt": self.tgt_column, "max_len": self.max_len}
+
+    def load(self):
+        data = load_splits(self.path, list(self.splits))
+        for split in self.splits:
+            check_columns(
+                data[split], {"data.src_column": self.src_column, "data.tgt_column": self.tgt_column}, self.path
+            )
+        return data
+
+    def tokenizer_texts(self, train) -> list[str]:
+        return list(train[self.src_column]) + list(train[self.tgt_column])
+
+    def _ids(self, tokenizer, texts: list[str]) -> list[list[int]]:
+        return [e.ids[: self.max_len - 1] for e in tokenizer.encode_batch(texts)]
+
+    def encode(self, split, tokenizer) -> dict:
+        return {
+            "src": pack([ids + [EOS_ID] for ids in self._ids(tokenizer, split[self.src_column])]),
+            "tgt": pack(self._ids(tokenizer, split[self.tgt_column])),
+            "tgt_text": list(split[self.tgt_column]),
+        }
+
+    def num_examples(self, split: str) -> int:
+        return len(self.encoded[split]["tgt_text"])
+
+    def lengths(self, split: str) -> list[int]:
+        """The longer side of each pair, in tokens (with its <bos>/<eos>)."""
+        src, tgt = (self.encoded[split][k]["offsets"].diff() for k in ("src", "tgt"))
+        return torch.maximum(src, tgt + 1).tolist()
+
+    def batch_sampler(self, split: str, train: bool) -> TokenBudgetBatchSampler:
+        world, rank = self._rank()
+        return TokenBudgetBatchSampler(
+            self.lengths(split),
+            self.max_tokens,
+            self.batch_size,
+            shuffle=train,
+            seed=self.seed,
+            num_replicas=world,
+            rank=rank,
+        )
+
+    def collate(self, split: str, indices: list[int]) -> dict:
+        data = self.encoded[split]
+        tgt = [unpack(data["tgt"], i) for i in indices]
+        bos, eos = torch.tensor([BOS_ID]), torch.tensor([EOS_ID])
+        return {
+            "src": pad([unpack(data["src"], i) for i in indices]),
+            "tgt_in": pad([torch.cat([bos, t]) for t in tgt]),
+            "tgt_out": pad([torch.cat([t, eos]) for t in tgt]),
+            "tgt_text": [data["tgt_text"][i] for i in indices],
+            "index": torch.tensor(indices),
+        }

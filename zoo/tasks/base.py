@@ -1,0 +1,134 @@
+"""The base of every task: the ablation knobs as flat fields, optimisation, and the logging shared by all."""
+
+from __future__ import annotations
+
+import time
+
+import lightning.pytorch as pl
+import torch
+from torch import Tensor, nn
+
+from zoo.nn import TransformerConfig, count_parameters
+from zoo.nn.registry import check_choice
+from zoo.schedules import SCHEDULES, schedule_factor
+
+
+class TaskModule(pl.LightningModule):
+    """Flat ablation knobs (``model.pe``, ``model.norm``, ...), AdamW with a warm-up schedule, and logging of
+    train loss, learning rate, gradient norm, tokens per second and the parameter count.
+
+    Subclasses build ``self.network`` in :meth:`build_network`, return ``(loss, tokens)`` from
+    :meth:`training_loss`, and name the metric that picks the best checkpoint (``monitor``, ``monitor_mode``).
+
+    Args:
+        vocab_size: ``V``; filled in from the data module by the CLI.
+        d_model, n_heads, d_ff, dropout, activation, norm, norm_position, pe, max_len, scale_embedding:
+            the architecture knobs of :class:`zoo.nn.TransformerConfig`.
+        lr: the peak learning rate.
+        weight_decay: AdamW's decoupled weight decay (Loshchilov and Hutter 2019) on matrices only.
+        betas: Adam's (beta1, beta2); the paper's (0.9, 0.98) (section 5.3).
+        eps: Adam's epsilon; the paper's 1e-9.
+        schedule: ``inverse_sqrt`` (eq. 3), ``cosine`` or ``constant``, each with linear warm-up.
+        warmup_steps: warm-up length, in optimiser steps.
+        min_lr_ratio: where ``cosine`` ends, as a fraction of ``lr``.
+
+    Raises:
+        ValueError: for any bad knob, naming the field, the value and what is valid.
+    """
+
+    monitor = "val_loss"
+    monitor_mode = "min"
+    short_name = "task"
+
+    def __init__(
+        self,
+        vocab_size: int = 0,
+        d_model: int = 256,
+        n_heads: int = 4,
+        d_ff: int = 1024,
+        dropout: float = 0.1,
+        activation: str = "relu",
+        norm: str = "layernorm",
+        norm_position: str = "post",
+        pe: str = "sinusoidal",
+        max_len: int = 512,
+        scale_embedding: bool = True,
+        lr: float = 5e-4,
+        weight_decay: float = 0.0,
+        betas: tuple[float, float] = (0.9, 0.98),
+        eps: float = 1e-9,
+        schedule: str = "inverse_sqrt",
+        warmup_steps: int = 4000,
+        min_lr_ratio: float = 0.1,
+    ) -> None:
+        super().__init__()
+        self.save_hyperparameters(logger=False)  # the CLI logs the whole resolved config once
+        self.config = TransformerConfig(
+            d_model=d_model,
+            n_heads=n_heads,
+            d_ff=d_ff,
+            dropout=dropout,
+            activation=activation,
+            norm=norm,
+            norm_position=norm_position,
+            pe=pe,
+            max_len=max_len,
+            scale_embedding=scale_embedding,
+        )
+        check_choice("model.schedule", schedule, SCHEDULES)
+        if lr <= 0:
+            raise ValueError(f"model.lr={lr} is not valid; it must be positive")
+        if warmup_steps < 0:
+            raise ValueError(f"model.warmup_steps={warmup_steps} is not valid; it must be >= 0")
+        if vocab_size <= 0:
+            raise ValueError(f"model.vocab_size={vocab_size} is not valid; the CLI sets it from the data module")
+        self.network = self.build_network()
+        self._clock: float | None = None
+
+    def build_network(self) -> nn.Module:
+        raise NotImplementedError
+
+    def training_loss(self, batch: dict) -> tuple[Tensor, int]:
+        """The training loss of a batch and the number of tokens it covered."""
+        raise NotImplementedError
+
+    # -- optimisation --------------------------------------------------------------------------
+    def configure_optimizers(self):
+        decay = [p for p in self.parameters() if p.requires_grad and p.dim() >= 2]
+        no_decay = [p for p in self.parameters() if p.requires_grad and p.dim() < 2]
+        hp = self.hparams
+        optimizer = torch.optim.AdamW(
+            [{"params": decay, "weight_decay": hp.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+            lr=hp.lr,
+            betas=tuple(hp.betas),
+            eps=hp.eps,
+        )
+        total = int(self.trainer.estimated_stepping_batches)
+        scheduler = torch.optim.lr_scheduler.LambdaLR(
+            optimizer, lambda step: schedule_factor(hp.schedule, step, hp.warmup_steps, total, hp.min_lr_ratio)
+        )
+        return {"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler, "interval": "step"}}
+
+    # -- logging -------------------------------------------------------------------------------
+    def on_train_start(self) -> None:
+        parameters = count_parameters(self.network)
+        for logger in self.loggers:
+            logger.log_metrics({"parameters": parameters}, step=self.global_step)
+
+    def training_step(self, batch: dict, batch_idx: int) -> Tensor:
+        loss, tokens = self.training_loss(batch)
+        self.log("train_loss", loss, prog_bar=True)
+        self.log("lr", self.optimizers().param_groups[0]["lr"])
+        now = time.perf_counter()
+        if self._clock is not None:
+            self.log("tokens_per_sec", tokens * self.trainer.world_size / (now - self._clock))
+        self._clock = now
+        return loss
+
+    def on_validation_end(self) -> None:
+        self._clock = None  # validation time is not training time
+
+    def on_before_optimizer_step(self, optimizer) -> None:
+        grads = [p.grad.detach().norm() for p in self.parameters() if p.grad is not None]
+        if grads:
+            self.log("grad_norm", torch.stack(grads).norm())

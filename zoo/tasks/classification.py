@@ -1,0 +1,107 @@
+"""Sentence classification with the encoder-only Transformer."""
+
+from __future__ import annotations
+
+import torch.nn.functional as F
+from torch import Tensor, nn
+from torchmetrics import MeanMetric, MetricCollection
+from torchmetrics.classification import MulticlassAccuracy, MulticlassF1Score
+
+from zoo.data.tokenizer import PAD_ID
+from zoo.nn import EncoderOnly
+from zoo.nn.registry import check_choice
+from zoo.tasks.base import TaskModule
+
+POOLINGS = ["mean", "cls"]
+
+
+def pool(hidden: Tensor, padding_mask: Tensor, pooling: str) -> Tensor:
+    """``(B, S, D)`` hidden states -> ``(B, D)``: the mean over real tokens, or the first token
+    (``[CLS]``, Devlin et al. 2019, section 3)."""
+    if pooling == "cls":
+        return hidden[:, 0]
+    real = (~padding_mask).unsqueeze(-1).to(hidden.dtype)
+    return (hidden * real).sum(dim=1) / real.sum(dim=1).clamp(min=1)
+
+
+class ClassificationTask(TaskModule):
+    """Cross-entropy on a pooled encoder state; accuracy and macro-F1 with torchmetrics.
+
+    Args:
+        num_layers: encoder depth.
+        num_classes: the number of labels (checked against the data before training).
+        pooling: ``mean`` (over real tokens) or ``cls`` (the first token).
+        **kwargs: the knobs of :class:`zoo.tasks.base.TaskModule`.
+    """
+
+    monitor, monitor_mode, short_name = "val_acc", "max", "eo"
+
+    def __init__(self, num_layers: int = 4, num_classes: int = 2, pooling: str = "mean", **kwargs) -> None:
+        check_choice("model.pooling", pooling, POOLINGS)
+        if num_classes < 2:
+            raise ValueError(f"model.num_classes={num_classes} is not valid; it must be at least 2")
+        super().__init__(**kwargs)
+        self.head = nn.Sequential(nn.Dropout(self.config.dropout), nn.Linear(self.config.d_model, num_classes))
+        self.metrics = nn.ModuleDict(
+            {
+                stage: MetricCollection(
+                    {
+                        "acc": MulticlassAccuracy(num_classes, average="micro"),
+                        "f1": MulticlassF1Score(num_classes, average="macro"),
+                    },
+                    prefix=f"{stage}_",
+                )
+                for stage in ("val", "test")
+            }
+        )
+        self.losses = nn.ModuleDict({stage: MeanMetric() for stage in ("val", "test")})
+
+    def build_network(self) -> EncoderOnly:
+        hp = self.hparams
+        return EncoderOnly(self.config, hp.vocab_size, hp.num_layers, PAD_ID)
+
+    def setup(self, stage: str) -> None:
+        data_classes = getattr(self.trainer.datamodule, "num_classes", None)
+        if data_classes is not None and data_classes > self.hparams.num_classes:
+            raise ValueError(
+                f"model.num_classes={self.hparams.num_classes} is smaller than the {data_classes} classes "
+                f"in the data; set --model.num_classes={data_classes}"
+            )
+
+    def forward(self, tokens: Tensor) -> Tensor:
+        """``(B, S)`` ids (starting with ``<bos>``) -> ``(B, C)`` logits."""
+        mask = tokens == PAD_ID
+        return self.head(pool(self.network(tokens, mask), mask, self.hparams.pooling))
+
+    def training_loss(self, batch: dict) -> tuple[Tensor, int]:
+        loss = F.cross_entropy(self(batch["tokens"]), batch["labels"])
+        return loss, int((batch["tokens"] != PAD_ID).sum())
+
+    def _evaluate(self, stage: str, batch: dict) -> None:
+        logits = self(batch["tokens"])
+        self.losses[stage].update(F.cross_entropy(logits, batch["labels"]), weight=len(batch["labels"]))
+        self.metrics[stage].update(logits, batch["labels"])
+
+    def _log_stage(self, stage: str) -> None:
+        self.log(f"{stage}_loss", self.losses[stage].compute())
+        self.log_dict(self.metrics[stage].compute(), prog_bar=True)
+        self.losses[stage].reset()
+        self.metrics[stage].reset()
+
+    def validation_step(self, batch: dict, batch_idx: int) -> None:
+        self._evaluate("val", batch)
+
+    def on_validation_epoch_end(self) -> None:
+        self._log_stage("val")
+
+    def test_step(self, batch: dict, batch_idx: int) -> None:
+        self._evaluate("test", batch)
+
+    def on_test_epoch_end(self) -> None:
+        self._log_stage("test")
+
+    def predict_step(self, batch: dict, batch_idx: int) -> Tensor:
+        return self(batch["tokens"]).argmax(dim=-1)
+
+
+__all__ = ["ClassificationTask", "pool"]

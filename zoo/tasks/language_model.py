@@ -1,0 +1,75 @@
+"""Language modelling with the decoder-only Transformer."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+from torchmetrics import SumMetric
+
+from zoo.data.tokenizer import PAD_ID
+from zoo.nn import DecoderOnly
+from zoo.tasks.base import TaskModule
+
+
+class LanguageModelTask(TaskModule):
+    """Next-token cross-entropy; validation loss (nats per token), perplexity, and bits per character.
+
+    Args:
+        num_layers: depth.
+        tie_embeddings: share the embedding and the output projection (Press and Wolf 2017).
+        **kwargs: the knobs of :class:`zoo.tasks.base.TaskModule`.
+    """
+
+    monitor, monitor_mode, short_name = "val_loss", "min", "do"
+
+    def __init__(self, num_layers: int = 4, tie_embeddings: bool = True, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.sums = nn.ModuleDict({f"{stage}_{k}": SumMetric() for stage in ("val", "test") for k in ("nll", "tokens")})
+
+    def build_network(self) -> DecoderOnly:
+        hp = self.hparams
+        return DecoderOnly(self.config, hp.vocab_size, hp.num_layers, hp.tie_embeddings, PAD_ID)
+
+    def forward(self, tokens: Tensor) -> Tensor:
+        """``(B, T)`` ids -> ``(B, T, V)`` next-token logits."""
+        return self.network(tokens)
+
+    def _nll(self, batch: dict) -> tuple[Tensor, Tensor]:
+        logits = self(batch["tokens"])
+        targets = batch["targets"]
+        loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=PAD_ID, reduction="sum")
+        return loss, (targets != PAD_ID).sum()
+
+    def training_loss(self, batch: dict) -> tuple[Tensor, int]:
+        loss, tokens = self._nll(batch)
+        return loss / tokens, int(tokens)
+
+    def _evaluate(self, stage: str, batch: dict) -> None:
+        nll, tokens = self._nll(batch)
+        self.sums[f"{stage}_nll"].update(nll)
+        self.sums[f"{stage}_tokens"].update(tokens)
+
+    def _log_stage(self, stage: str) -> None:
+        loss = self.sums[f"{stage}_nll"].compute() / self.sums[f"{stage}_tokens"].compute()
+        self.log(f"{stage}_loss", loss, prog_bar=True)
+        self.log(f"{stage}_ppl", torch.exp(loss))
+        chars_per_token = getattr(self.trainer.datamodule, "characters_per_token", None)
+        if chars_per_token:
+            self.log(f"{stage}_bpc", loss / math.log(2) / chars_per_token)
+        for metric in self.sums.values():
+            metric.reset()
+
+    def validation_step(self, batch: dict, batch_idx: int) -> None:
+        self._evaluate("val", batch)
+
+    def on_validation_epoch_end(self) -> None:
+        self._log_stage("val")
+
+    def test_step(self, batch: dict, batch_idx: int) -> None:
+        self._evaluate("test", batch)
+
+    def on_test_epoch_end(self) -> None:
+        self._log_stage("test")

@@ -1,0 +1,141 @@
+"""Translation with the encoder-decoder Transformer (Vaswani et al. 2017)."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+from torchmetrics import MeanMetric, SumMetric
+from torchmetrics.text import SacreBLEUScore
+
+from zoo.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
+from zoo.decoding import greedy_decode, strip_after_eos
+from zoo.nn import EncoderDecoder
+from zoo.tasks.base import TaskModule
+
+
+class TranslationTask(TaskModule):
+    """Label-smoothed cross-entropy training (section 5.4); validation loss, perplexity, and BLEU
+    (sacreBLEU's 13a tokenisation on detokenised text) with batched greedy decoding.
+
+    Args:
+        num_encoder_layers: encoder depth (paper: 6).
+        num_decoder_layers: decoder depth (paper: 6).
+        tie_embeddings: share the target embedding and the output projection (section 3.4).
+        share_embeddings: one embedding for source and target (the data module's joint vocabulary).
+        label_smoothing: epsilon_ls of section 5.4 (paper: 0.1).
+        bleu_batches: decode at most this many validation batches for BLEU (``None``: all of them).
+        max_decode_extra: a hypothesis may be this many tokens longer than its source.
+        **kwargs: the knobs of :class:`zoo.tasks.base.TaskModule`.
+    """
+
+    monitor, monitor_mode, short_name = "val_bleu", "max", "ed"
+
+    def __init__(
+        self,
+        num_encoder_layers: int = 3,
+        num_decoder_layers: int = 3,
+        tie_embeddings: bool = True,
+        share_embeddings: bool = True,
+        label_smoothing: float = 0.1,
+        bleu_batches: int | None = None,
+        max_decode_extra: int = 20,
+        **kwargs,
+    ) -> None:
+        if not 0.0 <= label_smoothing < 1.0:
+            raise ValueError(f"model.label_smoothing={label_smoothing} is not valid; it must be in [0, 1)")
+        super().__init__(**kwargs)
+        self.metrics = torch.nn.ModuleDict(
+            {
+                stage: torch.nn.ModuleDict(
+                    {"nll": SumMetric(), "tokens": SumMetric(), "bleu": SacreBLEUScore(), "exact": MeanMetric()}
+                )
+                for stage in ("val", "test")
+            }
+        )
+        self.tokenizer = None
+
+    def build_network(self) -> EncoderDecoder:
+        hp = self.hparams
+        return EncoderDecoder(
+            self.config,
+            hp.vocab_size,
+            hp.vocab_size,
+            hp.num_encoder_layers,
+            hp.num_decoder_layers,
+            hp.tie_embeddings,
+            hp.share_embeddings,
+            PAD_ID,
+        )
+
+    def forward(self, src: Tensor, tgt_in: Tensor) -> Tensor:
+        """``(B, S)`` source and ``(B, T)`` shifted target ids -> ``(B, T, V)`` logits."""
+        return self.network(src, tgt_in, src == PAD_ID, tgt_in == PAD_ID)
+
+    def _token_losses(self, batch: dict, label_smoothing: float) -> tuple[Tensor, Tensor]:
+        logits = self(batch["src"], batch["tgt_in"])
+        target = batch["tgt_out"]
+        loss = F.cross_entropy(
+            logits.flatten(0, 1),
+            target.flatten(),
+            ignore_index=PAD_ID,
+            label_smoothing=label_smoothing,
+            reduction="sum",
+        )
+        return loss, (target != PAD_ID).sum()
+
+    def training_loss(self, batch: dict) -> tuple[Tensor, int]:
+        loss, tokens = self._token_losses(batch, self.hparams.label_smoothing)
+        return loss / tokens, int(tokens)
+
+    def translate(self, src: Tensor) -> list[str]:
+        """Greedy translations of ``(B, S)`` source ids, detokenised."""
+        limit = src.shape[1] + self.hparams.max_decode_extra
+        if self.hparams.pe == "learned":
+            limit = min(limit, self.hparams.max_len - 1)
+        ids = greedy_decode(self.network, src, src == PAD_ID, BOS_ID, EOS_ID, PAD_ID, limit)
+        return self._tokenizer().decode_batch(strip_after_eos(ids, EOS_ID))
+
+    def _tokenizer(self):
+        datamodule = getattr(self.trainer, "datamodule", None) if self._trainer is not None else None
+        return datamodule.tokenizer if datamodule is not None else self.tokenizer
+
+    def _evaluate(self, stage: str, batch: dict, batch_idx: int) -> None:
+        metrics = self.metrics[stage]
+        nll, tokens = self._token_losses(batch, 0.0)
+        metrics["nll"].update(nll)
+        metrics["tokens"].update(tokens)
+        limit = self.hparams.bleu_batches
+        if limit is None or batch_idx < limit:
+            hypotheses = self.translate(batch["src"])
+            references = batch["tgt_text"]
+            metrics["bleu"].update(hypotheses, [[r] for r in references])
+            metrics["exact"].update(
+                torch.tensor([h.strip() == r.strip() for h, r in zip(hypotheses, references)]).float()
+            )
+
+    def _log_stage(self, stage: str) -> None:
+        metrics = self.metrics[stage]
+        loss = metrics["nll"].compute() / metrics["tokens"].compute()
+        self.log(f"{stage}_loss", loss, prog_bar=True, sync_dist=False)
+        self.log(f"{stage}_ppl", torch.exp(loss))
+        if metrics["exact"].update_called:
+            self.log(f"{stage}_bleu", metrics["bleu"].compute() * 100, prog_bar=True)
+            self.log(f"{stage}_exact_match", metrics["exact"].compute())
+        for metric in metrics.values():
+            metric.reset()
+
+    def validation_step(self, batch: dict, batch_idx: int) -> None:
+        self._evaluate("val", batch, batch_idx)
+
+    def on_validation_epoch_end(self) -> None:
+        self._log_stage("val")
+
+    def test_step(self, batch: dict, batch_idx: int) -> None:
+        self._evaluate("test", batch, batch_idx)
+
+    def on_test_epoch_end(self) -> None:
+        self._log_stage("test")
+
+    def predict_step(self, batch: dict, batch_idx: int) -> list[str]:
+        return self.translate(batch["src"])

@@ -1,0 +1,156 @@
+"""Experiment tracking: the W&B logger (offline when no account is configured), the local run record that
+``compare`` reads with no network, and run names and folders."""
+
+from __future__ import annotations
+
+import json
+import math
+import netrc
+import os
+import secrets
+from pathlib import Path
+
+from lightning.pytorch.loggers import Logger, WandbLogger
+from lightning.pytorch.utilities import rank_zero_only
+
+LOWER_IS_BETTER = ("loss", "ppl", "bpc")
+
+
+def wandb_mode() -> str:
+    """``$WANDB_MODE`` if set; otherwise ``online`` when an API key is configured (``$WANDB_API_KEY`` or a
+    netrc entry for api.wandb.ai), else ``offline``, so that no run ever stops at a login prompt."""
+    if os.environ.get("WANDB_MODE"):
+        return os.environ["WANDB_MODE"]
+    if os.environ.get("WANDB_API_KEY"):
+        return "online"
+    try:
+        hosts = netrc.netrc().hosts
+    except (OSError, netrc.NetrcParseError):
+        hosts = {}
+    return "online" if any("wandb" in host for host in hosts) else "offline"
+
+
+def make_wandb_logger(run_dir: Path, name: str, project: str) -> WandbLogger:
+    """A W&B logger writing under ``run_dir``; the run id is kept in ``run_dir/wandb_id`` so that a resumed
+    training continues the same W&B run."""
+    mode = wandb_mode()
+    os.environ["WANDB_MODE"] = mode  # child processes (DDP ranks) see the same decision
+    os.environ.setdefault("WANDB_SILENT", "true")
+    id_file = run_dir / "wandb_id"
+    if id_file.exists():
+        run_id = id_file.read_text().strip()
+    else:
+        run_id = secrets.token_hex(4)
+        run_dir.mkdir(parents=True, exist_ok=True)
+        id_file.write_text(run_id)
+    return WandbLogger(name=name, project=project, save_dir=str(run_dir), id=run_id, resume="allow", mode=mode)
+
+
+def flatten(config: dict, prefix: str = "") -> dict:
+    """Nested config -> flat dotted keys (``model.pe``), dropping jsonargparse's ``init_args`` level."""
+    flat = {}
+    for key, value in config.items():
+        dotted = prefix if key == "init_args" else f"{prefix}.{key}" if prefix else key
+        if isinstance(value, dict):
+            flat.update(flatten(value, dotted))
+        else:
+            flat[dotted] = value if isinstance(value, (int, float, str, bool, type(None))) else str(value)
+    return flat
+
+
+def lower_is_better(metric: str) -> bool:
+    return metric.rsplit("_", 1)[-1] in LOWER_IS_BETTER
+
+
+class RunRecord(Logger):
+    """The local record of a run, in ``run_dir``:
+
+    - ``config.json``: the resolved configuration, flat dotted keys;
+    - ``metrics.jsonl``: one line per logging call, ``{"step": .., "<metric>": ..}``;
+    - ``summary.json``: ``final`` (the last value of each metric), ``best`` (the best value of each
+      validation/test metric and its step; lower is better for loss, perplexity and bits per character),
+      ``checkpoints`` and ``status``.
+    """
+
+    def __init__(self, run_dir: Path) -> None:
+        super().__init__()
+        self.run_dir = Path(run_dir)
+        self.summary = self._read_summary()
+
+    def _read_summary(self) -> dict:
+        file = self.run_dir / "summary.json"
+        if file.exists():
+            return json.loads(file.read_text())
+        return {"final": {}, "best": {}, "checkpoints": {}, "status": "running"}
+
+    @property
+    def name(self) -> str:
+        return self.run_dir.name
+
+    @property
+    def version(self) -> str:
+        return "0"
+
+    @property
+    def save_dir(self) -> str:
+        return str(self.run_dir)
+
+    @rank_zero_only
+    def log_hyperparams(self, params, *args, **kwargs) -> None:
+        if not isinstance(params, dict) or "model.class_path" not in params:
+            return  # only the CLI's flat config is recorded; Lightning's own hparams call is skipped
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        (self.run_dir / "config.json").write_text(json.dumps(params, indent=2, sort_keys=True))
+
+    @rank_zero_only
+    def log_metrics(self, metrics: dict, step: int | None = None) -> None:
+        values = {k: float(v) for k, v in metrics.items() if k != "epoch"}
+        if not values:
+            return
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.run_dir / "metrics.jsonl", "a") as f:
+            f.write(json.dumps({"step": step, **values}) + "\n")
+        for key, value in values.items():
+            self.summary["final"][key] = value
+            if key.startswith(("val_", "test_")) and math.isfinite(value):
+                best = self.summary["best"].get(key)
+                better = best is None or (value < best["value"] if lower_is_better(key) else value > best["value"])
+                if better:
+                    self.summary["best"][key] = {"value": value, "step": step}
+        self._write_summary()
+
+    def _write_summary(self) -> None:
+        (self.run_dir / "summary.json").write_text(json.dumps(self.summary, indent=2, sort_keys=True))
+
+    @rank_zero_only
+    def record(self, **fields) -> None:
+        """Add top-level fields (``status``, ``checkpoints``, ...) to ``summary.json``."""
+        self.summary.update(fields)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self._write_summary()
+
+    @rank_zero_only
+    def finalize(self, status: str) -> None:
+        self.summary["status"] = status
+        self._write_summary()
+
+
+def run_name(short_name: str, data_name: str, model: dict, seed: int) -> str:
+    """A name saying what differs between runs, e.g. ``ed-multi30k-learned-batchnorm-pre-h4-s1``."""
+    knobs = [model.get("pe"), model.get("norm"), model.get("norm_position"), f"h{model.get('n_heads')}"]
+    return "-".join(str(part) for part in [short_name, data_name, *knobs, f"s{seed}"])
+
+
+def new_run_dir(runs_dir: Path, name: str) -> Path:
+    """``runs_dir/name``, or ``name-2``, ``name-3``, ... if taken: nothing of an earlier run is overwritten."""
+    candidate, k = runs_dir / name, 2
+    while candidate.exists():
+        candidate, k = runs_dir / f"{name}-{k}", k + 1
+    return candidate
+
+
+def latest_run_with_checkpoint(runs_dir: Path, name: str) -> Path | None:
+    """The most recent of ``runs_dir/name[-k]`` that has ``checkpoints/last.ckpt``, or ``None``."""
+    candidates = [p for p in runs_dir.glob(f"{name}*") if (p / "checkpoints" / "last.ckpt").exists()]
+    candidates = [p for p in candidates if p.name == name or p.name[len(name) + 1 :].isdigit()]
+    return max(candidates, key=lambda p: (p / "checkpoints" / "last.ckpt").stat().st_mtime, default=None)
