@@ -166,11 +166,11 @@ class ZooCLI(LightningCLI):
                 status=status,
             )
         wandb_logger = self.trainer.loggers[0]
+        wandb_logger.experiment.finish()  # one W&B run per command, even when several run in one process
         rank_zero_info(f"zoo: run folder {self.run_dir} (config, metrics.jsonl, summary.json, checkpoints/)")
         if os.environ.get("WANDB_MODE") == "offline":
-            rank_zero_info(
-                f"zoo: W&B run saved offline; upload it with: wandb sync {wandb_logger.save_dir}/wandb/offline-run-*"
-            )
+            runs = f"{wandb_logger.save_dir}/wandb/offline-run-*"
+            rank_zero_info(f"zoo: W&B run saved offline; upload it with: wandb sync {runs}")
 
 
 def _plain(config: Namespace) -> dict:

@@ -111,7 +111,7 @@ class TranslationTask(TaskModule):
             references = batch["tgt_text"]
             metrics["bleu"].update(hypotheses, [[r] for r in references])
             metrics["exact"].update(
-                torch.tensor([h.strip() == r.strip() for h, r in zip(hypotheses, references)]).float()
+                torch.tensor([h.strip() == r.strip() for h, r in zip(hypotheses, references, strict=True)]).float()
             )
 
     def _log_stage(self, stage: str) -> None:

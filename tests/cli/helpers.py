@@ -1,0 +1,56 @@
+"""Shared helpers of the CLI tests: tiny-model overrides and reading a run folder."""
+
+import json
+from pathlib import Path
+
+from tests.conftest import REPO
+
+CONFIGS = REPO / "configs"
+
+TINY_MODEL = ["--model.d_model=32", "--model.n_heads=2", "--model.d_ff=64", "--model.warmup_steps=2"]
+FEW_STEPS = [
+    "--trainer.max_steps=6",
+    "--trainer.val_check_interval=3",
+    "--trainer.limit_val_batches=2",
+    "--trainer.limit_test_batches=2",
+    "--trainer.log_every_n_steps=1",
+    "--trainer.enable_progress_bar=false",
+    "--trainer.enable_model_summary=false",
+]
+
+VARIANTS = {
+    "encoder_decoder": (
+        "encoder_decoder/multi30k.yaml",
+        "multi30k",
+        [
+            "--model.num_encoder_layers=1",
+            "--model.num_decoder_layers=1",
+            "--model.bleu_batches=1",
+            "--data.vocab_size=500",
+            "--data.max_tokens=1024",
+        ],
+        "val_bleu",
+    ),
+    "encoder_only": (
+        "encoder_only/sst2.yaml",
+        "sst2",
+        ["--model.num_layers=1", "--data.vocab_size=500", "--data.max_tokens=1024"],
+        "val_acc",
+    ),
+    "decoder_only": (
+        "decoder_only/tinyshakespeare.yaml",
+        "tinyshakespeare",
+        ["--model.num_layers=1", "--data.batch_size=8"],
+        "val_bpc",
+    ),
+}
+
+
+def read_run(run_dir: Path) -> dict:
+    """The local record of a run: config, metric lines and summary."""
+    lines = (run_dir / "metrics.jsonl").read_text().splitlines()
+    return {
+        "config": json.loads((run_dir / "config.json").read_text()),
+        "metrics": [json.loads(line) for line in lines],
+        "summary": json.loads((run_dir / "summary.json").read_text()),
+    }

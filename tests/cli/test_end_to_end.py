@@ -1,0 +1,36 @@
+"""Each variant end to end on real data: fit a few steps, then validate and test from the checkpoint."""
+
+import pytest
+
+from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL, VARIANTS, read_run
+from zoo.cli import main
+
+TRAIN_METRICS = {"train_loss", "lr", "grad_norm", "tokens_per_sec"}
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_fit_validate_test_on_real_data(variant, data_dir, cli_env):
+    config, data_name, extra, task_metric = VARIANTS[variant]
+    common = ["--config", str(CONFIGS / config), f"--data.path={data_dir / data_name}", *TINY_MODEL, *extra, *FEW_STEPS]
+    main(["fit", *common])
+
+    runs = list((cli_env / "runs").iterdir())
+    assert len(runs) == 1, runs
+    run_dir = runs[0]
+    assert run_dir.name.endswith("-layernorm-pre-h2-s1")
+    record = read_run(run_dir)
+    logged = set().union(*(line.keys() for line in record["metrics"]))
+    assert TRAIN_METRICS | {"val_loss", task_metric, "parameters"} <= logged
+    assert record["config"]["model.d_model"] == 32 and record["config"]["model.vocab_size"] > 4
+    summary = record["summary"]
+    assert summary["status"] == "finished"
+    assert task_metric in summary["best"] and task_metric in summary["final"]
+    last = run_dir / "checkpoints" / "last.ckpt"
+    assert last.is_file() and (run_dir / "checkpoints").glob("best-*.ckpt")
+    assert len(list((run_dir / "wandb").glob("offline-run-*"))) == 1
+
+    main(["validate", *common, f"--ckpt_path={last}"])
+    main(["test", *common, f"--ckpt_path={last}"])
+    after = read_run(run_dir)
+    assert any(key.startswith("test_") for key in after["summary"]["final"])
+    assert list((cli_env / "runs").iterdir()) == [run_dir]  # no new run folder for evaluation

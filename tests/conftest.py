@@ -1,0 +1,40 @@
+"""Where the real data is, for tests that need it.
+
+``ZOO_TEST_DATA`` (default: ``../shared/data`` resolved from the repository root, not the working directory).
+Where it is absent, real-data tests skip with a one-line reason; with ``ZOO_REQUIRE_TEST_DATA=1`` (set by
+``.ci/run``) they fail instead, so CI can never pass by skipping them.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = Path(os.environ.get("ZOO_TEST_DATA", REPO.parent / "shared" / "data")).resolve()
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    if not DATA.is_dir():
+        reason = f"real data not found at {DATA} (set ZOO_TEST_DATA)"
+        if os.environ.get("ZOO_REQUIRE_TEST_DATA") == "1":
+            pytest.fail(reason + "; ZOO_REQUIRE_TEST_DATA=1 forbids skipping")
+        pytest.skip(reason)
+    return DATA
+
+
+@pytest.fixture(scope="session")
+def zoo_cache(tmp_path_factory) -> Path:
+    """One tokenizer cache for the whole session, so each data set is tokenised once."""
+    return tmp_path_factory.mktemp("zoo-cache")
+
+
+@pytest.fixture
+def cli_env(monkeypatch, zoo_cache, tmp_path):
+    """An environment for running the CLI in-process: offline W&B, the session cache, a fresh runs folder."""
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("ZOO_CACHE", str(zoo_cache))
+    monkeypatch.delenv("ZOO_RUN_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path

@@ -1,0 +1,75 @@
+"""A synthetic translation task that needs no download: reverse a sequence of digits.
+
+The quickstart (``make fit``) trains on it; a small encoder-decoder reaches near 100% exact match in about a
+minute on a CPU. The pairs are generated once, deterministically from ``seed``, into the cache as JSON
+lines with the columns ``src`` and ``tgt``, then read through the same code path as real data.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+from zoo.data.cache import atomic_write_text, cache_key, default_cache_dir
+from zoo.data.translation import TranslationDataModule
+
+SPLIT_SIZES = {"validation": 500, "test": 500}
+
+
+def reversal_pairs(count: int, min_length: int, max_length: int, rng: random.Random) -> list[dict[str, str]]:
+    """``count`` rows ``{"src": "3 1 4", "tgt": "4 1 3"}`` of ``min_length`` to ``max_length`` digits."""
+    rows = []
+    for _ in range(count):
+        digits = [str(rng.randrange(10)) for _ in range(rng.randint(min_length, max_length))]
+        rows.append({"src": " ".join(digits), "tgt": " ".join(reversed(digits))})
+    return rows
+
+
+class ReversalDataModule(TranslationDataModule):
+    """Digit-sequence reversal as a translation data set (character tokenizer).
+
+    Args:
+        num_train: training pairs.
+        min_length: the fewest digits in a sequence.
+        max_length: the most digits in a sequence.
+        max_tokens: the token budget of a training batch.
+        seed: generation and shuffling seed.
+        cache_dir: where the generated files and tokenised splits go.
+    """
+
+    run_label = "reverse"
+
+    def __init__(
+        self,
+        num_train: int = 20000,
+        min_length: int = 3,
+        max_length: int = 10,
+        max_tokens: int = 4096,
+        seed: int = 0,
+        cache_dir: str | None = None,
+    ) -> None:
+        if not 1 <= min_length <= max_length:
+            raise ValueError(f"data.min_length={min_length} and data.max_length={max_length} need 1 <= min <= max")
+        super().__init__(
+            path="",
+            src_column="src",
+            tgt_column="tgt",
+            max_tokens=max_tokens,
+            tokenizer="char",
+            cache_dir=cache_dir,
+            seed=seed,
+        )
+        self.generation = {"num_train": num_train, "min_length": min_length, "max_length": max_length, "seed": seed}
+        self.path = str(self._generate())
+
+    def _generate(self):
+        folder = self.cache_dir / "synthetic" / f"reverse-{cache_key(**self.generation)}"
+        if (folder / "test.jsonl").exists():
+            return folder
+        rng = random.Random(self.generation["seed"])
+        sizes = {"train": self.generation["num_train"], **SPLIT_SIZES}
+        lengths = self.generation["min_length"], self.generation["max_length"]
+        for split, count in sizes.items():
+            rows = reversal_pairs(count, *lengths, rng)
+            atomic_write_text("".join(json.dumps(row) + "\n" for row in rows), folder / f"{split}.jsonl")
+        return folder
