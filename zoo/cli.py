@@ -104,7 +104,7 @@ class ZooCLI(LightningCLI):
         try:
             super().instantiate_classes()
         except (ValueError, FileNotFoundError, ConnectionError) as error:
-            raise ConfigError(str(error)) from error
+            raise ConfigError(str(_root_cause(error))) from error
 
     def instantiate_trainer(self, **kwargs):
         trainer_config = self._get(self.config_init, "trainer", default={})
@@ -171,6 +171,16 @@ class ZooCLI(LightningCLI):
         if os.environ.get("WANDB_MODE") == "offline":
             runs = f"{wandb_logger.save_dir}/wandb/offline-run-*"
             rank_zero_info(f"zoo: W&B run saved offline; upload it with: wandb sync {runs}")
+
+
+def _root_cause(error: BaseException) -> BaseException:
+    """The error a class raised itself, unwrapped from jsonargparse's union-type message around it."""
+    while str(error).startswith("Does not validate against any of the Union subtypes"):
+        inner = error.__cause__ or error.__context__
+        if inner is None:
+            break
+        error = inner
+    return error
 
 
 def _plain(config: Namespace) -> dict:

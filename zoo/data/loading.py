@@ -42,12 +42,20 @@ def load_splits(path: str, splits: list[str], name: str | None = None, **kwargs)
         ValueError: a split is missing or empty.
     """
     import datasets
+    import huggingface_hub
 
     datasets.disable_progress_bars()
     datasets.logging.set_verbosity_error()
+    huggingface_hub.utils.logging.set_verbosity_error()
     local = Path(path).expanduser()
     if local.is_dir():
-        loaded = datasets.load_dataset(str(local), name, **kwargs)
+        try:
+            loaded = datasets.load_dataset(str(local), name, **kwargs)
+        except ValueError as error:  # e.g. 'Instruction "validation" corresponds to no data!' for an empty file
+            empty = [split for split in splits if f'"{split}" corresponds to no data' in str(error)]
+            if empty:
+                raise ValueError(f"data.path={path!r}: the split {empty[0]!r} is empty") from error
+            raise ValueError(f"data.path={path!r} could not be read: {error}") from error
     elif local.exists() or _looks_local(path):
         raise FileNotFoundError(f"data.path={path!r} is not a folder (resolved to {local.resolve()})")
     elif not _hub_reachable():

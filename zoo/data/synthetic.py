@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import random
 
-from zoo.data.cache import atomic_write_text, cache_key, default_cache_dir
+from zoo.data.cache import atomic_write_text, cache_key
 from zoo.data.translation import TranslationDataModule
 
 SPLIT_SIZES = {"validation": 500, "test": 500}

@@ -1,0 +1,76 @@
+"""Bad input fails before training, in one line naming the field, the value and what is valid, and leaves
+no run folder behind; an existing run is never overwritten."""
+
+import json
+
+import pytest
+
+from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL
+from zoo.cli import main
+
+TRANSLATION = str(CONFIGS / "encoder_decoder" / "multi30k.yaml")
+
+
+def fails(capsys, args) -> str:
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    assert exit_info.value.code == 2
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("--model.pe=bogus", "zoo: error: model.pe='bogus' is not valid; choose one of: 'none', 'sinusoidal', "
+                             "'learned', 'rope'"),
+        ("--model.norm=groupnorm", "zoo: error: model.norm='groupnorm' is not valid; choose one of: 'layernorm', "
+                                   "'rmsnorm', 'batchnorm'"),
+        ("--model.norm_position=middle", "zoo: error: model.norm_position='middle' is not valid; choose one of: "
+                                         "'post', 'pre'"),
+        ("--model.activation=tanh", "zoo: error: model.activation='tanh' is not valid; choose one of: 'relu', "
+                                    "'gelu', 'swiglu'"),
+        ("--model.n_heads=7", "zoo: error: model.d_model=256 is not divisible by model.n_heads=7"),
+        ("--model.schedule=linear", "zoo: error: model.schedule='linear' is not valid; choose one of: "
+                                    "'inverse_sqrt', 'cosine', 'constant'"),
+        ("--data.src_column=fr", "zoo: error: data.src_column='fr' is not a column of data.path="),
+        ("--data.tokenizer=sentencepiece", "zoo: error: data.tokenizer='sentencepiece' is not valid"),
+    ],
+)
+def test_bad_knob(override, message, data_dir, cli_env, capsys):
+    err = fails(capsys, ["fit", "--config", TRANSLATION, f"--data.path={data_dir / 'multi30k'}", override])
+    assert message in err
+    assert not (cli_env / "runs").exists()
+
+
+def test_missing_data_path(cli_env, capsys):
+    err = fails(capsys, ["fit", "--config", TRANSLATION, "--data.path=./no/such/folder"])
+    assert "zoo: error: data.path='./no/such/folder' is not a folder" in err
+
+
+def test_missing_and_empty_split(cli_env, capsys):
+    folder = cli_env / "pairs"
+    folder.mkdir()
+    (folder / "train.jsonl").write_text(json.dumps({"de": "ein Hund", "en": "a dog"}) + "\n")
+    err = fails(capsys, ["fit", "--config", TRANSLATION, f"--data.path={folder}"])
+    assert f"zoo: error: data.path='{folder}' has no split 'validation'; it has: train" in err
+    (folder / "validation.jsonl").write_text("")
+    (folder / "test.jsonl").write_text(json.dumps({"de": "ein Hund", "en": "a dog"}) + "\n")
+    err = fails(capsys, ["fit", "--config", TRANSLATION, f"--data.path={folder}"])
+    assert f"zoo: error: data.path='{folder}': the split 'validation' is empty" in err
+
+
+def test_resume_without_a_checkpoint(data_dir, cli_env, capsys):
+    err = fails(capsys, ["fit", "--config", TRANSLATION, f"--data.path={data_dir / 'multi30k'}", "--ckpt_path=last"])
+    assert "zoo: error: ckpt_path='last': no runs/ed-multi30k-sinusoidal-layernorm-pre-h8-s1*" in err
+
+
+def test_second_run_never_overwrites_the_first(data_dir, cli_env):
+    args = [
+        "fit", "--config", str(CONFIGS / "decoder_only" / "tinyshakespeare.yaml"),
+        f"--data.path={data_dir / 'tinyshakespeare'}", *TINY_MODEL, "--model.num_layers=1", *FEW_STEPS,
+        "--trainer.max_steps=2",
+    ]
+    main(args)
+    main(args)
+    names = sorted(p.name for p in (cli_env / "runs").iterdir())
+    assert names == ["do-tinyshakespeare-learned-layernorm-pre-h2-s1", "do-tinyshakespeare-learned-layernorm-pre-h2-s1-2"]
