@@ -21,17 +21,27 @@ def fails(capsys, args) -> str:
 @pytest.mark.parametrize(
     ("override", "message"),
     [
-        ("--model.pe=bogus", "zoo: error: model.pe='bogus' is not valid; choose one of: 'none', 'sinusoidal', "
-                             "'learned', 'rope'"),
-        ("--model.norm=groupnorm", "zoo: error: model.norm='groupnorm' is not valid; choose one of: 'layernorm', "
-                                   "'rmsnorm', 'batchnorm'"),
-        ("--model.norm_position=middle", "zoo: error: model.norm_position='middle' is not valid; choose one of: "
-                                         "'post', 'pre'"),
-        ("--model.activation=tanh", "zoo: error: model.activation='tanh' is not valid; choose one of: 'relu', "
-                                    "'gelu', 'swiglu'"),
+        (
+            "--model.pe=bogus",
+            "zoo: error: model.pe='bogus' is not valid; choose one of: 'none', 'sinusoidal', 'learned', 'rope'",
+        ),
+        (
+            "--model.norm=groupnorm",
+            "zoo: error: model.norm='groupnorm' is not valid; choose one of: 'layernorm', 'rmsnorm', 'batchnorm'",
+        ),
+        (
+            "--model.norm_position=middle",
+            "zoo: error: model.norm_position='middle' is not valid; choose one of: 'post', 'pre'",
+        ),
+        (
+            "--model.activation=tanh",
+            "zoo: error: model.activation='tanh' is not valid; choose one of: 'relu', 'gelu', 'swiglu'",
+        ),
         ("--model.n_heads=7", "zoo: error: model.d_model=256 is not divisible by model.n_heads=7"),
-        ("--model.schedule=linear", "zoo: error: model.schedule='linear' is not valid; choose one of: "
-                                    "'inverse_sqrt', 'cosine', 'constant'"),
+        (
+            "--model.schedule=linear",
+            "zoo: error: model.schedule='linear' is not valid; choose one of: 'inverse_sqrt', 'cosine', 'constant'",
+        ),
         ("--data.src_column=fr", "zoo: error: data.src_column='fr' is not a column of data.path="),
         ("--data.tokenizer=sentencepiece", "zoo: error: data.tokenizer='sentencepiece' is not valid"),
     ],
@@ -66,11 +76,19 @@ def test_resume_without_a_checkpoint(data_dir, cli_env, capsys):
 
 def test_second_run_never_overwrites_the_first(data_dir, cli_env):
     args = [
-        "fit", "--config", str(CONFIGS / "decoder_only" / "tinyshakespeare.yaml"),
-        f"--data.path={data_dir / 'tinyshakespeare'}", *TINY_MODEL, "--model.num_layers=1", *FEW_STEPS,
+        "fit",
+        "--config",
+        str(CONFIGS / "decoder_only" / "tinyshakespeare.yaml"),
+        f"--data.path={data_dir / 'tinyshakespeare'}",
+        *TINY_MODEL,
+        "--model.num_layers=1",
+        *FEW_STEPS,
         "--trainer.max_steps=2",
     ]
     main(args)
     main(args)
     names = sorted(p.name for p in (cli_env / "runs").iterdir())
-    assert names == ["do-tinyshakespeare-learned-layernorm-pre-h2-s1", "do-tinyshakespeare-learned-layernorm-pre-h2-s1-2"]
+    assert names == [
+        "do-tinyshakespeare-learned-layernorm-pre-h2-s1",
+        "do-tinyshakespeare-learned-layernorm-pre-h2-s1-2",
+    ]

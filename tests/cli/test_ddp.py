@@ -1,0 +1,58 @@
+"""Two-process DDP on CPU (gloo) through Lightning: one run record, one W&B run, disjoint data shares."""
+
+import os
+import subprocess
+import sys
+
+from tests.cli.helpers import CONFIGS, TINY_MODEL, read_run
+from tests.conftest import REPO
+
+
+def test_ddp_two_ranks_on_cpu(data_dir, zoo_cache, tmp_path):
+    callbacks = tmp_path / "callbacks.yaml"
+    shards = tmp_path / "shards"
+    callbacks.write_text(
+        "trainer:\n  callbacks:\n    - class_path: tests.cli.shard_recorder.RecordShards\n"
+        f"      init_args:\n        folder: {shards}\n"
+    )
+    runs = tmp_path / "runs"
+    args = [
+        sys.executable,
+        "-m",
+        "zoo",
+        "fit",
+        "--config",
+        str(CONFIGS / "encoder_only" / "sst2.yaml"),
+        "--config",
+        str(callbacks),
+        f"--data.path={data_dir / 'sst2'}",
+        *TINY_MODEL,
+        "--model.num_layers=1",
+        "--data.vocab_size=500",
+        "--data.max_tokens=512",
+        f"--runs_dir={runs}",
+        "--trainer.accelerator=cpu",
+        "--trainer.devices=2",
+        "--trainer.strategy=ddp",
+        "--trainer.max_steps=4",
+        "--trainer.val_check_interval=4",
+        "--trainer.limit_val_batches=2",
+        "--trainer.log_every_n_steps=1",
+        "--trainer.enable_progress_bar=false",
+    ]
+    env = {**os.environ, "WANDB_MODE": "offline", "ZOO_CACHE": str(zoo_cache), "OMP_NUM_THREADS": "1"}
+    env.pop("ZOO_RUN_DIR", None)
+    result = subprocess.run(args, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+
+    run_dirs = list(runs.iterdir())
+    assert len(run_dirs) == 1, run_dirs
+    record = read_run(run_dirs[0])
+    assert record["summary"]["status"] == "finished" and "val_acc" in record["summary"]["final"]
+    assert len(list((run_dirs[0] / "wandb").glob("offline-run-*"))) == 1
+
+    seen = [
+        [int(i) for line in (shards / f"rank{r}.txt").read_text().splitlines() for i in line.split()] for r in (0, 1)
+    ]
+    assert len(seen[0]) > 0 and len(seen[1]) > 0
+    assert not set(seen[0]) & set(seen[1]), "the two ranks trained on overlapping examples"

@@ -1,0 +1,26 @@
+"""``fit --ckpt_path last`` continues the same run: folder, step count, schedule, W&B run id."""
+
+from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL, read_run
+from zoo.cli import main
+
+
+def test_resume_continues_the_same_run(data_dir, cli_env):
+    args = [
+        "fit",
+        "--config",
+        str(CONFIGS / "decoder_only" / "tinyshakespeare.yaml"),
+        f"--data.path={data_dir / 'tinyshakespeare'}",
+        *TINY_MODEL,
+        "--model.num_layers=1",
+        *FEW_STEPS,
+    ]
+    main([*args, "--trainer.max_steps=4"])
+    (run_dir,) = (cli_env / "runs").iterdir()
+    wandb_id = (run_dir / "wandb_id").read_text()
+    main([*args, "--trainer.max_steps=8", "--ckpt_path=last"])
+    assert list((cli_env / "runs").iterdir()) == [run_dir]
+    assert (run_dir / "wandb_id").read_text() == wandb_id
+    steps = [line["step"] for line in read_run(run_dir)["metrics"] if "train_loss" in line]
+    assert steps == list(range(8)), steps  # the second fit started at step 4, not 0
+    lrs = [line["lr"] for line in read_run(run_dir)["metrics"] if "lr" in line]
+    assert lrs[4] != lrs[0]  # the schedule went on instead of restarting its warm-up at step 0

@@ -1,0 +1,63 @@
+"""Batch samplers: token budgets, full coverage, disjoint rank shares, epoch reshuffling."""
+
+import random
+
+import pytest
+
+from zoo.data.batching import FixedSizeBatchSampler, TokenBudgetBatchSampler
+
+_RNG = random.Random(0)
+LENGTHS = [_RNG.randint(3, 40) for _ in range(1000)]
+
+
+def test_token_budget_is_respected_and_every_example_is_used_once():
+    sampler = TokenBudgetBatchSampler(LENGTHS, max_tokens=256, shuffle=True, seed=3)
+    batches = list(sampler)
+    assert all(max(LENGTHS[i] for i in b) * len(b) <= 256 for b in batches)
+    assert sorted(i for b in batches for i in b) == list(range(len(LENGTHS)))
+
+
+def test_length_bucketing_keeps_padding_small():
+    batches = TokenBudgetBatchSampler(LENGTHS, max_tokens=512, shuffle=True).batches()
+    padded = sum(max(LENGTHS[i] for i in b) * len(b) for b in batches)
+    assert padded < 1.1 * sum(LENGTHS)
+
+
+def test_max_sentences_caps_batches():
+    assert max(len(b) for b in TokenBudgetBatchSampler(LENGTHS, 4096, max_sentences=16)) == 16
+
+
+def test_budget_below_the_longest_example_is_an_error():
+    with pytest.raises(ValueError, match=r"data.max_tokens=10 is smaller than the longest example \(40 tokens\)"):
+        TokenBudgetBatchSampler(LENGTHS, max_tokens=10)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda rank: TokenBudgetBatchSampler(LENGTHS, 256, shuffle=True, seed=1, num_replicas=2, rank=rank),
+        lambda rank: FixedSizeBatchSampler(1000, 32, shuffle=True, seed=1, num_replicas=2, rank=rank),
+    ],
+    ids=["token_budget", "fixed_size"],
+)
+def test_ranks_get_disjoint_equal_shares(make):
+    rank0, rank1 = make(0), make(1)
+    a, b = [i for x in rank0 for i in x], [i for x in rank1 for i in x]
+    assert len(rank0) == len(rank1)
+    assert not set(a) & set(b)
+    assert len(set(a) | set(b)) > 0.9 * 1000
+
+
+def test_epochs_reshuffle_deterministically():
+    sampler = FixedSizeBatchSampler(100, 10, shuffle=True, seed=5)
+    first = sampler.batches()
+    sampler.set_epoch(1)
+    assert sampler.batches() != first
+    sampler.set_epoch(0)
+    assert sampler.batches() == first
+
+
+def test_evaluation_order_is_fixed_and_complete_across_ranks():
+    shares = [TokenBudgetBatchSampler(LENGTHS, 256, shuffle=False, num_replicas=3, rank=r) for r in range(3)]
+    seen = sorted(i for s in shares for b in s for i in b)
+    assert seen == list(range(len(LENGTHS)))
