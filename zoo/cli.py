@@ -103,6 +103,7 @@ class ZooCLI(LightningCLI):
     def instantiate_classes(self) -> None:
         try:
             super().instantiate_classes()
+            self.model.check_data(self.datamodule)
         except (ValueError, FileNotFoundError, ConnectionError) as error:
             raise ConfigError(str(_root_cause(error))) from error
 

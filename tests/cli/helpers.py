@@ -31,6 +31,20 @@ VARIANTS = {
         ],
         "val_bleu",
     ),
+    "encoder_decoder_separate_vocabularies": (
+        "encoder_decoder/multi30k.yaml",
+        "multi30k",
+        [
+            "--model.num_encoder_layers=1",
+            "--model.num_decoder_layers=1",
+            "--model.bleu_batches=1",
+            "--data.vocab_size=300",
+            "--data.max_tokens=1024",
+            "--data.joint_vocabulary=false",
+            "--model.share_embeddings=false",
+        ],
+        "val_bleu",
+    ),
     "encoder_only": (
         "encoder_only/sst2.yaml",
         "sst2",

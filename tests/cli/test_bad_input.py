@@ -92,3 +92,24 @@ def test_second_run_never_overwrites_the_first(data_dir, cli_env):
         "do-tinyshakespeare-learned-layernorm-pre-h2-s1",
         "do-tinyshakespeare-learned-layernorm-pre-h2-s1-2",
     ]
+
+
+def test_separate_vocabularies_cannot_share_embeddings(data_dir, cli_env, capsys):
+    err = fails(
+        capsys,
+        [
+            "fit",
+            "--config",
+            TRANSLATION,
+            f"--data.path={data_dir / 'multi30k'}",
+            "--data.joint_vocabulary=false",
+            "--data.vocab_size=500",
+        ],
+    )
+    assert "zoo: error: model.share_embeddings=true needs one vocabulary, but data.joint_vocabulary=false" in err
+
+
+def test_too_few_classes(data_dir, cli_env, capsys):
+    args = ["fit", "--config", str(CONFIGS / "encoder_only" / "sst2.yaml"), f"--data.path={data_dir / 'sst2'}"]
+    err = fails(capsys, [*args, "--model.num_classes=1"])
+    assert "zoo: error: model.num_classes=1 is not valid; it must be at least 2" in err

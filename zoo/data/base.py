@@ -68,7 +68,7 @@ class ZooDataModule(pl.LightningDataModule):
         self.path, self.tokenizer_kind, self.vocab_size = path, tokenizer, vocab_size
         self.num_workers, self.seed = num_workers, seed
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
-        self.tokenizer: Tokenizer | None = None
+        self.tokenizers: dict[str, Tokenizer] = {}
         self.encoded: dict[str, dict] = {}
 
     # -- to be provided by subclasses ------------------------------------------------------------
@@ -81,10 +81,12 @@ class ZooDataModule(pl.LightningDataModule):
         """Load and check the splits (raise before training on a bad path, column or split)."""
         raise NotImplementedError
 
-    def tokenizer_texts(self, train) -> list[str]:
+    def tokenizer_texts(self, train) -> dict[str, list[str]]:
+        """Tokenizer name -> its training text (one tokenizer, ``{"text": ...}``, in most modules)."""
         raise NotImplementedError
 
-    def encode(self, split, tokenizer: Tokenizer) -> dict:
+    def encode(self, split) -> dict:
+        """Encode one split with ``self.tokenizers``."""
         raise NotImplementedError
 
     def batch_sampler(self, split: str, train: bool) -> ShardedBatchSampler:
@@ -107,32 +109,44 @@ class ZooDataModule(pl.LightningDataModule):
         return ("train", *self.eval_splits)
 
     def prepare(self) -> None:
-        """Load, train or reload the tokenizer, and encode every split; idempotent and cached on disk."""
+        """Load, train or reload the tokenizers, and encode every split; idempotent and cached on disk."""
         if self.encoded:
             return
         data = self.load()
         fingerprint = {split: data[split]._fingerprint for split in self.splits}
         key = cache_key(module=type(self).__name__, path=self.path, data=fingerprint, **self.settings())
         folder = self.cache_dir / key
-        tokenizer_file = folder / "tokenizer.json"
-        if self.tokenizer is None and tokenizer_file.exists():
-            self.tokenizer = Tokenizer.from_file(str(tokenizer_file))
-        if self.tokenizer is None:
-            self.tokenizer = train_tokenizer(self.tokenizer_kind, self.tokenizer_texts(data["train"]), self.vocab_size)
-            atomic_write_text(self.tokenizer.to_str(), tokenizer_file)
+        for name, texts in self.tokenizer_texts(data["train"]).items():
+            file = folder / f"tokenizer-{name}.json"
+            if file.exists():
+                self.tokenizers[name] = Tokenizer.from_file(str(file))
+            else:
+                self.tokenizers[name] = train_tokenizer(self.tokenizer_kind, texts, self.vocab_size)
+                atomic_write_text(self.tokenizers[name].to_str(), file)
         for split in self.splits:
             file = folder / f"{split}.pt"
             if file.exists():
                 self.encoded[split] = torch.load(file, weights_only=False)
             else:
-                self.encoded[split] = self.encode(data[split], self.tokenizer)
+                self.encoded[split] = self.encode(data[split])
                 atomic_save(self.encoded[split], file)
+
+    def get_tokenizer(self, name: str | None = None) -> Tokenizer:
+        """The tokenizer ``name`` (the first one by default); prepares the data if needed."""
+        if not self.tokenizers:
+            self.prepare()
+        return self.tokenizers[name] if name else next(iter(self.tokenizers.values()))
+
+    @property
+    def tokenizer(self) -> Tokenizer:
+        """The (first) tokenizer."""
+        return self.get_tokenizer()
 
     @property
     def num_tokens(self) -> int:
-        """The size of the trained vocabulary (the model's ``vocab_size``); prepares the data if needed."""
+        """The model's ``vocab_size``: the largest trained vocabulary; prepares the data if needed."""
         self.prepare()
-        return self.tokenizer.get_vocab_size()
+        return max(t.get_vocab_size() for t in self.tokenizers.values())
 
     def setup(self, stage: str) -> None:
         self.prepare()
@@ -164,12 +178,11 @@ class ZooDataModule(pl.LightningDataModule):
         return self.test_dataloader()
 
     def state_dict(self) -> dict:
-        """The tokenizer travels with every checkpoint."""
-        return {"tokenizer": self.tokenizer.to_str() if self.tokenizer else None}
+        """The tokenizers travel with every checkpoint (``tokenizers``: name -> JSON)."""
+        return {"tokenizers": {name: t.to_str() for name, t in self.tokenizers.items()}}
 
     def load_state_dict(self, state: dict) -> None:
-        if state.get("tokenizer"):
-            self.tokenizer = Tokenizer.from_str(state["tokenizer"])
+        self.tokenizers.update({name: Tokenizer.from_str(t) for name, t in state.get("tokenizers", {}).items()})
 
     def describe(self) -> str:
         return json.dumps({"path": self.path, **self.settings()})

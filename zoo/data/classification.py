@@ -53,11 +53,11 @@ class ClassificationDataModule(ZooDataModule):
             )
         return data
 
-    def tokenizer_texts(self, train) -> list[str]:
-        return list(train[self.text_column])
+    def tokenizer_texts(self, train) -> dict[str, list[str]]:
+        return {"text": list(train[self.text_column])}
 
-    def encode(self, split, tokenizer) -> dict:
-        encodings = tokenizer.encode_batch(list(split[self.text_column]))
+    def encode(self, split) -> dict:
+        encodings = self.tokenizer.encode_batch(list(split[self.text_column]))
         return {
             "tokens": pack([[BOS_ID] + e.ids[: self.max_len - 1] for e in encodings]),
             "labels": torch.tensor(split[self.label_column], dtype=torch.long),

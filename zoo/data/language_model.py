@@ -47,11 +47,11 @@ class LanguageModelDataModule(ZooDataModule):
             check_columns(data[split], {"data.text_column": self.text_column}, self.path)
         return data
 
-    def tokenizer_texts(self, train) -> list[str]:
-        return list(train[self.text_column])
+    def tokenizer_texts(self, train) -> dict[str, list[str]]:
+        return {"text": list(train[self.text_column])}
 
-    def encode(self, split, tokenizer) -> dict:
-        encodings = tokenizer.encode_batch(list(split[self.text_column]))
+    def encode(self, split) -> dict:
+        encodings = self.tokenizer.encode_batch(list(split[self.text_column]))
         ids = torch.tensor([i for e in encodings for i in e.ids], dtype=torch.int32)
         return {"ids": ids, "characters": sum(len(t) for t in split[self.text_column])}
 

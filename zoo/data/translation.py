@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import torch
+from tokenizers import Tokenizer
 
 from zoo.data.base import ZooDataModule, pack, pad, unpack
 from zoo.data.batching import TokenBudgetBatchSampler
@@ -14,8 +15,9 @@ class TranslationDataModule(ZooDataModule):
     """Parallel text with ``src_column`` and ``tgt_column`` (``datasets`` rows such as ``{"de": .., "en": ..}``).
 
     A source is ``tokens + <eos>``; the decoder input is ``<bos> + tokens`` and its target ``tokens + <eos>``
-    (teacher forcing, Vaswani et al. 2017, section 3.1). One joint vocabulary is trained on both sides of the
-    train split (the paper's shared source-target BPE, section 5.1).
+    (teacher forcing, Vaswani et al. 2017, section 3.1). By default one joint vocabulary is trained on both
+    sides of the train split (the paper's shared source-target BPE, section 5.1); with
+    ``joint_vocabulary=False`` each side gets its own, and the model's tables take the larger size.
 
     Args:
         path: hub id or local folder (default ``bentrevett/multi30k``).
@@ -24,6 +26,7 @@ class TranslationDataModule(ZooDataModule):
         max_tokens: the token budget of a training batch (source or target side, padding included).
         batch_size: an optional cap on sentences per batch (also the evaluation batch size cap).
         max_len: longer sentences are truncated to this many tokens.
+        joint_vocabulary: one tokenizer for both languages (else one per language).
         tokenizer, vocab_size, num_workers, cache_dir, seed: see :class:`ZooDataModule`.
     """
 
@@ -37,6 +40,7 @@ class TranslationDataModule(ZooDataModule):
         max_tokens: int = 4096,
         batch_size: int | None = None,
         max_len: int = 256,
+        joint_vocabulary: bool = True,
         tokenizer: str = "bpe",
         vocab_size: int = 8000,
         num_workers: int = 0,
@@ -46,9 +50,11 @@ class TranslationDataModule(ZooDataModule):
         super().__init__(path, tokenizer, vocab_size, num_workers, cache_dir, seed)
         self.src_column, self.tgt_column = src_column, tgt_column
         self.max_tokens, self.batch_size, self.max_len = max_tokens, batch_size, max_len
+        self.joint_vocabulary = joint_vocabulary
 
     def settings(self) -> dict:
-        return {**super().settings(), "src": self.src_column, "tgt": self.tgt_column, "max_len": self.max_len}
+        columns = {"src": self.src_column, "tgt": self.tgt_column}
+        return {**super().settings(), **columns, "max_len": self.max_len, "joint": self.joint_vocabulary}
 
     def load(self):
         data = load_splits(self.path, list(self.splits))
@@ -58,16 +64,26 @@ class TranslationDataModule(ZooDataModule):
             )
         return data
 
-    def tokenizer_texts(self, train) -> list[str]:
-        return list(train[self.src_column]) + list(train[self.tgt_column])
+    def tokenizer_texts(self, train) -> dict[str, list[str]]:
+        src, tgt = list(train[self.src_column]), list(train[self.tgt_column])
+        return {"joint": src + tgt} if self.joint_vocabulary else {"src": src, "tgt": tgt}
 
-    def _ids(self, tokenizer, texts: list[str]) -> list[list[int]]:
+    @property
+    def source_tokenizer(self) -> Tokenizer:
+        return self.get_tokenizer("joint" if self.joint_vocabulary else "src")
+
+    @property
+    def target_tokenizer(self) -> Tokenizer:
+        """Turns generated ids back into text."""
+        return self.get_tokenizer("joint" if self.joint_vocabulary else "tgt")
+
+    def _ids(self, tokenizer: Tokenizer, texts: list[str]) -> list[list[int]]:
         return [e.ids[: self.max_len - 1] for e in tokenizer.encode_batch(texts)]
 
-    def encode(self, split, tokenizer) -> dict:
+    def encode(self, split) -> dict:
         return {
-            "src": pack([ids + [EOS_ID] for ids in self._ids(tokenizer, split[self.src_column])]),
-            "tgt": pack(self._ids(tokenizer, split[self.tgt_column])),
+            "src": pack([ids + [EOS_ID] for ids in self._ids(self.source_tokenizer, split[self.src_column])]),
+            "tgt": pack(self._ids(self.target_tokenizer, split[self.tgt_column])),
             "tgt_text": list(split[self.tgt_column]),
         }
 

@@ -88,6 +88,9 @@ class TaskModule(pl.LightningModule):
     def build_network(self) -> nn.Module:
         raise NotImplementedError
 
+    def check_data(self, datamodule) -> None:
+        """Raise ``ValueError`` if this model cannot train on ``datamodule`` (called before training)."""
+
     def training_loss(self, batch: dict) -> tuple[Tensor, int]:
         """The training loss of a batch and the number of tokens it covered."""
         raise NotImplementedError

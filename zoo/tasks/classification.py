@@ -60,8 +60,8 @@ class ClassificationTask(TaskModule):
         hp = self.hparams
         return EncoderOnly(self.config, hp.vocab_size, hp.num_layers, PAD_ID)
 
-    def setup(self, stage: str) -> None:
-        data_classes = getattr(self.trainer.datamodule, "num_classes", None)
+    def check_data(self, datamodule) -> None:
+        data_classes = getattr(datamodule, "num_classes", None)
         if data_classes is not None and data_classes > self.hparams.num_classes:
             raise ValueError(
                 f"model.num_classes={self.hparams.num_classes} is smaller than the {data_classes} classes "

@@ -53,7 +53,6 @@ class TranslationTask(TaskModule):
                 for stage in ("val", "test")
             }
         )
-        self.tokenizer = None
 
     def build_network(self) -> EncoderDecoder:
         hp = self.hparams
@@ -94,11 +93,14 @@ class TranslationTask(TaskModule):
         if self.hparams.pe == "learned":
             limit = min(limit, self.hparams.max_len - 1)
         ids = greedy_decode(self.network, src, src == PAD_ID, BOS_ID, EOS_ID, PAD_ID, limit)
-        return self._tokenizer().decode_batch(strip_after_eos(ids, EOS_ID))
+        return self.trainer.datamodule.target_tokenizer.decode_batch(strip_after_eos(ids, EOS_ID))
 
-    def _tokenizer(self):
-        datamodule = getattr(self.trainer, "datamodule", None) if self._trainer is not None else None
-        return datamodule.tokenizer if datamodule is not None else self.tokenizer
+    def check_data(self, datamodule) -> None:
+        if self.hparams.share_embeddings and not getattr(datamodule, "joint_vocabulary", True):
+            raise ValueError(
+                "model.share_embeddings=true needs one vocabulary, but data.joint_vocabulary=false; "
+                "set --model.share_embeddings=false or --data.joint_vocabulary=true"
+            )
 
     def _evaluate(self, stage: str, batch: dict, batch_idx: int) -> None:
         metrics = self.metrics[stage]
