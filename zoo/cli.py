@@ -166,6 +166,7 @@ class ZooCLI(LightningCLI):
                 checkpoints={"best": checkpoint.best_model_path, "last": checkpoint.last_model_path},
                 status=status,
             )
+            rank_zero_info(f"zoo: best checkpoint {checkpoint.best_model_path} (last: {checkpoint.last_model_path})")
         wandb_logger = self.trainer.loggers[0]
         wandb_logger.experiment.finish()  # one W&B run per command, even when several run in one process
         rank_zero_info(f"zoo: run folder {self.run_dir} (config, metrics.jsonl, summary.json, checkpoints/)")

@@ -73,11 +73,7 @@ class ClassificationDataModule(ZooDataModule):
         return int(self.encoded["train"]["labels"].max()) + 1
 
     def batch_sampler(self, split: str, train: bool) -> TokenBudgetBatchSampler:
-        world, rank = self._rank()
-        lengths = self.encoded[split]["tokens"]["offsets"].diff().tolist()
-        return TokenBudgetBatchSampler(
-            lengths, self.max_tokens, self.batch_size, shuffle=train, seed=self.seed, num_replicas=world, rank=rank
-        )
+        return self.token_budget_sampler(self.encoded[split]["tokens"]["offsets"].diff().tolist(), train)
 
     def collate(self, split: str, indices: list[int]) -> dict:
         data = self.encoded[split]

@@ -96,16 +96,7 @@ class TranslationDataModule(ZooDataModule):
         return torch.maximum(src, tgt + 1).tolist()
 
     def batch_sampler(self, split: str, train: bool) -> TokenBudgetBatchSampler:
-        world, rank = self._rank()
-        return TokenBudgetBatchSampler(
-            self.lengths(split),
-            self.max_tokens,
-            self.batch_size,
-            shuffle=train,
-            seed=self.seed,
-            num_replicas=world,
-            rank=rank,
-        )
+        return self.token_budget_sampler(self.lengths(split), train)
 
     def collate(self, split: str, indices: list[int]) -> dict:
         data = self.encoded[split]

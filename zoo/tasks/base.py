@@ -95,6 +95,26 @@ class TaskModule(pl.LightningModule):
         """The training loss of a batch and the number of tokens it covered."""
         raise NotImplementedError
 
+    def evaluate(self, stage: str, batch: dict, batch_idx: int) -> None:
+        """Update the ``stage`` (``val`` or ``test``) metrics with one batch."""
+        raise NotImplementedError
+
+    def log_stage(self, stage: str) -> None:
+        """Log the ``stage`` metrics accumulated over the epoch (synchronised across ranks), then reset them."""
+        raise NotImplementedError
+
+    def validation_step(self, batch: dict, batch_idx: int) -> None:
+        self.evaluate("val", batch, batch_idx)
+
+    def on_validation_epoch_end(self) -> None:
+        self.log_stage("val")
+
+    def test_step(self, batch: dict, batch_idx: int) -> None:
+        self.evaluate("test", batch, batch_idx)
+
+    def on_test_epoch_end(self) -> None:
+        self.log_stage("test")
+
     # -- optimisation --------------------------------------------------------------------------
     def configure_optimizers(self):
         decay = [p for p in self.parameters() if p.requires_grad and p.dim() >= 2]

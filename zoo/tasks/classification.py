@@ -77,28 +77,16 @@ class ClassificationTask(TaskModule):
         loss = F.cross_entropy(self(batch["tokens"]), batch["labels"])
         return loss, int((batch["tokens"] != PAD_ID).sum())
 
-    def _evaluate(self, stage: str, batch: dict) -> None:
+    def evaluate(self, stage: str, batch: dict, batch_idx: int) -> None:
         logits = self(batch["tokens"])
         self.losses[stage].update(F.cross_entropy(logits, batch["labels"]), weight=len(batch["labels"]))
         self.metrics[stage].update(logits, batch["labels"])
 
-    def _log_stage(self, stage: str) -> None:
+    def log_stage(self, stage: str) -> None:
         self.log(f"{stage}_loss", self.losses[stage].compute())
         self.log_dict(self.metrics[stage].compute(), prog_bar=True)
         self.losses[stage].reset()
         self.metrics[stage].reset()
-
-    def validation_step(self, batch: dict, batch_idx: int) -> None:
-        self._evaluate("val", batch)
-
-    def on_validation_epoch_end(self) -> None:
-        self._log_stage("val")
-
-    def test_step(self, batch: dict, batch_idx: int) -> None:
-        self._evaluate("test", batch)
-
-    def on_test_epoch_end(self) -> None:
-        self._log_stage("test")
 
     def predict_step(self, batch: dict, batch_idx: int) -> Tensor:
         return self(batch["tokens"]).argmax(dim=-1)

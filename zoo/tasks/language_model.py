@@ -47,12 +47,12 @@ class LanguageModelTask(TaskModule):
         loss, tokens = self._nll(batch)
         return loss / tokens, int(tokens)
 
-    def _evaluate(self, stage: str, batch: dict) -> None:
+    def evaluate(self, stage: str, batch: dict, batch_idx: int) -> None:
         nll, tokens = self._nll(batch)
         self.sums[f"{stage}_nll"].update(nll)
         self.sums[f"{stage}_tokens"].update(tokens)
 
-    def _log_stage(self, stage: str) -> None:
+    def log_stage(self, stage: str) -> None:
         loss = self.sums[f"{stage}_nll"].compute() / self.sums[f"{stage}_tokens"].compute()
         self.log(f"{stage}_loss", loss, prog_bar=True)
         self.log(f"{stage}_ppl", torch.exp(loss))
@@ -61,15 +61,3 @@ class LanguageModelTask(TaskModule):
             self.log(f"{stage}_bpc", loss / math.log(2) / chars_per_token)
         for metric in self.sums.values():
             metric.reset()
-
-    def validation_step(self, batch: dict, batch_idx: int) -> None:
-        self._evaluate("val", batch)
-
-    def on_validation_epoch_end(self) -> None:
-        self._log_stage("val")
-
-    def test_step(self, batch: dict, batch_idx: int) -> None:
-        self._evaluate("test", batch)
-
-    def on_test_epoch_end(self) -> None:
-        self._log_stage("test")

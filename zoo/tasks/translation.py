@@ -102,7 +102,7 @@ class TranslationTask(TaskModule):
                 "set --model.share_embeddings=false or --data.joint_vocabulary=true"
             )
 
-    def _evaluate(self, stage: str, batch: dict, batch_idx: int) -> None:
+    def evaluate(self, stage: str, batch: dict, batch_idx: int) -> None:
         metrics = self.metrics[stage]
         nll, tokens = self._token_losses(batch, 0.0)
         metrics["nll"].update(nll)
@@ -116,28 +116,16 @@ class TranslationTask(TaskModule):
                 torch.tensor([h.strip() == r.strip() for h, r in zip(hypotheses, references, strict=True)]).float()
             )
 
-    def _log_stage(self, stage: str) -> None:
+    def log_stage(self, stage: str) -> None:
         metrics = self.metrics[stage]
         loss = metrics["nll"].compute() / metrics["tokens"].compute()
-        self.log(f"{stage}_loss", loss, prog_bar=True, sync_dist=False)
+        self.log(f"{stage}_loss", loss, prog_bar=True)
         self.log(f"{stage}_ppl", torch.exp(loss))
         if metrics["exact"].update_called:
             self.log(f"{stage}_bleu", metrics["bleu"].compute() * 100, prog_bar=True)
             self.log(f"{stage}_exact_match", metrics["exact"].compute())
         for metric in metrics.values():
             metric.reset()
-
-    def validation_step(self, batch: dict, batch_idx: int) -> None:
-        self._evaluate("val", batch, batch_idx)
-
-    def on_validation_epoch_end(self) -> None:
-        self._log_stage("val")
-
-    def test_step(self, batch: dict, batch_idx: int) -> None:
-        self._evaluate("test", batch, batch_idx)
-
-    def on_test_epoch_end(self) -> None:
-        self._log_stage("test")
 
     def predict_step(self, batch: dict, batch_idx: int) -> list[str]:
         return self.translate(batch["src"])

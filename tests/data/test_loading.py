@@ -1,0 +1,32 @@
+"""Loading: local folders and hub ids through one function; clear errors for what cannot be loaded."""
+
+import pytest
+
+from zoo.data.loading import check_columns, load_splits
+
+
+def test_local_folder_loads_with_the_hub_layout(data_dir):
+    data = load_splits(str(data_dir / "multi30k"), ["train", "validation", "test"])
+    assert (len(data["train"]), len(data["validation"]), len(data["test"])) == (29000, 1014, 1000)
+    assert set(data["train"].column_names) == {"de", "en"}
+
+
+def test_unreachable_hub_fails_in_one_line_with_a_hint(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(ConnectionError) as error:
+        load_splits("bentrevett/multi30k", ["train"])
+    assert str(error.value) == (
+        "data.path='bentrevett/multi30k': the Hugging Face hub cannot be reached; pass --data.path to a local copy "
+        "(e.g. --data.path ../shared/data/multi30k)"
+    )
+
+
+def test_missing_local_folder():
+    with pytest.raises(FileNotFoundError, match=r"data.path='\./missing/folder' is not a folder"):
+        load_splits("./missing/folder", ["train"])
+
+
+def test_missing_column_names_the_field_and_lists_columns(data_dir):
+    data = load_splits(str(data_dir / "sst2"), ["train"])
+    with pytest.raises(ValueError, match=r"data.text_column='text' is not a column of .*; its columns are: "):
+        check_columns(data["train"], {"data.text_column": "text"}, "sst2")
