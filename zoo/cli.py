@@ -149,6 +149,12 @@ class ZooCLI(LightningCLI):
             self._record_config()
 
     def after_fit(self) -> None:
+        if self.run_dir is not None and self.trainer.checkpoint_callback is not None:
+            # ModelCheckpoint saves "last" at validation only; steps after the last validation would be lost
+            # to a later --ckpt_path last. Every rank calls this; only rank 0 writes.
+            self.trainer.save_checkpoint(
+                self.trainer.checkpoint_callback.last_model_path or self.run_dir / "checkpoints" / "last.ckpt"
+            )
         self._finish("finished")
 
     def after_validate(self) -> None:
