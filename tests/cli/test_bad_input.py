@@ -113,3 +113,31 @@ def test_too_few_classes(data_dir, cli_env, capsys):
     args = ["fit", "--config", str(CONFIGS / "encoder_only" / "sst2.yaml"), f"--data.path={data_dir / 'sst2'}"]
     err = fails(capsys, [*args, "--model.num_classes=1"])
     assert "zoo: error: model.num_classes=1 is not valid; it must be at least 2" in err
+
+
+def test_learned_positions_shorter_than_the_data(data_dir, cli_env, capsys):
+    args = [
+        "fit",
+        "--config",
+        str(CONFIGS / "decoder_only" / "tinyshakespeare.yaml"),
+        f"--data.path={data_dir / 'tinyshakespeare'}",
+        "--model.max_len=32",
+    ]
+    err = fails(capsys, args)
+    assert (
+        "zoo: error: model.max_len=32 is shorter than the 64-token sequences that data.block_size allows, "
+        "and model.pe='learned' has no position beyond max_len"
+    ) in err
+
+
+def test_block_size_larger_than_a_split(data_dir, cli_env, capsys):
+    args = [
+        "fit",
+        "--config",
+        str(CONFIGS / "decoder_only" / "tinyshakespeare.yaml"),
+        f"--data.path={data_dir / 'tinyshakespeare'}",
+        "--model.pe=rope",
+        "--data.block_size=200000",
+    ]
+    err = fails(capsys, args)
+    assert "zoo: error: the 'validation' split of data.path=" in err and "lower data.block_size" in err

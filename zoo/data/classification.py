@@ -63,6 +63,11 @@ class ClassificationDataModule(ZooDataModule):
             "labels": torch.tensor(split[self.label_column], dtype=torch.long),
         }
 
+    @property
+    def longest_sequence(self) -> tuple[int, str]:
+        """The most tokens a sequence can have, and the field that sets it."""
+        return self.max_len, "data.max_len"
+
     def num_examples(self, split: str) -> int:
         return len(self.encoded[split]["labels"])
 

@@ -55,6 +55,21 @@ class LanguageModelDataModule(ZooDataModule):
         ids = torch.tensor([i for e in encodings for i in e.ids], dtype=torch.int32)
         return {"ids": ids, "characters": sum(len(t) for t in split[self.text_column])}
 
+    @property
+    def longest_sequence(self) -> tuple[int, str]:
+        """The most tokens a sequence can have, and the field that sets it."""
+        return self.block_size, "data.block_size"
+
+    def prepare(self) -> None:
+        """Prepare as every module does, then check that each split holds at least one block."""
+        super().prepare()
+        for split in self.splits:
+            if self.num_examples(split) == 0:
+                raise ValueError(
+                    f"the {split!r} split of data.path={self.path!r} has {len(self.encoded[split]['ids'])} tokens, "
+                    f"fewer than data.block_size + 1 = {self.block_size + 1}; lower data.block_size"
+                )
+
     def num_examples(self, split: str) -> int:
         return max(0, (len(self.encoded[split]["ids"]) - 1) // self.block_size)
 
@@ -66,11 +81,6 @@ class LanguageModelDataModule(ZooDataModule):
         return data["characters"] / len(data["ids"])
 
     def batch_sampler(self, split: str, train: bool) -> FixedSizeBatchSampler:
-        if self.num_examples(split) == 0:
-            raise ValueError(
-                f"the {split!r} split of data.path={self.path!r} has fewer than data.block_size + 1 = "
-                f"{self.block_size + 1} tokens; lower data.block_size"
-            )
         world, rank = self._rank()
         return FixedSizeBatchSampler(
             self.num_examples(split), self.batch_size, shuffle=train, seed=self.seed, num_replicas=world, rank=rank

@@ -87,6 +87,11 @@ class TranslationDataModule(ZooDataModule):
             "tgt_text": list(split[self.tgt_column]),
         }
 
+    @property
+    def longest_sequence(self) -> tuple[int, str]:
+        """The most tokens a source or a decoder input can have, and the field that sets it."""
+        return self.max_len, "data.max_len"
+
     def num_examples(self, split: str) -> int:
         return len(self.encoded[split]["tgt_text"])
 

@@ -90,6 +90,13 @@ class TaskModule(pl.LightningModule):
 
     def check_data(self, datamodule) -> None:
         """Raise ``ValueError`` if this model cannot train on ``datamodule`` (called before training)."""
+        longest, field = getattr(datamodule, "longest_sequence", (None, None))
+        if self.hparams.pe == "learned" and longest is not None and longest > self.hparams.max_len:
+            raise ValueError(
+                f"model.max_len={self.hparams.max_len} is shorter than the {longest}-token sequences that "
+                f"{field} allows, and model.pe='learned' has no position beyond max_len; raise model.max_len "
+                f"to {longest}, lower {field}, or use model.pe=sinusoidal or rope"
+            )
 
     def training_loss(self, batch: dict) -> tuple[Tensor, int]:
         """The training loss of a batch and the number of tokens it covered."""

@@ -61,6 +61,7 @@ class ClassificationTask(TaskModule):
         return EncoderOnly(self.config, hp.vocab_size, hp.num_layers, PAD_ID)
 
     def check_data(self, datamodule) -> None:
+        super().check_data(datamodule)
         data_classes = getattr(datamodule, "num_classes", None)
         if data_classes is not None and data_classes > self.hparams.num_classes:
             raise ValueError(

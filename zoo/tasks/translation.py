@@ -96,6 +96,7 @@ class TranslationTask(TaskModule):
         return self.trainer.datamodule.target_tokenizer.decode_batch(strip_after_eos(ids, EOS_ID))
 
     def check_data(self, datamodule) -> None:
+        super().check_data(datamodule)
         if self.hparams.share_embeddings and not getattr(datamodule, "joint_vocabulary", True):
             raise ValueError(
                 "model.share_embeddings=true needs one vocabulary, but data.joint_vocabulary=false; "
