@@ -57,6 +57,12 @@ VARIANTS = {
         ["--model.num_layers=1", "--data.batch_size=8"],
         "val_bpc",
     ),
+    "decoder_only_wikitext2": (
+        "decoder_only/wikitext2.yaml",
+        "wikitext2",
+        ["--model.num_layers=1", "--data.batch_size=8", "--data.block_size=32", "--data.vocab_size=300"],
+        "val_ppl",
+    ),
 }
 
 

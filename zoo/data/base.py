@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from functools import partial
 from pathlib import Path
 
@@ -72,11 +71,6 @@ class ZooDataModule(pl.LightningDataModule):
         self.encoded: dict[str, dict] = {}
 
     # -- to be provided by subclasses ------------------------------------------------------------
-    @property
-    def name(self) -> str:
-        """A short name of the data set for run names (the last part of ``path``)."""
-        return Path(self.path.rstrip("/")).name.lower().replace("_", "")
-
     def load(self):
         """Load and check the splits (raise before training on a bad path, column or split)."""
         raise NotImplementedError
@@ -190,6 +184,3 @@ class ZooDataModule(pl.LightningDataModule):
 
     def load_state_dict(self, state: dict) -> None:
         self.tokenizers.update({name: Tokenizer.from_str(t) for name, t in state.get("tokenizers", {}).items()})
-
-    def describe(self) -> str:
-        return json.dumps({"path": self.path, **self.settings()})

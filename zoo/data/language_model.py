@@ -15,7 +15,7 @@ class LanguageModelDataModule(ZooDataModule):
 
     Args:
         path: hub id or local folder (default ``karpathy/tiny_shakespeare``).
-        name: the hub configuration name (e.g. ``wikitext-2-v1``), if any.
+        name: the hub configuration name (e.g. ``wikitext-2-v1``), if any; not used for a local folder.
         text_column: the text column.
         block_size: tokens per training sequence (the context length).
         batch_size: sequences per batch.

@@ -30,7 +30,8 @@ def load_splits(path: str, splits: list[str], name: str | None = None, **kwargs)
     Args:
         path: a local folder (e.g. ``../shared/data/multi30k``) or a hub id (e.g. ``bentrevett/multi30k``).
         splits: the split names that must exist and be non-empty.
-        name: the hub configuration name, if any (e.g. ``wikitext-2-v1``).
+        name: the hub configuration name, if any (e.g. ``wikitext-2-v1``); a local folder holds one
+            configuration, so ``name`` is not used for it.
         **kwargs: passed to ``datasets.load_dataset`` (e.g. ``keep_linebreaks=True``).
 
     Returns:
@@ -50,7 +51,7 @@ def load_splits(path: str, splits: list[str], name: str | None = None, **kwargs)
     local = Path(path).expanduser()
     if local.is_dir():
         try:
-            loaded = datasets.load_dataset(str(local), name, **kwargs)
+            loaded = datasets.load_dataset(str(local), **kwargs)  # a local copy holds one configuration
         except ValueError as error:  # e.g. 'Instruction "validation" corresponds to no data!' for an empty file
             empty = [split for split in splits if f'"{split}" corresponds to no data' in str(error)]
             if empty:

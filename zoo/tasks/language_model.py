@@ -61,3 +61,7 @@ class LanguageModelTask(TaskModule):
             self.log(f"{stage}_bpc", loss / math.log(2) / chars_per_token)
         for metric in self.sums.values():
             metric.reset()
+
+    def predict_step(self, batch: dict, batch_idx: int) -> Tensor:
+        """``(B, T)`` greedy next-token predictions at every position."""
+        return self(batch["tokens"]).argmax(dim=-1)
