@@ -1,6 +1,8 @@
 """Each variant end to end on real data: fit a few steps, then validate and test from the checkpoint."""
 
 import pytest
+import torch
+from tokenizers import Tokenizer
 
 from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL, VARIANTS, read_run
 from zoo.cli import main
@@ -28,6 +30,9 @@ def test_fit_validate_test_on_real_data(variant, data_dir, cli_env):
     last = run_dir / "checkpoints" / "last.ckpt"
     assert last.is_file() and (run_dir / "checkpoints").glob("best-*.ckpt")
     assert len(list((run_dir / "wandb").glob("offline-run-*"))) == 1
+    checkpoint = torch.load(last, weights_only=False, map_location="cpu")
+    saved = [v["tokenizers"] for v in checkpoint.values() if isinstance(v, dict) and "tokenizers" in v]
+    assert saved and all(Tokenizer.from_str(t).token_to_id("<pad>") == 0 for t in saved[0].values())
 
     main(["validate", *common, f"--ckpt_path={last}"])
     main(["test", *common, f"--ckpt_path={last}"])
