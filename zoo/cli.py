@@ -13,13 +13,28 @@ from pathlib import Path
 
 from jsonargparse import Namespace
 from lightning.pytorch.callbacks import ModelCheckpoint, RichProgressBar
-from lightning.pytorch.cli import LightningCLI
+from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.utilities import rank_zero_info
 
 from zoo.data import ZooDataModule
 from zoo.tasks import TaskModule
 from zoo.tracking import RunRecord, flatten, latest_run_with_checkpoint, make_wandb_logger, new_run_dir, run_name
 
+ARCHITECTURE_FIELDS = (
+    "d_model",
+    "n_heads",
+    "d_ff",
+    "activation",
+    "norm",
+    "norm_position",
+    "pe",
+    "max_len",
+    "num_layers",
+    "num_encoder_layers",
+    "num_decoder_layers",
+    "tie_embeddings",
+    "share_embeddings",
+)
 RUN_DIR_ENV = "ZOO_RUN_DIR"  # how the launching process tells DDP child ranks which run folder is theirs
 
 
@@ -30,6 +45,16 @@ class ConfigError(Exception):
 def _import(class_path: str) -> type:
     module, _, name = class_path.rpartition(".")
     return getattr(__import__(module, fromlist=[name]), name)
+
+
+class ZooArgumentParser(LightningArgumentParser):
+    """Parse errors in a few lines (the field and what is wrong), not the whole usage text."""
+
+    def error(self, message: str, ex: Exception | None = None):
+        lines = [line for line in str(message).splitlines() if line.strip() and not line.startswith("Given value")]
+        text = "\n  ".join(lines[:6])
+        sys.stderr.write(f"zoo: error: {text}\n(python -m zoo fit --help lists every field and its type)\n")
+        self.exit(2)
 
 
 class ZooCLI(LightningCLI):
@@ -47,6 +72,7 @@ class ZooCLI(LightningCLI):
             seed_everything_default=1,
             trainer_defaults={"use_distributed_sampler": False},
             parser_kwargs={"description": __doc__},
+            parser_class=ZooArgumentParser,
             args=args,
             run=run,
         )
@@ -76,16 +102,23 @@ class ZooCLI(LightningCLI):
             return Path(inherited)
         runs_dir, name = Path(config.runs_dir), config.run_name or self._default_name(config)
         ckpt_path = config.get("ckpt_path")
-        if ckpt_path == "last" and self.subcommand == "fit":
+        evaluating = self.subcommand in ("validate", "test", "predict")
+        if evaluating and not ckpt_path:
+            raise ConfigError(
+                f"{self.subcommand} needs a trained model: pass --ckpt_path with a checkpoint file, or "
+                f"--ckpt_path last for the latest run of this config"
+            )
+        if ckpt_path == "last":
             found = latest_run_with_checkpoint(runs_dir, name)
             if found is None:
                 raise ConfigError(
-                    f"ckpt_path='last': no {runs_dir}/{name}*/checkpoints/last.ckpt to resume; "
-                    f"start a new run without --ckpt_path"
+                    f"ckpt_path='last': no {runs_dir}/{name}*/checkpoints/last.ckpt to load; "
+                    f"train it first, or pass --ckpt_path with a checkpoint file"
                 )
             config.ckpt_path = str(found / "checkpoints" / "last.ckpt")
+            _check_same_model(config)
             return found
-        if ckpt_path and ckpt_path != "last":
+        if ckpt_path:
             if not Path(ckpt_path).is_file():
                 raise ConfigError(f"ckpt_path={ckpt_path!r} is not a file")
             owner = Path(ckpt_path).resolve().parent.parent
@@ -179,6 +212,25 @@ class ZooCLI(LightningCLI):
         if os.environ.get("WANDB_MODE") == "offline":
             runs = f"{wandb_logger.save_dir}/wandb/offline-run-*"
             rank_zero_info(f"zoo: W&B run saved offline; upload it with: wandb sync {runs}")
+
+
+def _check_same_model(config: Namespace) -> None:
+    """Raise ``ConfigError`` if the architecture in ``config`` differs from the one the checkpoint was trained
+    with (a resumed run cannot change shapes)."""
+    import torch
+
+    saved = torch.load(config.ckpt_path, weights_only=False, map_location="cpu").get("hyper_parameters", {})
+    current = config.model.init_args
+    differs = [
+        f"model.{key}={current[key]!r} (the checkpoint has {saved[key]!r})"
+        for key in ARCHITECTURE_FIELDS
+        if key in saved and key in current and saved[key] != current[key]
+    ]
+    if differs:
+        raise ConfigError(
+            f"ckpt_path={config.ckpt_path!r} was trained with another architecture: {', '.join(differs)}; "
+            f"drop those overrides, or start a new run without --ckpt_path"
+        )
 
 
 def _root_cause(error: BaseException) -> BaseException:

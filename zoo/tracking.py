@@ -131,7 +131,7 @@ class RunRecord(Logger):
 
     @rank_zero_only
     def finalize(self, status: str) -> None:
-        self.summary["status"] = status
+        self.summary["status"] = "finished" if status == "success" else status
         self._write_summary()
 
 

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL
+from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL, read_run
 from zoo.cli import main
 
 TRANSLATION = str(CONFIGS / "encoder_decoder" / "multi30k.yaml")
@@ -44,6 +44,12 @@ def fails(capsys, args) -> str:
         ),
         ("--data.src_column=fr", "zoo: error: data.src_column='fr' is not a column of data.path="),
         ("--data.tokenizer=sentencepiece", "zoo: error: data.tokenizer='sentencepiece' is not valid"),
+        ("--model.bleu_batches=0", "zoo: error: model.bleu_batches=0 is not valid; it must be an integer >= 1"),
+        ("--model.betas=[0.9,1.5]", "zoo: error: model.betas=1.5 is not valid; it must be in [0.0, 1.0)"),
+        ("--model.min_lr_ratio=2", "zoo: error: model.min_lr_ratio=2.0 is not valid; it must be in [0.0, 1.0]"),
+        ("--model.num_decoder_layers=0", "zoo: error: model.num_decoder_layers=0 is not valid"),
+        ("--data.max_tokens=0", "zoo: error: data.max_tokens=0 is not valid; it must be an integer >= 1"),
+        ("--model.nheads=4", "zoo: error: Option 'nheads' is not accepted"),
     ],
 )
 def test_bad_knob(override, message, data_dir, cli_env, capsys):
@@ -141,3 +147,28 @@ def test_block_size_larger_than_a_split(data_dir, cli_env, capsys):
     ]
     err = fails(capsys, args)
     assert "zoo: error: the 'validation' split of data.path=" in err and "lower data.block_size" in err
+
+
+def test_evaluation_needs_a_checkpoint(data_dir, cli_env, capsys):
+    for command in ("validate", "test"):
+        err = fails(capsys, [command, "--config", TRANSLATION, f"--data.path={data_dir / 'multi30k'}"])
+        assert f"zoo: error: {command} needs a trained model: pass --ckpt_path" in err
+
+
+def test_resume_with_another_architecture_is_refused(data_dir, cli_env, capsys):
+    args = [
+        "fit",
+        "--config",
+        str(CONFIGS / "decoder_only" / "tinyshakespeare.yaml"),
+        f"--data.path={data_dir / 'tinyshakespeare'}",
+        *TINY_MODEL,
+        "--model.num_layers=1",
+        *FEW_STEPS,
+        "--trainer.max_steps=2",
+    ]
+    main(args)
+    err = fails(capsys, [*args, "--model.d_ff=128", "--ckpt_path=last"])
+    assert "was trained with another architecture: model.d_ff=128 (the checkpoint has 64)" in err
+    main(["test", *args[1:], "--ckpt_path=last"])  # `last` finds the run for evaluation too
+    summary = read_run((cli_env / "runs").iterdir().__next__())["summary"]
+    assert summary["status"] == "finished" and "test_loss" in summary["final"]

@@ -16,8 +16,8 @@ def test_unreachable_hub_fails_in_one_line_with_a_hint(monkeypatch):
     with pytest.raises(ConnectionError) as error:
         load_splits("bentrevett/multi30k", ["train"])
     assert str(error.value) == (
-        "data.path='bentrevett/multi30k': the Hugging Face hub cannot be reached; pass --data.path to a local copy "
-        "(e.g. --data.path ../shared/data/multi30k)"
+        "data.path='bentrevett/multi30k': the Hugging Face hub cannot be reached; pass --data.path with a local "
+        "copy (a folder that datasets.load_dataset reads)"
     )
 
 

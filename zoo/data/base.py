@@ -6,6 +6,7 @@ from functools import partial
 from pathlib import Path
 
 import lightning.pytorch as pl
+from lightning.pytorch.utilities import rank_zero_warn
 import torch
 from tokenizers import Tokenizer
 from torch.utils.data import DataLoader
@@ -172,8 +173,10 @@ class ZooDataModule(pl.LightningDataModule):
         return self._loader("validation", train=False)
 
     def test_dataloader(self) -> DataLoader:
-        split = "test" if "test" in self.splits else "validation"
-        return self._loader(split, train=False)
+        if "test" in self.splits:
+            return self._loader("test", train=False)
+        rank_zero_warn(f"data.path={self.path!r} has no test split here; `test` evaluates the validation split")
+        return self._loader("validation", train=False)
 
     def predict_dataloader(self) -> DataLoader:
         return self.test_dataloader()

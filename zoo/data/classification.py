@@ -8,6 +8,7 @@ from zoo.data.base import ZooDataModule, pack, pad, unpack
 from zoo.data.batching import TokenBudgetBatchSampler
 from zoo.data.loading import check_columns, load_splits
 from zoo.data.tokenizer import BOS_ID
+from zoo.nn.registry import check_at_least
 
 
 class ClassificationDataModule(ZooDataModule):
@@ -38,6 +39,9 @@ class ClassificationDataModule(ZooDataModule):
         cache_dir: str | None = None,
         seed: int = 0,
     ) -> None:
+        check_at_least("data.max_tokens", max_tokens, 1)
+        check_at_least("data.batch_size", batch_size, 1, optional=True)
+        check_at_least("data.max_len", max_len, 2)
         super().__init__(path, tokenizer, vocab_size, num_workers, cache_dir, seed)
         self.text_column, self.label_column = text_column, label_column
         self.max_tokens, self.batch_size, self.max_len = max_tokens, batch_size, max_len

@@ -7,6 +7,7 @@ import torch
 from zoo.data.base import ZooDataModule
 from zoo.data.batching import FixedSizeBatchSampler
 from zoo.data.loading import check_columns, load_splits
+from zoo.nn.registry import check_at_least
 
 
 class LanguageModelDataModule(ZooDataModule):
@@ -36,6 +37,7 @@ class LanguageModelDataModule(ZooDataModule):
         cache_dir: str | None = None,
         seed: int = 0,
     ) -> None:
+        check_at_least("data.batch_size", batch_size, 1)
         super().__init__(path, tokenizer, vocab_size, num_workers, cache_dir, seed)
         if block_size <= 0:
             raise ValueError(f"data.block_size={block_size} is not valid; it must be a positive integer")

@@ -52,17 +52,17 @@ def load_splits(path: str, splits: list[str], name: str | None = None, **kwargs)
     if local.is_dir():
         try:
             loaded = datasets.load_dataset(str(local), **kwargs)  # a local copy holds one configuration
-        except ValueError as error:  # e.g. 'Instruction "validation" corresponds to no data!' for an empty file
+        except (ValueError, StopIteration) as error:  # e.g. 'Instruction "validation" corresponds to no data!'
             empty = [split for split in splits if f'"{split}" corresponds to no data' in str(error)]
             if empty:
                 raise ValueError(f"data.path={path!r}: the split {empty[0]!r} is empty") from error
-            raise ValueError(f"data.path={path!r} could not be read: {error}") from error
+            raise ValueError(f"data.path={path!r} could not be read: {type(error).__name__} {error}") from error
     elif local.exists() or _looks_local(path):
         raise FileNotFoundError(f"data.path={path!r} is not a folder (resolved to {local.resolve()})")
     elif not _hub_reachable():
         raise ConnectionError(
-            f"data.path={path!r}: the Hugging Face hub cannot be reached; pass --data.path to a local copy "
-            f"(e.g. --data.path ../shared/data/{path.rsplit('/', 1)[-1]})"
+            f"data.path={path!r}: the Hugging Face hub cannot be reached; pass --data.path with a local copy "
+            f"(a folder that datasets.load_dataset reads)"
         )
     else:
         loaded = datasets.load_dataset(path, name, **kwargs)

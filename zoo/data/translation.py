@@ -9,6 +9,7 @@ from zoo.data.base import ZooDataModule, pack, pad, unpack
 from zoo.data.batching import TokenBudgetBatchSampler
 from zoo.data.loading import check_columns, load_splits
 from zoo.data.tokenizer import BOS_ID, EOS_ID
+from zoo.nn.registry import check_at_least
 
 
 class TranslationDataModule(ZooDataModule):
@@ -47,6 +48,9 @@ class TranslationDataModule(ZooDataModule):
         cache_dir: str | None = None,
         seed: int = 0,
     ) -> None:
+        check_at_least("data.max_tokens", max_tokens, 1)
+        check_at_least("data.batch_size", batch_size, 1, optional=True)
+        check_at_least("data.max_len", max_len, 2)
         super().__init__(path, tokenizer, vocab_size, num_workers, cache_dir, seed)
         self.src_column, self.tgt_column = src_column, tgt_column
         self.max_tokens, self.batch_size, self.max_len = max_tokens, batch_size, max_len

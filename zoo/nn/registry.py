@@ -24,6 +24,31 @@ def check_choice(field: str, value: object, valid: list) -> object:
     return value
 
 
+def check_at_least(field: str, value: object, minimum: int, optional: bool = False) -> None:
+    """Check that ``value`` is an integer >= ``minimum`` (or ``None`` when ``optional``).
+
+    Raises:
+        ValueError: ``"<field>=<value> is not valid; it must be an integer >= <minimum>"``.
+    """
+    if optional and value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        extra = " (or null)" if optional else ""
+        raise ValueError(f"{field}={value!r} is not valid; it must be an integer >= {minimum}{extra}")
+
+
+def check_between(field: str, value: float, low: float, high: float, high_inclusive: bool = False) -> None:
+    """Check that ``low <= value < high`` (``<= high`` when ``high_inclusive``).
+
+    Raises:
+        ValueError: naming the field, the value and the interval.
+    """
+    inside = low <= value <= high if high_inclusive else low <= value < high
+    if not inside:
+        interval = f"[{low}, {high}]" if high_inclusive else f"[{low}, {high})"
+        raise ValueError(f"{field}={value!r} is not valid; it must be in {interval}")
+
+
 class Registry(Generic[T]):
     """A name -> class table for one kind of component.
 

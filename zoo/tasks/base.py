@@ -9,7 +9,7 @@ import torch
 from torch import Tensor, nn
 
 from zoo.nn import TransformerConfig, count_parameters
-from zoo.nn.registry import check_choice
+from zoo.nn.registry import check_at_least, check_between, check_choice
 from zoo.schedules import SCHEDULES, schedule_factor
 
 
@@ -78,8 +78,13 @@ class TaskModule(pl.LightningModule):
         check_choice("model.schedule", schedule, SCHEDULES)
         if lr <= 0:
             raise ValueError(f"model.lr={lr} is not valid; it must be positive")
-        if warmup_steps < 0:
-            raise ValueError(f"model.warmup_steps={warmup_steps} is not valid; it must be >= 0")
+        if eps <= 0:
+            raise ValueError(f"model.eps={eps} is not valid; it must be positive")
+        check_at_least("model.warmup_steps", warmup_steps, 0)
+        for beta in betas:
+            check_between("model.betas", beta, 0.0, 1.0)
+        check_between("model.min_lr_ratio", min_lr_ratio, 0.0, 1.0, high_inclusive=True)
+        check_between("model.weight_decay", weight_decay, 0.0, float("inf"))
         if vocab_size <= 0:
             raise ValueError(f"model.vocab_size={vocab_size} is not valid; the CLI sets it from the data module")
         self.network = self.build_network()

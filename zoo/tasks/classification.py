@@ -9,7 +9,7 @@ from torchmetrics.classification import MulticlassAccuracy, MulticlassF1Score
 
 from zoo.data.tokenizer import PAD_ID
 from zoo.nn import EncoderOnly
-from zoo.nn.registry import check_choice
+from zoo.nn.registry import check_at_least, check_choice
 from zoo.tasks.base import TaskModule
 
 POOLINGS = ["mean", "cls"]
@@ -38,6 +38,7 @@ class ClassificationTask(TaskModule):
 
     def __init__(self, num_layers: int = 4, num_classes: int = 2, pooling: str = "mean", **kwargs) -> None:
         check_choice("model.pooling", pooling, POOLINGS)
+        check_at_least("model.num_layers", num_layers, 1)
         if num_classes < 2:
             raise ValueError(f"model.num_classes={num_classes} is not valid; it must be at least 2")
         super().__init__(**kwargs)

@@ -11,6 +11,7 @@ from torchmetrics import SumMetric
 
 from zoo.data.tokenizer import PAD_ID
 from zoo.nn import DecoderOnly
+from zoo.nn.registry import check_at_least
 from zoo.tasks.base import TaskModule
 
 
@@ -26,6 +27,7 @@ class LanguageModelTask(TaskModule):
     monitor, monitor_mode, short_name = "val_loss", "min", "do"
 
     def __init__(self, num_layers: int = 4, tie_embeddings: bool = True, **kwargs) -> None:
+        check_at_least("model.num_layers", num_layers, 1)
         super().__init__(**kwargs)
         self.sums = nn.ModuleDict({f"{stage}_{k}": SumMetric() for stage in ("val", "test") for k in ("nll", "tokens")})
 

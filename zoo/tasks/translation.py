@@ -11,6 +11,7 @@ from torchmetrics.text import SacreBLEUScore
 from zoo.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
 from zoo.decoding import greedy_decode, strip_after_eos
 from zoo.nn import EncoderDecoder
+from zoo.nn.registry import check_at_least, check_between
 from zoo.tasks.base import TaskModule
 
 
@@ -42,8 +43,11 @@ class TranslationTask(TaskModule):
         max_decode_extra: int = 20,
         **kwargs,
     ) -> None:
-        if not 0.0 <= label_smoothing < 1.0:
-            raise ValueError(f"model.label_smoothing={label_smoothing} is not valid; it must be in [0, 1)")
+        check_between("model.label_smoothing", label_smoothing, 0.0, 1.0)
+        check_at_least("model.num_encoder_layers", num_encoder_layers, 1)
+        check_at_least("model.num_decoder_layers", num_decoder_layers, 1)
+        check_at_least("model.bleu_batches", bleu_batches, 1, optional=True)
+        check_at_least("model.max_decode_extra", max_decode_extra, 0)
         super().__init__(**kwargs)
         self.metrics = torch.nn.ModuleDict(
             {
