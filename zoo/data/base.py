@@ -6,8 +6,8 @@ from functools import partial
 from pathlib import Path
 
 import lightning.pytorch as pl
-from lightning.pytorch.utilities import rank_zero_warn
 import torch
+from lightning.pytorch.utilities import rank_zero_warn
 from tokenizers import Tokenizer
 from torch.utils.data import DataLoader
 
