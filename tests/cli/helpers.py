@@ -66,6 +66,17 @@ VARIANTS = {
 }
 
 
+def shakespeare_args(data_dir: Path, tiny: bool = True) -> list[str]:
+    """``fit`` on Tiny Shakespeare; with ``tiny``, a one-layer model for a few steps."""
+    args = [
+        "fit",
+        "--config",
+        str(CONFIGS / "decoder_only" / "tinyshakespeare.yaml"),
+        f"--data.path={data_dir / 'tinyshakespeare'}",
+    ]
+    return [*args, *TINY_MODEL, "--model.num_layers=1", *FEW_STEPS] if tiny else args
+
+
 def read_run(run_dir: Path) -> dict:
     """The local record of a run: config, metric lines and summary."""
     lines = (run_dir / "metrics.jsonl").read_text().splitlines()

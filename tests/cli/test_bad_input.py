@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL, read_run
+from tests.cli.helpers import CONFIGS, read_run, shakespeare_args
 from zoo.cli import main
 
 TRANSLATION = str(CONFIGS / "encoder_decoder" / "multi30k.yaml")
@@ -82,13 +82,7 @@ def test_resume_without_a_checkpoint(data_dir, cli_env, capsys):
 
 def test_second_run_never_overwrites_the_first(data_dir, cli_env):
     args = [
-        "fit",
-        "--config",
-        str(CONFIGS / "decoder_only" / "tinyshakespeare.yaml"),
-        f"--data.path={data_dir / 'tinyshakespeare'}",
-        *TINY_MODEL,
-        "--model.num_layers=1",
-        *FEW_STEPS,
+        *shakespeare_args(data_dir),
         "--trainer.max_steps=2",
     ]
     main(args)
@@ -123,10 +117,7 @@ def test_too_few_classes(data_dir, cli_env, capsys):
 
 def test_learned_positions_shorter_than_the_data(data_dir, cli_env, capsys):
     args = [
-        "fit",
-        "--config",
-        str(CONFIGS / "decoder_only" / "tinyshakespeare.yaml"),
-        f"--data.path={data_dir / 'tinyshakespeare'}",
+        *shakespeare_args(data_dir, tiny=False),
         "--model.max_len=32",
     ]
     err = fails(capsys, args)
@@ -138,10 +129,7 @@ def test_learned_positions_shorter_than_the_data(data_dir, cli_env, capsys):
 
 def test_block_size_larger_than_a_split(data_dir, cli_env, capsys):
     args = [
-        "fit",
-        "--config",
-        str(CONFIGS / "decoder_only" / "tinyshakespeare.yaml"),
-        f"--data.path={data_dir / 'tinyshakespeare'}",
+        *shakespeare_args(data_dir, tiny=False),
         "--model.pe=rope",
         "--data.block_size=200000",
     ]
@@ -157,13 +145,7 @@ def test_evaluation_needs_a_checkpoint(data_dir, cli_env, capsys):
 
 def test_resume_with_another_architecture_is_refused(data_dir, cli_env, capsys):
     args = [
-        "fit",
-        "--config",
-        str(CONFIGS / "decoder_only" / "tinyshakespeare.yaml"),
-        f"--data.path={data_dir / 'tinyshakespeare'}",
-        *TINY_MODEL,
-        "--model.num_layers=1",
-        *FEW_STEPS,
+        *shakespeare_args(data_dir),
         "--trainer.max_steps=2",
     ]
     main(args)

@@ -1,18 +1,12 @@
 """``fit --ckpt_path last`` continues the same run: folder, step count, schedule, W&B run id."""
 
-from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL, read_run
+from tests.cli.helpers import read_run, shakespeare_args
 from zoo.cli import main
 
 
 def test_resume_continues_the_same_run(data_dir, cli_env):
     args = [
-        "fit",
-        "--config",
-        str(CONFIGS / "decoder_only" / "tinyshakespeare.yaml"),
-        f"--data.path={data_dir / 'tinyshakespeare'}",
-        *TINY_MODEL,
-        "--model.num_layers=1",
-        *FEW_STEPS,
+        *shakespeare_args(data_dir),
     ]
     main([*args, "--trainer.max_steps=4"])
     (run_dir,) = (cli_env / "runs").iterdir()

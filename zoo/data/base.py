@@ -11,7 +11,7 @@ from lightning.pytorch.utilities import rank_zero_warn
 from tokenizers import Tokenizer
 from torch.utils.data import DataLoader
 
-from zoo.data.batching import ShardedBatchSampler, TokenBudgetBatchSampler
+from zoo.data.batching import ShardedBatchSampler
 from zoo.data.cache import atomic_save, atomic_write_text, cache_key, default_cache_dir
 from zoo.data.tokenizer import PAD_ID, TOKENIZERS, train_tokenizer
 from zoo.nn.registry import check_choice
@@ -149,13 +149,6 @@ class ZooDataModule(pl.LightningDataModule):
     def _rank(self) -> tuple[int, int]:
         trainer = self.trainer
         return (trainer.world_size, trainer.global_rank) if trainer is not None else (1, 0)
-
-    def token_budget_sampler(self, lengths: list[int], train: bool) -> TokenBudgetBatchSampler:
-        """Length-bucketed batches within ``self.max_tokens`` (and ``self.batch_size``), this rank's share."""
-        world, rank = self._rank()
-        return TokenBudgetBatchSampler(
-            lengths, self.max_tokens, self.batch_size, shuffle=train, seed=self.seed, num_replicas=world, rank=rank
-        )
 
     def _loader(self, split: str, train: bool) -> DataLoader:
         sampler = self.batch_sampler(split, train)

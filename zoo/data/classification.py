@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import torch
 
-from zoo.data.base import ZooDataModule, pack, pad, unpack
-from zoo.data.batching import TokenBudgetBatchSampler
+from zoo.data.base import pack, pad, unpack
 from zoo.data.loading import check_columns, load_splits
+from zoo.data.sentences import SentenceDataModule
 from zoo.data.tokenizer import BOS_ID
-from zoo.nn.registry import check_at_least
 
 
-class ClassificationDataModule(ZooDataModule):
+class ClassificationDataModule(SentenceDataModule):
     """Rows with a text and an integer label column. Every sequence starts with ``<bos>``, which serves as
     the ``[CLS]`` token when the model pools with ``cls`` (Devlin et al. 2019, section 3).
 
@@ -19,10 +18,10 @@ class ClassificationDataModule(ZooDataModule):
         path: hub id or local folder (default ``stanfordnlp/sst2``).
         text_column: the text column.
         label_column: the label column (integers ``0 .. num_classes - 1``).
-        max_tokens: the token budget of a training batch.
-        batch_size: an optional cap on sentences per batch.
         max_len: longer sentences are truncated to this many tokens.
-        tokenizer, vocab_size, num_workers, cache_dir, seed: see :class:`ZooDataModule`.
+        tokenizer: ``wordpiece`` by default (see :class:`ZooDataModule`).
+        **kwargs: ``max_tokens``, ``batch_size``, ``vocab_size``, ``num_workers``, ``cache_dir``, ``seed``
+            (see :class:`zoo.data.sentences.SentenceDataModule`).
     """
 
     def __init__(
@@ -30,24 +29,15 @@ class ClassificationDataModule(ZooDataModule):
         path: str = "stanfordnlp/sst2",
         text_column: str = "sentence",
         label_column: str = "label",
-        max_tokens: int = 4096,
-        batch_size: int | None = None,
         max_len: int = 128,
         tokenizer: str = "wordpiece",
-        vocab_size: int = 8000,
-        num_workers: int = 0,
-        cache_dir: str | None = None,
-        seed: int = 0,
+        **kwargs,
     ) -> None:
-        check_at_least("data.max_tokens", max_tokens, 1)
-        check_at_least("data.batch_size", batch_size, 1, optional=True)
-        check_at_least("data.max_len", max_len, 2)
-        super().__init__(path, tokenizer, vocab_size, num_workers, cache_dir, seed)
+        super().__init__(path=path, max_len=max_len, tokenizer=tokenizer, **kwargs)
         self.text_column, self.label_column = text_column, label_column
-        self.max_tokens, self.batch_size, self.max_len = max_tokens, batch_size, max_len
 
     def settings(self) -> dict:
-        return {**super().settings(), "text": self.text_column, "label": self.label_column, "max_len": self.max_len}
+        return {**super().settings(), "text": self.text_column, "label": self.label_column}
 
     def load(self):
         data = load_splits(self.path, list(self.splits))
@@ -67,11 +57,6 @@ class ClassificationDataModule(ZooDataModule):
             "labels": torch.tensor(split[self.label_column], dtype=torch.long),
         }
 
-    @property
-    def longest_sequence(self) -> tuple[int, str]:
-        """The most tokens a sequence can have, and the field that sets it."""
-        return self.max_len, "data.max_len"
-
     def num_examples(self, split: str) -> int:
         return len(self.encoded[split]["labels"])
 
@@ -81,8 +66,8 @@ class ClassificationDataModule(ZooDataModule):
         self.prepare()
         return int(self.encoded["train"]["labels"].max()) + 1
 
-    def batch_sampler(self, split: str, train: bool) -> TokenBudgetBatchSampler:
-        return self.token_budget_sampler(self.encoded[split]["tokens"]["offsets"].diff().tolist(), train)
+    def lengths(self, split: str) -> list[int]:
+        return self.encoded[split]["tokens"]["offsets"].diff().tolist()
 
     def collate(self, split: str, indices: list[int]) -> dict:
         data = self.encoded[split]

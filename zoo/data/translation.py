@@ -5,14 +5,13 @@ from __future__ import annotations
 import torch
 from tokenizers import Tokenizer
 
-from zoo.data.base import ZooDataModule, pack, pad, unpack
-from zoo.data.batching import TokenBudgetBatchSampler
+from zoo.data.base import pack, pad, unpack
 from zoo.data.loading import check_columns, load_splits
+from zoo.data.sentences import SentenceDataModule
 from zoo.data.tokenizer import BOS_ID, EOS_ID
-from zoo.nn.registry import check_at_least
 
 
-class TranslationDataModule(ZooDataModule):
+class TranslationDataModule(SentenceDataModule):
     """Parallel text with ``src_column`` and ``tgt_column`` (``datasets`` rows such as ``{"de": .., "en": ..}``).
 
     A source is ``tokens + <eos>``; the decoder input is ``<bos> + tokens`` and its target ``tokens + <eos>``
@@ -24,11 +23,9 @@ class TranslationDataModule(ZooDataModule):
         path: hub id or local folder (default ``bentrevett/multi30k``).
         src_column: the source language column.
         tgt_column: the target language column.
-        max_tokens: the token budget of a training batch (source or target side, padding included).
-        batch_size: an optional cap on sentences per batch (also the evaluation batch size cap).
-        max_len: longer sentences are truncated to this many tokens.
         joint_vocabulary: one tokenizer for both languages (else one per language).
-        tokenizer, vocab_size, num_workers, cache_dir, seed: see :class:`ZooDataModule`.
+        **kwargs: ``max_tokens``, ``batch_size``, ``max_len``, ``tokenizer``, ``vocab_size``, ``num_workers``,
+            ``cache_dir``, ``seed`` (see :class:`zoo.data.sentences.SentenceDataModule`).
     """
 
     eval_splits = ("validation", "test")
@@ -38,27 +35,15 @@ class TranslationDataModule(ZooDataModule):
         path: str = "bentrevett/multi30k",
         src_column: str = "de",
         tgt_column: str = "en",
-        max_tokens: int = 4096,
-        batch_size: int | None = None,
-        max_len: int = 256,
         joint_vocabulary: bool = True,
-        tokenizer: str = "bpe",
-        vocab_size: int = 8000,
-        num_workers: int = 0,
-        cache_dir: str | None = None,
-        seed: int = 0,
+        **kwargs,
     ) -> None:
-        check_at_least("data.max_tokens", max_tokens, 1)
-        check_at_least("data.batch_size", batch_size, 1, optional=True)
-        check_at_least("data.max_len", max_len, 2)
-        super().__init__(path, tokenizer, vocab_size, num_workers, cache_dir, seed)
-        self.src_column, self.tgt_column = src_column, tgt_column
-        self.max_tokens, self.batch_size, self.max_len = max_tokens, batch_size, max_len
-        self.joint_vocabulary = joint_vocabulary
+        super().__init__(path=path, **kwargs)
+        self.src_column, self.tgt_column, self.joint_vocabulary = src_column, tgt_column, joint_vocabulary
 
     def settings(self) -> dict:
         columns = {"src": self.src_column, "tgt": self.tgt_column}
-        return {**super().settings(), **columns, "max_len": self.max_len, "joint": self.joint_vocabulary}
+        return {**super().settings(), **columns, "joint": self.joint_vocabulary}
 
     def load(self):
         data = load_splits(self.path, list(self.splits))
@@ -91,11 +76,6 @@ class TranslationDataModule(ZooDataModule):
             "tgt_text": list(split[self.tgt_column]),
         }
 
-    @property
-    def longest_sequence(self) -> tuple[int, str]:
-        """The most tokens a source or a decoder input can have, and the field that sets it."""
-        return self.max_len, "data.max_len"
-
     def num_examples(self, split: str) -> int:
         return len(self.encoded[split]["tgt_text"])
 
@@ -103,9 +83,6 @@ class TranslationDataModule(ZooDataModule):
         """The longer side of each pair, in tokens (with its <bos>/<eos>)."""
         src, tgt = (self.encoded[split][k]["offsets"].diff() for k in ("src", "tgt"))
         return torch.maximum(src, tgt + 1).tolist()
-
-    def batch_sampler(self, split: str, train: bool) -> TokenBudgetBatchSampler:
-        return self.token_budget_sampler(self.lengths(split), train)
 
     def collate(self, split: str, indices: list[int]) -> dict:
         data = self.encoded[split]
