@@ -39,3 +39,11 @@ def test_fit_validate_test_on_real_data(variant, data_dir, cli_env):
     after = read_run(run_dir)
     assert any(key.startswith("test_") for key in after["summary"]["final"])
     assert list((cli_env / "runs").iterdir()) == [run_dir]  # no new run folder for evaluation
+
+
+def test_quickstart_generates_its_data_and_trains(cli_env):
+    main(["fit", "--config", str(CONFIGS / "quickstart.yaml"), *FEW_STEPS, "--data.num_train=500"])
+    (run_dir,) = (cli_env / "runs").iterdir()
+    assert run_dir.name == "ed-reverse-sinusoidal-layernorm-pre-h4-s1"
+    summary = read_run(run_dir)["summary"]
+    assert summary["status"] == "finished" and "val_exact_match" in summary["final"]
