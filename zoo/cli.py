@@ -251,8 +251,19 @@ def _plain(config: Namespace) -> dict:
     return plain
 
 
+TOOLS = {"sweep": "zoo.sweep", "compare": "zoo.compare"}  # subcommands outside LightningCLI's four
+
+
 def main(args: list[str] | None = None) -> None:
-    """Entry point of ``python -m zoo``: bad configuration is one line on stderr and exit status 2."""
+    """Entry point of ``python -m zoo``: bad configuration is one line on stderr and exit status 2.
+
+    ``fit``, ``validate``, ``test`` and ``predict`` go to :class:`ZooCLI`; ``sweep`` and ``compare`` to the
+    ``main(argv)`` of their modules.
+    """
+    argv = sys.argv[1:] if args is None else list(args)
+    if argv and argv[0] in TOOLS:
+        module = __import__(TOOLS[argv[0]], fromlist=["main"])
+        sys.exit(module.main(argv[1:]))
     try:
         ZooCLI(args=args)
     except ConfigError as error:

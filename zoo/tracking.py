@@ -8,6 +8,7 @@ import math
 import netrc
 import os
 import secrets
+import time
 from pathlib import Path
 
 from lightning.pytorch.loggers import Logger, WandbLogger
@@ -30,9 +31,24 @@ def wandb_mode() -> str:
     return "online" if any("wandb" in host for host in hosts) else "offline"
 
 
+def run_grouping() -> dict:
+    """The W&B ``group`` and ``job_type`` of this run, from W&B's own variables ``$WANDB_RUN_GROUP`` and
+    ``$WANDB_JOB_TYPE`` (set by ``zoo sweep`` for each trial: the sweep's name and the knobs it varies), and the
+    sweep id ``$WANDB_SWEEP_ID`` set by ``wandb agent``; absent ones are ``None``."""
+    return {
+        "group": os.environ.get("WANDB_RUN_GROUP") or None,
+        "job_type": os.environ.get("WANDB_JOB_TYPE") or None,
+        "sweep_id": os.environ.get("WANDB_SWEEP_ID") or None,
+    }
+
+
 def make_wandb_logger(run_dir: Path, name: str, project: str) -> WandbLogger:
-    """A W&B logger writing under ``run_dir``; the run id is kept in ``run_dir/wandb_id`` so that a resumed
-    training continues the same W&B run."""
+    """A W&B logger writing under ``run_dir``.
+
+    The run id is, in this order: the one kept in ``run_dir/wandb_id`` (a resumed training continues the same
+    W&B run), the one ``wandb agent`` assigned (``$WANDB_RUN_ID``, so that the run joins its sweep), or a new
+    one; it is then kept in ``run_dir/wandb_id``.
+    """
     mode = wandb_mode()
     os.environ["WANDB_MODE"] = mode  # child processes (DDP ranks) see the same decision
     os.environ.setdefault("WANDB_SILENT", "true")
@@ -40,10 +56,20 @@ def make_wandb_logger(run_dir: Path, name: str, project: str) -> WandbLogger:
     if id_file.exists():
         run_id = id_file.read_text().strip()
     else:
-        run_id = secrets.token_hex(4)
+        run_id = os.environ.get("WANDB_RUN_ID") or secrets.token_hex(4)
         run_dir.mkdir(parents=True, exist_ok=True)
         id_file.write_text(run_id)
-    return WandbLogger(name=name, project=project, save_dir=str(run_dir), id=run_id, resume="allow", mode=mode)
+    grouping = run_grouping()
+    return WandbLogger(
+        name=name,
+        project=project,
+        save_dir=str(run_dir),
+        id=run_id,
+        resume="allow",
+        mode=mode,
+        group=grouping["group"],
+        job_type=grouping["job_type"],
+    )
 
 
 def flatten(config: dict, prefix: str = "") -> dict:
@@ -69,19 +95,30 @@ class RunRecord(Logger):
     - ``metrics.jsonl``: one line per logging call, ``{"step": .., "<metric>": ..}``;
     - ``summary.json``: ``final`` (the last value of each metric), ``best`` (the best value of each
       validation/test metric and its step; lower is better for loss, perplexity and bits per character),
-      ``checkpoints`` and ``status``.
+      ``checkpoints``, ``status``, ``group``/``job_type``/``sweep_id`` (see :func:`run_grouping`), ``started``
+      (Unix time of the first start) and ``wall_time_s`` (seconds of training and evaluation, summed over
+      resumes).
     """
 
     def __init__(self, run_dir: Path) -> None:
         super().__init__()
         self.run_dir = Path(run_dir)
         self.summary = self._read_summary()
+        self._wall_before, self._clock = self.summary.get("wall_time_s", 0.0), time.monotonic()
 
     def _read_summary(self) -> dict:
         file = self.run_dir / "summary.json"
         if file.exists():
             return json.loads(file.read_text())
-        return {"final": {}, "best": {}, "checkpoints": {}, "status": "running"}
+        return {
+            "final": {},
+            "best": {},
+            "checkpoints": {},
+            "status": "running",
+            "started": time.time(),
+            "wall_time_s": 0.0,
+            **run_grouping(),
+        }
 
     @property
     def name(self) -> str:
@@ -120,6 +157,7 @@ class RunRecord(Logger):
         self._write_summary()
 
     def _write_summary(self) -> None:
+        self.summary["wall_time_s"] = round(self._wall_before + time.monotonic() - self._clock, 3)
         (self.run_dir / "summary.json").write_text(json.dumps(self.summary, indent=2, sort_keys=True))
 
     @rank_zero_only
