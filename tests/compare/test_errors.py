@@ -1,0 +1,57 @@
+"""Bad input ends in exit status 2 and one line on stderr that names the value and what is valid."""
+
+from tests.compare.fake_runs import write_run
+
+
+def one_error_line(compare, *args) -> str:
+    status, out, err = compare(*args)
+    assert (status, out) == (2, "") and err.count("\n") == 1 and err.startswith("zoo compare: error: ")
+    return err.strip().removeprefix("zoo compare: error: ")
+
+
+def test_a_path_that_is_no_run(runs_dir, compare):
+    assert one_error_line(compare, "nope", "--runs_dir", runs_dir) == (
+        f"'nope' is not a run folder (no summary.json), a glob of run folders, or a sweep name in {runs_dir}/ "
+        "(sweeps there: pe-sweep)"
+    )
+    pattern = str(runs_dir / "zz*")
+    assert one_error_line(compare, pattern) == f"{pattern!r} matches no run folder (a folder with summary.json)"
+
+
+def test_an_unknown_metric(runs_dir, compare):
+    assert one_error_line(compare, runs_dir, "--metric", "val_blue") == (
+        "--metric 'val_blue' is not logged by these runs; choose one of: parameters, tokens_per_sec, train_loss, "
+        "val_bleu"
+    )
+
+
+def test_a_bad_baseline(runs_dir, compare):
+    assert one_error_line(compare, runs_dir, "--baseline", "pe=learned") == (
+        "--baseline 'pe=learned' matches no configuration; values here: model.pe: rope, sinusoidal"
+    )
+    assert one_error_line(compare, runs_dir, "--baseline", "norm=rmsnorm") == (
+        "--baseline key 'norm' is not a knob that differs here; knobs: model.pe"
+    )
+    assert one_error_line(compare, runs_dir, "--baseline", "rope") == "--baseline 'rope': 'rope' is not KEY=VALUE"
+
+
+def test_bad_arguments_and_no_runs(runs_dir, compare):
+    assert "--format" in one_error_line(compare, runs_dir, "--format", "xml")
+    assert one_error_line(compare) == (
+        "name the runs to compare: run folders, globs, a sweep name, or --wandb ENTITY/PROJECT"
+    )
+
+
+def test_runs_of_different_tasks_need_a_metric(tmp_path, compare):
+    write_run(tmp_path, "translation", [(100, 30.0)])
+    write_run(
+        tmp_path, "lm", [(100, 2.0)], metric="val_loss", knobs={"model.class_path": "zoo.tasks.LanguageModelTask"}
+    )
+    assert one_error_line(compare, tmp_path) == (
+        "cannot pick one task metric for these runs (val_bleu, val_loss); pass --metric"
+    )
+
+
+def test_only_failed_runs(tmp_path, compare):
+    write_run(tmp_path, "broken", [(100, 30.0)], status="failed")
+    assert one_error_line(compare, tmp_path) == "no finished run with val_bleu to compare; left out: broken (failed)"

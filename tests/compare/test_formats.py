@@ -1,0 +1,47 @@
+"""Every output format parses and carries the same numbers."""
+
+import csv
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def test_csv_rows_equal_json_rows(runs_dir, compare, compare_json):
+    rows = compare_json(runs_dir)["rows"]
+    status, out, _ = compare(runs_dir, "--format", "csv")
+    parsed = list(csv.DictReader(io.StringIO(out)))
+    assert status == 0 and len(parsed) == 2
+    for line, row in zip(parsed, rows, strict=True):
+        assert line["model.pe"] == row["model.pe"] and line["runs"] == ";".join(row["runs"])
+        assert float(line["val_bleu_best_mean"]) == pytest.approx(row["val_bleu_best_mean"], rel=1e-12)
+    assert parsed[0]["p_value"] == "" and float(parsed[1]["p_value"]) == pytest.approx(rows[1]["p_value"])
+
+
+def test_markdown_is_a_table_with_the_notes(runs_dir, compare, compare_json):
+    rope = compare_json(runs_dir)["rows"][1]
+    status, out, _ = compare(runs_dir, "--format", "markdown")
+    table = [line for line in out.splitlines() if line.startswith("|")]
+    assert status == 0 and len(table) == 4 and len({line.count("|") for line in table}) == 1
+    cells = [cell.strip() for cell in table[3].strip("|").split("|")]
+    assert cells[:3] == ["", "rope", "3"]
+    assert cells[3] == f"{rope['val_bleu_best_mean']:.2f} ± {rope['val_bleu_best_std']:.2f}"
+    assert cells[5] == f"{rope['delta']:+.2f} ± {rope['delta_se']:.2f}"
+    assert cells[6] == f"{rope['p_value']:.3g} ({rope['verdict']})"
+    assert "Welch's t-test" in out and "p < 0.05 marks a difference beyond seed noise" in out
+
+
+def test_terminal_table_shows_baseline_and_test(runs_dir, compare):
+    status, out, _ = compare(runs_dir)
+    assert status == 0
+    assert "base" in out and "sinusoidal" in out and "rope" in out and "31.17 ± 1.26" in out
+    assert "Welch's t-test (two-sided, unequal variances), p < 0.05" in out
+
+
+def test_python_m_zoo_compare_dispatches(runs_dir):
+    result = subprocess.run([sys.executable, "-m", "zoo", "compare", str(runs_dir), "--format", "json"],
+                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert [row["n"] for row in json.loads(result.stdout)["rows"]] == [3, 3]

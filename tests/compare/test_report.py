@@ -1,0 +1,32 @@
+"""``--report``: one self-contained HTML file with the table, the learning curves and a chart per knob."""
+
+import json
+import re
+
+from tests.compare.conftest import ROPE, SINUSOIDAL
+
+
+def plotly_figures(page: str) -> list[dict]:
+    """The ``data`` of every chart, from the ``Plotly.newPlot(id, data, layout, config)`` calls of the page."""
+    decoder, figures = json.JSONDecoder(), []
+    for match in re.finditer(r'Plotly\.newPlot\(\s*"[^"]+",\s*', page):
+        figures.append(decoder.raw_decode(page, match.end())[0])
+    return figures
+
+
+def test_report_is_self_contained_with_curves_and_knob_charts(runs_dir, compare, tmp_path):
+    report = tmp_path / "out" / "report.html"
+    status, out, err = compare(runs_dir, "--report", report)
+    assert status == 0 and err == f"report: {report}\n"
+    page = report.read_text()
+    assert not re.search(r"<(script|link|img)[^>]+(src|href)=", page)  # nothing fetched: plotly.js is inlined
+    assert "<td>31.17 ± 1.26</td>" in page and "Welch&#x27;s t-test" in page
+    curves, by_pe = plotly_figures(page)  # one knob (pe): the curves and one chart
+    mean_line = [trace for trace in curves if trace.get("name") == "pe=sinusoidal (base) (n=3)"][0]
+    assert mean_line["x"] == [100, 200, 300]
+    assert mean_line["y"] == [sum(s[0] for s in SINUSOIDAL) / 3 - 5.0, sum(s[0] for s in SINUSOIDAL) / 3,
+                              sum(s[1] for s in SINUSOIDAL) / 3]  # fmt: skip
+    assert [(trace["name"], trace["y"]) for trace in by_pe] == [
+        ("sinusoidal", [s[0] for s in SINUSOIDAL]),
+        ("rope", [s[0] for s in ROPE]),
+    ]

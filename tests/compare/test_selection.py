@@ -1,0 +1,87 @@
+"""Which runs, knobs, baseline and rows ``zoo compare`` picks."""
+
+import json
+
+import pytest
+
+from tests.compare.conftest import ROPE, SINUSOIDAL, write_config
+from tests.compare.fake_runs import write_run
+from zoo.compare.records import history_from_rows
+
+
+def test_knob_columns_are_exactly_the_differing_knobs(tmp_path, compare_json):
+    runs = tmp_path / "runs"  # seeds, run names, runs_dir and data.seed differ too: they are no knobs
+    write_config(runs, "sinusoidal", SINUSOIDAL, **{"model.n_heads": 8, "data.seed": 1})
+    write_config(runs, "rope", ROPE, **{"model.n_heads": 4, "data.seed": 2})
+    result = compare_json(runs)
+    assert result["knobs"] == ["model.n_heads", "model.pe"]
+    assert [list(row)[:2] for row in result["rows"]] == [["model.n_heads", "model.pe"]] * 2
+
+
+def test_sweep_name_selects_runs_by_group(tmp_path, compare_json):
+    runs = tmp_path / "runs"
+    write_config(runs, "sinusoidal", SINUSOIDAL, group="pe")
+    write_config(runs, "rope", ROPE, group="pe")
+    write_run(runs, "other-sweep-run", [(100, 99.0)], knobs={"model.pe": "learned"}, group="norm")
+    result = compare_json("pe", "--runs_dir", runs)
+    assert sorted(run for row in result["rows"] for run in row["runs"]) == sorted(
+        [f"ed-sinusoidal-s{i}" for i in (1, 2, 3)] + [f"ed-rope-s{i}" for i in (1, 2, 3)]
+    )
+
+
+def test_globs_and_folders_name_the_same_runs_once(runs_dir, compare_json):
+    by_glob = compare_json(runs_dir / "ed-rope-*", runs_dir / "ed-sinusoidal-s1", runs_dir / "ed-rope-s1")
+    assert [row["n"] for row in by_glob["rows"]] == [3, 1]  # baseline: the most common value (rope, 3 runs)
+    assert [row["n"] for row in compare_json(runs_dir)["rows"]] == [3, 3]
+
+
+def test_failed_and_running_runs_are_left_out_and_listed(runs_dir, compare, compare_json):
+    write_run(runs_dir, "ed-rope-s4", [(100, 1.0)], knobs={"model.pe": "rope"}, status="failed")
+    write_run(runs_dir, "ed-rope-s5", [(100, 2.0)], knobs={"model.pe": "rope"}, status="running")
+    result = compare_json(runs_dir)
+    assert result["rows"][1]["n"] == 3
+    assert result["excluded"] == [{"run": "ed-rope-s4", "reason": "failed"}, {"run": "ed-rope-s5", "reason": "running"}]
+    status, out, _ = compare(runs_dir)
+    assert status == 0 and "Left out of the statistics" in out and "ed-rope-s4 (failed), ed-rope-s5 (running)" in out
+    rows = compare_json(runs_dir, "--include_unfinished", "--baseline", "pe=sinusoidal")["rows"]
+    assert (rows[1]["model.pe"], rows[1]["n"]) == ("rope", 5)
+
+
+def test_default_baseline_prefers_most_common_then_paper_values(tmp_path, compare_json):
+    runs = tmp_path / "runs"  # a 2x2 grid: every value equally common, so the paper's (sinusoidal, post) wins
+    for pe in ("rope", "sinusoidal"):
+        for position in ("pre", "post"):
+            write_run(runs, f"{pe}-{position}", [(100, 30.0)], knobs={"model.pe": pe, "model.norm_position": position})
+    rows = compare_json(runs)["rows"]
+    order = [(row["model.norm_position"], row["model.pe"]) for row in rows]
+    # Table 3 layout: baseline, then one knob changed (grouped by knob), then two
+    assert order == [("post", "sinusoidal"), ("pre", "sinusoidal"), ("post", "rope"), ("pre", "rope")]
+
+
+def test_baseline_flag_picks_the_row_and_accepts_short_keys(runs_dir, compare_json):
+    rows = compare_json(runs_dir, "--baseline", "pe=rope")["rows"]
+    assert [(row["model.pe"], row["baseline"]) for row in rows] == [("rope", True), ("sinusoidal", False)]
+    assert rows[1]["delta"] == pytest.approx(-compare_json(runs_dir)["rows"][1]["delta"])
+    assert compare_json(runs_dir, "--baseline", "model.pe=rope")["rows"] == rows
+
+
+def test_language_model_compares_val_loss_lower_is_better(tmp_path, compare_json):
+    lm = {"model.class_path": "zoo.tasks.LanguageModelTask"}
+    for norm, losses in (("layernorm", [2.0, 1.5, 1.6]), ("rmsnorm", [2.1, 1.7, 1.8])):
+        write_run(tmp_path / "runs", norm, list(zip((100, 200, 300), losses, strict=True)), metric="val_loss",
+                  knobs={**lm, "model.norm": norm})  # fmt: skip
+    result = compare_json(tmp_path / "runs")
+    assert (result["metric"], result["lower_is_better"]) == ("val_loss", True)
+    assert [row["val_loss_best_mean"] for row in result["rows"]] == [1.5, 1.7]
+    assert [row["val_loss_final_mean"] for row in result["rows"]] == [1.6, 1.8]
+
+
+def test_resumed_run_counts_each_step_once_with_its_last_value(tmp_path):
+    rows = [{"step": 1, "val_loss": 3.0}, {"step": 2, "val_loss": 2.0}, {"step": 2, "val_loss": 2.5}]
+    assert history_from_rows(rows) == {"val_loss": [(1, 3.0), (2, 2.5)]}
+    folder = write_run(tmp_path, "resumed", [(100, 1.0)], tokens_per_sec=(100.0, 300.0))
+    with open(folder / "metrics.jsonl", "a") as f:  # the resumed run logs step 2 again
+        f.write(json.dumps({"step": 2, "tokens_per_sec": 500.0}) + "\n")
+    from zoo.compare.records import load_run_folder
+
+    assert load_run_folder(folder).history["tokens_per_sec"] == [(1, 100.0), (2, 500.0)]

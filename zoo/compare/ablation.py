@@ -1,0 +1,162 @@
+"""The comparison itself: one row per configuration, seeds aggregated, each variation against the baseline, in
+the layout of Table 3 of Vaswani et al. 2017 (the baseline first, then the variations, one knob at a time)."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+from zoo.compare.configurations import (
+    Configuration,
+    default_baseline,
+    differing_knobs,
+    group_by_configuration,
+    parse_baseline,
+    sort_key,
+)
+from zoo.compare.errors import CompareError
+from zoo.compare.metrics import check_metric, task_metric
+from zoo.compare.records import Run
+from zoo.compare.statistics import Difference, Spread, spread, welch
+from zoo.tracking import lower_is_better
+
+
+@dataclass
+class Row:
+    """One configuration: its knob values, its runs (seeds) and their statistics.
+
+    Attributes:
+        knobs: knob -> value.
+        runs: the runs of this configuration.
+        is_baseline: whether it is the baseline.
+        final, best: the metric's last and best value, over seeds.
+        parameters, tokens_per_sec, wall_time_s: over seeds (tokens per second: each run's mean over its
+            logged training steps).
+        difference: against the baseline (of ``best`` or ``final``, as the comparison says); ``None`` for the
+            baseline.
+    """
+
+    knobs: dict
+    runs: list[Run]
+    is_baseline: bool
+    final: Spread
+    best: Spread
+    parameters: Spread
+    tokens_per_sec: Spread
+    wall_time_s: Spread
+    difference: Difference | None
+
+
+@dataclass
+class Comparison:
+    """Everything ``zoo compare`` prints: the metric, which value of it is compared (``best`` or ``final``),
+    its direction, the test's threshold, the knobs, the rows (baseline first) and the runs left out with why."""
+
+    metric: str
+    value: str
+    lower_is_better: bool
+    alpha: float
+    knobs: list[str]
+    rows: list[Row]
+    excluded: list[tuple[str, str]]
+
+
+def metric_value(run: Run, metric: str, which: str) -> float | None:
+    """The ``final`` or ``best`` value of ``metric`` in ``run`` (best: the record's, else over its history)."""
+    if which == "final":
+        return run.final.get(metric)
+    if metric in run.best:
+        return run.best[metric]
+    values = [value for _, value in run.history.get(metric, [])]
+    return min(values) if values and lower_is_better(metric) else max(values, default=None)
+
+
+def _exclusion(run: Run, metric: str, include_unfinished: bool) -> str | None:
+    if not run.config:
+        return "no config.json"
+    if run.status != "finished" and not include_unfinished:
+        return run.status
+    if metric_value(run, metric, "final") is None:
+        return f"no {metric} logged"
+    return None
+
+
+def _tokens_per_sec(run: Run) -> float | None:
+    values = [value for _, value in run.history.get("tokens_per_sec", [])]
+    return statistics.fmean(values) if values else None
+
+
+def _row(
+    config: Configuration,
+    runs: list[Run],
+    knobs: list[str],
+    metric: str,
+    baseline: list[float] | None,
+    which: str,
+    alpha: float,
+) -> Row:
+    values = [metric_value(run, metric, which) for run in runs]
+    return Row(
+        knobs=dict(zip(knobs, config, strict=True)),
+        runs=runs,
+        is_baseline=baseline is None,
+        final=spread([metric_value(run, metric, "final") for run in runs]),
+        best=spread([metric_value(run, metric, "best") for run in runs]),
+        parameters=spread([run.final.get("parameters") for run in runs]),
+        tokens_per_sec=spread([_tokens_per_sec(run) for run in runs]),
+        wall_time_s=spread([run.wall_time_s for run in runs]),
+        difference=None if baseline is None else welch(baseline, values, alpha),
+    )
+
+
+def _table3_order(configs: list[Configuration], base: Configuration) -> list[Configuration]:
+    """Baseline first; then variations of one knob (grouped by knob, as rows (A), (B), ... of Table 3), then of
+    two knobs, and so on."""
+
+    def key(config):
+        changed = [i for i, (a, b) in enumerate(zip(config, base, strict=True)) if a != b]
+        return (len(changed), changed, tuple(sort_key(v) for v in config))
+
+    return sorted(configs, key=key)
+
+
+def compare(
+    runs: list[Run],
+    metric: str | None = None,
+    baseline: str | None = None,
+    which: str = "best",
+    alpha: float = 0.05,
+    include_unfinished: bool = False,
+) -> Comparison:
+    """Compare runs.
+
+    Args:
+        runs: the runs, from :mod:`.records` or :mod:`.wandb_runs`.
+        metric: the metric; by default the task's (:func:`.metrics.task_metric`).
+        baseline: ``KEY=VALUE[,KEY=VALUE]`` (see :func:`.configurations.parse_baseline`); by default
+            :func:`.configurations.default_baseline`.
+        which: ``best`` or ``final``: the value of each run that the test compares.
+        alpha: p-values below it mark a difference beyond seed noise.
+        include_unfinished: count running, failed and interrupted runs in the statistics too.
+
+    Returns:
+        The :class:`Comparison`.
+
+    Raises:
+        CompareError: for an unknown metric, a bad baseline, or when no run is left to compare.
+    """
+    metric = check_metric(metric or task_metric(runs), runs)
+    excluded = [(run.name, reason) for run in runs if (reason := _exclusion(run, metric, include_unfinished))]
+    kept = [run for run in runs if not _exclusion(run, metric, include_unfinished)]
+    if not kept:
+        reasons = ", ".join(f"{name} ({reason})" for name, reason in excluded)
+        raise CompareError(f"no finished run with {metric} to compare; left out: {reasons}")
+    knobs = differing_knobs(kept)
+    groups = group_by_configuration(kept, knobs)
+    base = parse_baseline(baseline, groups, knobs) if baseline else default_baseline(groups, knobs)
+    base_values = [metric_value(run, metric, which) for run in groups[base]]
+    rows = [
+        _row(config, groups[config], knobs, metric, None if config == base else base_values, which, alpha)
+        for config in _table3_order(list(groups), base)
+    ]
+    return Comparison(metric, which, lower_is_better(metric), alpha, knobs, rows, excluded)

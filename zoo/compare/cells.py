@@ -1,0 +1,100 @@
+"""Text for the cells and the notes of a comparison, shared by the terminal table, Markdown and the HTML report
+(CSV and JSON carry the raw numbers instead)."""
+
+from __future__ import annotations
+
+import math
+
+from zoo.compare.ablation import Comparison, Row
+from zoo.compare.statistics import TEST_NAME, Spread
+
+
+def decimals_for(value: float | None, significant: int = 4) -> int:
+    """Decimals that show ``value`` to ``significant`` digits (36.81 -> 2, 0.9172 -> 4), at most 6."""
+    if not value:
+        return significant - 1
+    return min(6, max(0, significant - 1 - math.floor(math.log10(abs(value)))))
+
+
+def mean_std(s: Spread, decimals: int) -> str:
+    """``36.81 ± 0.42``; ``36.81`` for one value; ``—`` for none."""
+    if s.mean is None:
+        return "—"
+    return f"{s.mean:.{decimals}f}" + ("" if s.std is None else f" ± {s.std:.{decimals}f}")
+
+
+def human(value: float | None, unit: str = "") -> str:
+    """``24608`` -> ``24.6k``, ``1.2e6`` -> ``1.2M``."""
+    if value is None:
+        return "—"
+    for size, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= size:
+            return f"{value / size:.3g}{suffix}{unit}"
+    return f"{value:.3g}{unit}"
+
+
+def duration(seconds: float | None) -> str:
+    """``91 s``, ``6.5 min``, ``1.2 h``."""
+    if seconds is None:
+        return "—"
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.1f} min" if seconds < 7200 else f"{seconds / 3600:.1f} h"
+
+
+def short_knob(knob: str) -> str:
+    """``model.pe`` -> ``pe``; other sections keep their prefix (``trainer.max_steps``)."""
+    return knob.removeprefix("model.")
+
+
+def headers(comparison: Comparison) -> list[str]:
+    metric, which = comparison.metric, comparison.value
+    other = "final" if which == "best" else "best"
+    return ["", *map(short_knob, comparison.knobs), "n", f"{metric} {which}", f"{metric} {other}",
+            f"Δ {which}", "Welch p", "params", "tokens/s", "wall time"]  # fmt: skip
+
+
+def _vs_baseline(row: Row, decimals: int) -> list[str]:
+    d = row.difference
+    if d is None:
+        return ["—", "—"]
+    delta = f"{d.delta:+.{decimals}f}" + ("" if d.se is None else f" ± {d.se:.{decimals}f}")
+    return [delta, d.verdict if d.p is None else f"{d.p:.3g} ({d.verdict})"]
+
+
+def cells(comparison: Comparison, row: Row) -> list[str]:
+    """The display cells of ``row``, in the order of :func:`headers`; a variation's knob cells are blank where
+    it has the baseline's value, as in Table 3 of Vaswani et al. 2017."""
+    base = comparison.rows[0]
+    decimals = decimals_for(getattr(base, comparison.value).mean)
+    knobs = [
+        "" if not row.is_baseline and value == base.knobs[knob] else str(value) for knob, value in row.knobs.items()
+    ]
+    values = [row.best, row.final] if comparison.value == "best" else [row.final, row.best]
+    return [
+        "base" if row.is_baseline else "",
+        *knobs,
+        str(len(row.runs)),
+        *(mean_std(s, decimals) for s in values),
+        *_vs_baseline(row, decimals),
+        human(row.parameters.mean),
+        human(row.tokens_per_sec.mean),
+        duration(row.wall_time_s.mean),
+    ]
+
+
+def notes(comparison: Comparison) -> list[str]:
+    """The footer: what the numbers are, the test and its threshold, and the runs left out."""
+    direction = "lower" if comparison.lower_is_better else "higher"
+    lines = [
+        f"{comparison.metric}: mean ± sample standard deviation over the n seeds of a configuration; {direction} is "
+        f"better; Δ compares each run's {comparison.value} value.",
+        f"Δ: difference of means to the baseline ± its standard error; {TEST_NAME}, p < {comparison.alpha:g} marks "
+        "a difference beyond seed noise; with n < 2 on a side: n too small.",
+        "Blank knob cells: as in the baseline (layout of Table 3, Vaswani et al. 2017). tokens/s: each run's mean "
+        "over its logged training steps; wall time: training and evaluation.",
+    ]
+    if comparison.excluded:
+        left_out = ", ".join(f"{name} ({reason})" for name, reason in comparison.excluded)
+        lines.append(f"Left out of the statistics (--include_unfinished counts unfinished runs): {left_out}.")
+    return lines

@@ -1,0 +1,77 @@
+"""The command line of ``python -m zoo compare``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from zoo.compare.ablation import compare
+from zoo.compare.errors import CompareError
+from zoo.compare.records import load_local_runs
+from zoo.compare.render import FORMATS, render
+from zoo.compare.wandb_runs import load_wandb_runs
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, and no sys.exit inside an in-process call
+        raise CompareError(message)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The arguments of ``zoo compare``."""
+    p = _Parser(
+        prog="python -m zoo compare",
+        description="Compare runs: one row per configuration (seeds aggregated), each variation against a "
+        "baseline with Welch's t-test, as in Table 3 of Vaswani et al. 2017.",
+    )
+    p.add_argument("runs", nargs="*", help="run folders, folders of runs, globs (quote them), or sweep names")
+    p.add_argument("--wandb", metavar="ENTITY/PROJECT[/GROUP]", help="also read these runs from W&B (online)")
+    p.add_argument("--runs_dir", default="runs", help="where sweep names are looked up (default: runs)")
+    p.add_argument("--metric", help="the metric to compare (default: the task's: val_bleu, val_acc, val_loss)")
+    p.add_argument("--baseline", metavar="KEY=VALUE[,KEY=VALUE]", help="the baseline configuration, e.g. pe=rope")
+    p.add_argument("--value", choices=("best", "final"), default="best", help="which value of each run to test")
+    p.add_argument("--alpha", type=float, default=0.05, help="p-value threshold of the t-test (default 0.05)")
+    p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
+    p.add_argument("--report", metavar="FILE.html", help="also write one self-contained HTML report")
+    p.add_argument("--include_unfinished", action="store_true", help="count running/failed runs in the statistics")
+    return p
+
+
+def run(argv: list[str]) -> None:
+    """Parse ``argv``, load the runs, print the comparison and write the report.
+
+    Raises:
+        CompareError: for any bad input, with a one-line message.
+    """
+    args = parser().parse_args(argv)
+    if not args.runs and not args.wandb:
+        raise CompareError("name the runs to compare: run folders, globs, a sweep name, or --wandb ENTITY/PROJECT")
+    runs = load_local_runs(args.runs, Path(args.runs_dir)) if args.runs else []
+    runs += load_wandb_runs(args.wandb) if args.wandb else []
+    comparison = compare(runs, args.metric, args.baseline, args.value, args.alpha, args.include_unfinished)
+    render(comparison, args.format, sys.stdout)
+    if args.report:
+        from zoo.compare.report import write_report  # plotly is imported only when a report is asked for
+
+        write_report(comparison, Path(args.report))
+        print(f"report: {args.report}", file=sys.stderr)
+
+
+def main(argv: list[str]) -> int:
+    """Entry point of ``python -m zoo compare ARGS`` (usable in-process).
+
+    Args:
+        argv: the arguments after ``compare``.
+
+    Returns:
+        The exit status: 0, or 2 after one line ``zoo compare: error: ...`` on stderr.
+    """
+    try:
+        run(argv)
+    except CompareError as error:
+        print(f"zoo compare: error: {error}", file=sys.stderr)
+        return 2
+    except SystemExit as done:  # --help
+        return int(done.code or 0)
+    return 0

@@ -1,0 +1,108 @@
+"""Configurations: the knobs that differ between runs, the runs of one configuration (its seeds), and the
+baseline that every other configuration is compared with."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from zoo.compare.errors import CompareError
+from zoo.compare.records import Run
+
+# Fields that name, place or display a run but do not change what it learns.
+BOOKKEEPING = {
+    "run_name",
+    "runs_dir",
+    "wandb_project",
+    "ckpt_path",
+    "config",
+    "data.cache_dir",
+    "data.num_workers",
+    "trainer.default_root_dir",
+    "trainer.enable_progress_bar",
+    "trainer.enable_model_summary",
+    "trainer.logger",
+}
+
+# The base model of Vaswani et al. 2017 (Table 3, first row): the tie-break for the default baseline.
+PAPER_VALUES = {
+    "model.pe": "sinusoidal",
+    "model.norm": "layernorm",
+    "model.norm_position": "post",
+    "model.activation": "relu",
+    "model.n_heads": 8,
+}
+
+Configuration = tuple  # the values of the differing knobs, in the order of ``knobs``
+
+
+def is_seed(key: str) -> bool:
+    """Seeds (``seed_everything``, ``data.seed``) are what repeats of one configuration differ in."""
+    return key.rsplit(".", 1)[-1] in ("seed", "seed_everything")
+
+
+def differing_knobs(runs: list[Run]) -> list[str]:
+    """The config keys whose values differ between ``runs`` (a key a run lacks counts as ``None``), leaving out
+    seeds and bookkeeping fields (:data:`BOOKKEEPING`), sorted."""
+    keys = {key for run in runs for key in run.config if key not in BOOKKEEPING and not is_seed(key)}
+    return sorted(key for key in keys if len({repr(run.config.get(key)) for run in runs}) > 1)
+
+
+def sort_key(value) -> tuple:
+    """Numbers in numeric order before everything else in text order."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return (0, value, "") if number else (1, 0, str(value))
+
+
+def group_by_configuration(runs: list[Run], knobs: list[str]) -> dict[Configuration, list[Run]]:
+    """The runs of each configuration (its seeds), configurations sorted by knob values."""
+    groups: dict[Configuration, list[Run]] = {}
+    for run in runs:
+        groups.setdefault(tuple(run.config.get(knob) for knob in knobs), []).append(run)
+    return dict(sorted(groups.items(), key=lambda item: tuple(sort_key(v) for v in item[0])))
+
+
+def _preferred(values: list, knob: str):
+    counts = Counter(repr(v) for v in values)
+    ordered = sorted(set(values), key=sort_key)
+    return max(ordered, key=lambda v: (counts[repr(v)], v == PAPER_VALUES.get(knob), -ordered.index(v)))
+
+
+def default_baseline(groups: dict[Configuration, list[Run]], knobs: list[str]) -> Configuration:
+    """The baseline when ``--baseline`` is not given.
+
+    Rule: each knob is preferred at its most common value among the runs (ties: the value of the original
+    Transformer, :data:`PAPER_VALUES`, then the first in sorted order); the baseline is the configuration
+    with the most knobs at their preferred value, the first such in sorted order.
+    """
+    runs_values = [config for config, runs in groups.items() for _ in runs]
+    preferred = [_preferred([config[i] for config in runs_values], knob) for i, knob in enumerate(knobs)]
+    configs = list(groups)
+    return max(configs, key=lambda c: (sum(a == b for a, b in zip(c, preferred, strict=True)), -configs.index(c)))
+
+
+def _knob_named(key: str, knobs: list[str]) -> str:
+    matches = [knob for knob in knobs if knob == key] or [knob for knob in knobs if knob.rsplit(".", 1)[-1] == key]
+    if len(matches) != 1:
+        raise CompareError(f"--baseline key {key!r} is not a knob that differs here; knobs: {', '.join(knobs)}")
+    return matches[0]
+
+
+def parse_baseline(text: str, groups: dict[Configuration, list[Run]], knobs: list[str]) -> Configuration:
+    """The configuration that ``--baseline KEY=VALUE[,KEY=VALUE]`` picks; keys may drop their prefix
+    (``pe=rope`` for ``model.pe=rope``); knobs it leaves out are chosen as in :func:`default_baseline`.
+
+    Raises:
+        CompareError: for a malformed pair, a key that is not a differing knob, or values that match no
+            configuration (naming the values each knob takes).
+    """
+    wanted = {}
+    for pair in text.split(","):
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise CompareError(f"--baseline {text!r}: {pair!r} is not KEY=VALUE")
+        wanted[knobs.index(_knob_named(key.strip(), knobs))] = value.strip()
+    matching = {c: runs for c, runs in groups.items() if all(str(c[i]) == v for i, v in wanted.items())}
+    if not matching:
+        values = "; ".join(f"{k}: {', '.join(sorted({str(c[i]) for c in groups}))}" for i, k in enumerate(knobs))
+        raise CompareError(f"--baseline {text!r} matches no configuration; values here: {values}")
+    return default_baseline(matching, knobs)

@@ -1,0 +1,95 @@
+"""The charts of the HTML report (plotly): learning curves with a band over seeds, and the metric by knob value
+with every seed as a point. Data go in as plain lists so that the report's JSON holds readable numbers."""
+
+from __future__ import annotations
+
+import statistics
+
+import plotly.graph_objects as go
+from plotly.colors import qualitative
+
+from zoo.compare.ablation import Comparison, Row, metric_value
+from zoo.compare.cells import short_knob
+
+COLOURS = qualitative.Plotly
+
+
+def label(row: Row) -> str:
+    """``pe=rope, norm=batchnorm`` (``base`` marked); ``all runs`` when no knob differs."""
+    text = ", ".join(f"{short_knob(k)}={v}" for k, v in row.knobs.items()) or "all runs"
+    return f"{text} (base)" if row.is_baseline else text
+
+
+def _band(row: Row, metric: str) -> tuple[list, list, list]:
+    """Steps, mean and standard deviation (0 for one seed) of ``metric`` over the seeds of ``row``."""
+    by_step: dict[int, list[float]] = {}
+    for run in row.runs:
+        for step, value in run.history.get(metric, []):
+            by_step.setdefault(step, []).append(value)
+    steps = sorted(by_step)
+    means = [statistics.fmean(by_step[s]) for s in steps]
+    stds = [statistics.stdev(by_step[s]) if len(by_step[s]) > 1 else 0.0 for s in steps]
+    return steps, means, stds
+
+
+def _rgba(hex_colour: str, alpha: float) -> str:
+    r, g, b = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def learning_curves(comparison: Comparison) -> go.Figure:
+    """``comparison.metric`` against step, one line (the mean over seeds) per configuration, mean ± std band."""
+    figure = go.Figure()
+    for i, row in enumerate(comparison.rows):
+        colour, name = COLOURS[i % len(COLOURS)], label(row)
+        steps, means, stds = _band(row, comparison.metric)
+        upper = [m + s for m, s in zip(means, stds, strict=True)]
+        lower = [m - s for m, s in zip(means, stds, strict=True)]
+        band = dict(legendgroup=name, showlegend=False, hoverinfo="skip", line=dict(width=0))
+        figure.add_trace(go.Scatter(x=steps, y=upper, mode="lines", **band))
+        figure.add_trace(go.Scatter(x=steps, y=lower, mode="lines", fill="tonexty", fillcolor=_rgba(colour, 0.2),
+                                    **band))  # fmt: skip
+        figure.add_trace(go.Scatter(x=steps, y=means, mode="lines+markers", name=f"{name} (n={len(row.runs)})",
+                                    legendgroup=name, line=dict(color=colour)))  # fmt: skip
+    figure.update_layout(
+        title=f"{comparison.metric} during training: mean over seeds, band ± 1 standard deviation",
+        xaxis_title="step",
+        yaxis_title=comparison.metric,
+        height=480,
+        template="plotly_white",
+    )
+    return figure
+
+
+def by_knob(comparison: Comparison, knob: str) -> go.Figure:
+    """The ``best``/``final`` metric of every run (a point each) by the value of ``knob``, pooled over the
+    other knobs, with the mean ± standard deviation of each value beside the points."""
+    values: dict[str, list[tuple[float, str]]] = {}
+    for row in comparison.rows:
+        for run in row.runs:
+            value = metric_value(run, comparison.metric, comparison.value)
+            values.setdefault(str(row.knobs[knob]), []).append((value, run.name))
+    figure = go.Figure()
+    for i, (knob_value, points) in enumerate(values.items()):
+        figure.add_trace(
+            go.Box(
+                y=[p[0] for p in points],
+                text=[p[1] for p in points],
+                name=knob_value,
+                boxpoints="all",
+                jitter=0.3,
+                pointpos=-1.5,
+                boxmean="sd",
+                marker=dict(color=COLOURS[i % len(COLOURS)], size=8),
+            )
+        )
+    figure.update_layout(
+        title=f"{comparison.value} {comparison.metric} by {short_knob(knob)}: each point a run"
+        + (", pooled over the other knobs" if len(comparison.knobs) > 1 else ""),
+        xaxis_title=short_knob(knob),
+        yaxis_title=comparison.metric,
+        height=380,
+        showlegend=False,
+        template="plotly_white",
+    )
+    return figure

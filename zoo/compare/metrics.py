@@ -1,0 +1,49 @@
+"""Which metric a comparison is about: the task's own (the ``monitor`` of its task class: BLEU for translation,
+accuracy for classification, validation loss for language models) unless ``--metric`` names another, and which
+direction is better."""
+
+from __future__ import annotations
+
+import importlib
+
+from zoo.compare.errors import CompareError
+from zoo.compare.records import Run
+from zoo.tracking import lower_is_better
+
+
+def better(metric: str, value: float, than: float) -> bool:
+    """Whether ``value`` of ``metric`` beats ``than`` (lower is better for losses, perplexity, bits per char)."""
+    return value < than if lower_is_better(metric) else value > than
+
+
+def _monitor(class_path: str) -> str:
+    module, _, name = class_path.rpartition(".")
+    try:
+        return getattr(importlib.import_module(module), name).monitor
+    except (ImportError, AttributeError, ValueError) as error:
+        raise CompareError(f"model.class_path={class_path!r} is not a task class of zoo; pass --metric") from error
+
+
+def task_metric(runs: list[Run]) -> str:
+    """The ``monitor`` metric of the runs' task class (``model.class_path`` in their config).
+
+    Raises:
+        CompareError: if no run names its task, or the runs are of tasks with different metrics.
+    """
+    metrics = {_monitor(path) for run in runs if (path := run.config.get("model.class_path"))}
+    if len(metrics) != 1:
+        found = ", ".join(sorted(metrics)) or "no model.class_path in the runs' config.json"
+        raise CompareError(f"cannot pick one task metric for these runs ({found}); pass --metric")
+    return metrics.pop()
+
+
+def check_metric(metric: str, runs: list[Run]) -> str:
+    """``metric`` if some run logged it.
+
+    Raises:
+        CompareError: naming the metric and the ones the runs logged.
+    """
+    logged = sorted({name for run in runs for name in run.final})
+    if metric not in logged:
+        raise CompareError(f"--metric {metric!r} is not logged by these runs; choose one of: {', '.join(logged)}")
+    return metric

@@ -1,0 +1,148 @@
+"""Runs as ``zoo compare`` sees them, and loading them from local run records (``runs/<name>/``, written by
+:class:`zoo.tracking.RunRecord`), with no network."""
+
+from __future__ import annotations
+
+import glob
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from zoo.compare.errors import CompareError
+
+
+@dataclass
+class Run:
+    """One training run, from a local record or from W&B.
+
+    Attributes:
+        name: the run's name (its folder's name, or the W&B run name).
+        config: the resolved configuration, flat dotted keys (``model.pe``, ``seed_everything``, ...).
+        history: metric -> ``[(step, value), ...]`` sorted by step, one value a step (the last one logged, so a
+            resumed run that logs a step again counts it once).
+        final: metric -> its last logged value.
+        best: metric -> its best logged value (lower is better for losses, perplexity, bits per character).
+        status: ``finished``, ``running``, ``failed``, ``interrupted`` (W&B: ``crashed``, ``killed``, ...).
+        group: the sweep the run belongs to (W&B ``group``), or ``None``.
+        job_type: the knobs its sweep varies (W&B ``job_type``), or ``None``.
+        wall_time_s: seconds of training and evaluation, or ``None`` if unknown.
+        source: where it was read from (a folder, or ``entity/project/run_id``).
+    """
+
+    name: str
+    config: dict
+    history: dict[str, list[tuple[int, float]]]
+    final: dict[str, float]
+    best: dict[str, float]
+    status: str
+    group: str | None = None
+    job_type: str | None = None
+    wall_time_s: float | None = None
+    source: str = ""
+
+
+def history_from_rows(rows: list[dict], step_key: str = "step") -> dict[str, list[tuple[int, float]]]:
+    """Logged rows ``{"step": N, "<metric>": value, ...}`` -> metric -> ``[(step, value), ...]`` by step.
+
+    Args:
+        rows: logging calls in the order they were made.
+        step_key: the name of the step field.
+
+    Returns:
+        One value per metric and step, the last one logged for that step.
+    """
+    by_metric: dict[str, dict[int, float]] = {}
+    for row in rows:
+        step = row.get(step_key)
+        for key, value in row.items():
+            if key != step_key and isinstance(value, (int, float)) and not isinstance(value, bool):
+                by_metric.setdefault(key, {})[int(step or 0)] = float(value)
+    return {metric: sorted(values.items()) for metric, values in by_metric.items()}
+
+
+def _read_json(file: Path, default):
+    return json.loads(file.read_text()) if file.is_file() else default
+
+
+def load_run_folder(folder: Path) -> Run:
+    """A :class:`Run` from a run folder with ``summary.json`` (and usually ``config.json``, ``metrics.jsonl``).
+
+    Args:
+        folder: ``runs/<name>``.
+
+    Returns:
+        The run; ``final``/``best`` are the record's own (``summary.json``), ``history`` is ``metrics.jsonl``.
+    """
+    summary = _read_json(folder / "summary.json", {})
+    metrics_file = folder / "metrics.jsonl"
+    lines = metrics_file.read_text().splitlines() if metrics_file.is_file() else []
+    return Run(
+        name=folder.name,
+        config=_read_json(folder / "config.json", {}),
+        history=history_from_rows([json.loads(line) for line in lines if line.strip()]),
+        final=dict(summary.get("final", {})),
+        best={metric: entry["value"] for metric, entry in summary.get("best", {}).items()},
+        status=summary.get("status", "unknown"),
+        group=summary.get("group"),
+        job_type=summary.get("job_type"),
+        wall_time_s=summary.get("wall_time_s"),
+        source=str(folder),
+    )
+
+
+def is_run_folder(path: Path) -> bool:
+    return (path / "summary.json").is_file()
+
+
+def _group_of(folder: Path) -> str | None:
+    return _read_json(folder / "summary.json", {}).get("group")
+
+
+def _sweep_names(runs_dir: Path) -> list[str]:
+    return sorted({group for p in runs_dir.glob("*") if is_run_folder(p) and (group := _group_of(p))})
+
+
+def resolve_spec(spec: str, runs_dir: Path) -> list[Path]:
+    """The run folders that one command-line argument names.
+
+    Args:
+        spec: a run folder, a folder of run folders, a glob (``runs/do-*``), or a sweep name (the ``group`` in
+            ``summary.json`` of runs under ``runs_dir``).
+        runs_dir: where sweep names are looked up.
+
+    Returns:
+        Run folders, sorted by name.
+
+    Raises:
+        CompareError: if ``spec`` names no run, with the sweeps that ``runs_dir`` holds.
+    """
+    path = Path(spec)
+    if is_run_folder(path):
+        return [path]
+    if path.is_dir() and (inside := sorted(p for p in path.iterdir() if is_run_folder(p))):
+        return inside
+    if glob.has_magic(spec):
+        matches = sorted(p for p in map(Path, glob.glob(spec)) if is_run_folder(p))
+        if matches:
+            return matches
+        raise CompareError(f"{spec!r} matches no run folder (a folder with summary.json)")
+    members = sorted(p for p in runs_dir.glob("*") if is_run_folder(p) and _group_of(p) == spec)
+    if members:
+        return members
+    sweeps = ", ".join(_sweep_names(runs_dir)) or "none"
+    raise CompareError(
+        f"{spec!r} is not a run folder (no summary.json), a glob of run folders, or a sweep name in "
+        f"{runs_dir}/ (sweeps there: {sweeps})"
+    )
+
+
+def load_local_runs(specs: list[str], runs_dir: Path) -> list[Run]:
+    """Every run that ``specs`` name (see :func:`resolve_spec`), each once.
+
+    Raises:
+        CompareError: if a spec names no run.
+    """
+    folders: dict[Path, None] = {}
+    for spec in specs:
+        folders.update(dict.fromkeys(p.resolve() for p in resolve_spec(spec, runs_dir)))
+    return [load_run_folder(folder) for folder in folders]

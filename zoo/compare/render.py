@@ -1,0 +1,99 @@
+"""A comparison as a terminal table (rich), Markdown (for docs/ablations.md), CSV or JSON."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+
+from rich.console import Console
+from rich.table import Table
+
+from zoo.compare.ablation import Comparison, Row
+from zoo.compare.cells import cells, headers, notes
+from zoo.compare.statistics import TEST_NAME, Spread
+
+FORMATS = ("table", "markdown", "csv", "json")
+
+
+def print_table(comparison: Comparison, file) -> None:
+    """The terminal table, baseline in bold, differences beyond seed noise in colour, then the notes."""
+    table = Table(title=f"{comparison.metric}: {len(comparison.rows)} configurations", title_justify="left")
+    for i, header in enumerate(headers(comparison)):
+        table.add_column(header, justify="left" if i <= len(comparison.knobs) else "right")
+    for row in comparison.rows:
+        beyond = row.difference is not None and row.difference.verdict == "beyond noise"
+        table.add_row(*cells(comparison, row), style="bold" if row.is_baseline else "cyan" if beyond else None)
+    console = Console(file=file, width=shutil.get_terminal_size((220, 24)).columns)
+    console.print(table)
+    for line in notes(comparison):
+        console.print(line, highlight=False, soft_wrap=True)
+
+
+def markdown(comparison: Comparison) -> str:
+    """A GitHub Markdown table and the notes below it."""
+    lines = ["| " + " | ".join(headers(comparison)) + " |", "|" + " --- |" * len(headers(comparison))]
+    lines += ["| " + " | ".join(cells(comparison, row)) + " |" for row in comparison.rows]
+    return "\n".join(lines) + "\n\n" + "\n".join(notes(comparison)) + "\n"
+
+
+def _numbers(name: str, s: Spread) -> dict:
+    return {f"{name}_mean": s.mean, f"{name}_std": s.std}
+
+
+def record(comparison: Comparison, row: Row) -> dict:
+    """One row as flat raw numbers (the CSV columns; the JSON rows)."""
+    d = row.difference
+    return {
+        **row.knobs,
+        "baseline": row.is_baseline,
+        "n": len(row.runs),
+        **_numbers(f"{comparison.metric}_best", row.best),
+        **_numbers(f"{comparison.metric}_final", row.final),
+        "delta": None if d is None else d.delta,
+        "delta_se": None if d is None else d.se,
+        "p_value": None if d is None else d.p,
+        "verdict": None if d is None else d.verdict,
+        **_numbers("parameters", row.parameters),
+        **_numbers("tokens_per_sec", row.tokens_per_sec),
+        **_numbers("wall_time_s", row.wall_time_s),
+        "runs": [run.name for run in row.runs],
+    }
+
+
+def to_csv(comparison: Comparison) -> str:
+    """One line per configuration, raw numbers; the runs of a row separated by ``;``."""
+    rows = [record(comparison, row) for row in comparison.rows]
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows({**r, "runs": ";".join(r["runs"])} for r in rows)
+    return out.getvalue()
+
+
+def to_json(comparison: Comparison) -> str:
+    """The comparison, its settings and the left-out runs, as one JSON object."""
+    return json.dumps(
+        {
+            "metric": comparison.metric,
+            "value": comparison.value,
+            "lower_is_better": comparison.lower_is_better,
+            "test": TEST_NAME,
+            "alpha": comparison.alpha,
+            "knobs": comparison.knobs,
+            "baseline": comparison.rows[0].knobs,
+            "rows": [record(comparison, row) for row in comparison.rows],
+            "excluded": [{"run": name, "reason": reason} for name, reason in comparison.excluded],
+            "notes": notes(comparison),
+        },
+        indent=2,
+    )
+
+
+def render(comparison: Comparison, fmt: str, file) -> None:
+    """Write ``comparison`` to ``file`` in ``fmt``, one of :data:`FORMATS`."""
+    if fmt == "table":
+        print_table(comparison, file)
+    else:
+        file.write({"markdown": markdown, "csv": to_csv, "json": to_json}[fmt](comparison))

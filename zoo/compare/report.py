@@ -1,0 +1,68 @@
+"""The HTML report: one self-contained file (plotly.js inlined, no network needed to open it) with the
+comparison table, the learning curves and a chart per knob."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import plotly.io
+import plotly.offline
+
+from zoo.compare.ablation import Comparison
+from zoo.compare.cells import cells, headers, notes
+from zoo.compare.figures import by_knob, learning_curves
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
+table { border-collapse: collapse; font-size: 14px; }
+th, td { padding: 4px 10px; border-bottom: 1px solid #ddd; text-align: right; white-space: nowrap; }
+th { background: #f4f4f4; }
+td.knob, th.knob { text-align: left; }
+tr.base { font-weight: bold; }
+tr.beyond td { background: #e8f4ff; }
+p.note { font-size: 13px; color: #555; margin: 0.3em 0; }
+"""
+
+
+def _table(comparison: Comparison) -> str:
+    head = "".join(
+        f"<th{' class=knob' if i <= len(comparison.knobs) else ''}>{html.escape(h)}</th>"
+        for i, h in enumerate(headers(comparison))
+    )
+    rows = []
+    for row in comparison.rows:
+        beyond = row.difference is not None and row.difference.verdict == "beyond noise"
+        css = "base" if row.is_baseline else "beyond" if beyond else ""
+        tds = "".join(
+            f"<td{' class=knob' if i <= len(comparison.knobs) else ''}>{html.escape(c)}</td>"
+            for i, c in enumerate(cells(comparison, row))
+        )
+        rows.append(f'<tr class="{css}">{tds}</tr>')
+    notes_html = "".join(f'<p class="note">{html.escape(line)}</p>' for line in notes(comparison))
+    return f"<table><tr>{head}</tr>{''.join(rows)}</table>{notes_html}"
+
+
+def report_html(comparison: Comparison) -> str:
+    """The report as one HTML document.
+
+    Args:
+        comparison: from :func:`zoo.compare.ablation.compare`.
+
+    Returns:
+        HTML with plotly.js inlined once and every chart's data embedded.
+    """
+    figures = [learning_curves(comparison), *(by_knob(comparison, knob) for knob in comparison.knobs)]
+    charts = "".join(plotly.io.to_html(f, include_plotlyjs=False, full_html=False) for f in figures)
+    title = html.escape(f"zoo compare: {comparison.metric}")
+    return (
+        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{title}</title><style>{STYLE}</style>'
+        f"<script>{plotly.offline.get_plotlyjs()}</script></head><body><h1>{title}</h1>"
+        f"{_table(comparison)}{charts}</body></html>"
+    )
+
+
+def write_report(comparison: Comparison, path: Path) -> None:
+    """Write :func:`report_html` to ``path`` (its folder is created)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(report_html(comparison), encoding="utf-8")
