@@ -11,11 +11,14 @@ def one_error_line(compare, *args) -> str:
 
 def test_a_path_that_is_no_run(runs_dir, compare):
     assert one_error_line(compare, "nope", "--runs_dir", runs_dir) == (
-        f"'nope' is not a run folder (no summary.json), a glob of run folders, or a sweep name in {runs_dir}/ "
-        "(sweeps there: pe-sweep)"
+        "'nope' is not a run folder (no summary.json or config.json), a glob of run folders, or a sweep name in "
+        f"{runs_dir}/ (sweeps there: pe-sweep)"
     )
     pattern = str(runs_dir / "zz*")
-    assert one_error_line(compare, pattern) == f"{pattern!r} matches no run folder (a folder with summary.json)"
+    assert (
+        one_error_line(compare, pattern)
+        == f"{pattern!r} matches no run folder (a folder with summary.json or config.json)"
+    )
 
 
 def test_an_unknown_metric(runs_dir, compare):
@@ -39,6 +42,14 @@ def test_bad_arguments_and_no_runs(runs_dir, compare):
     assert "--format" in one_error_line(compare, runs_dir, "--format", "xml")
     assert one_error_line(compare) == (
         "name the runs to compare: run folders, globs, a sweep name, or --wandb ENTITY/PROJECT"
+    )
+
+
+def test_a_task_metric_never_logged(tmp_path, compare):
+    write_run(tmp_path, "no-validation", [(100, 2.0)], metric="train_loss")
+    assert one_error_line(compare, tmp_path) == (
+        "the task metric 'val_bleu' is not logged by these runs; pass --metric, one of: parameters, tokens_per_sec, "
+        "train_loss"
     )
 
 

@@ -38,13 +38,20 @@ def test_globs_and_folders_name_the_same_runs_once(runs_dir, compare_json):
 def test_failed_and_running_runs_are_left_out_and_listed(runs_dir, compare, compare_json):
     write_run(runs_dir, "ed-rope-s4", [(100, 1.0)], knobs={"model.pe": "rope"}, status="failed")
     write_run(runs_dir, "ed-rope-s5", [(100, 2.0)], knobs={"model.pe": "rope"}, status="running")
+    (runs_dir / "ed-rope-s6").mkdir()  # a run that stopped before training: only its W&B id
+    (runs_dir / "ed-rope-s6" / "wandb_id").write_text("abcd1234")
     result = compare_json(runs_dir)
     assert result["rows"][1]["n"] == 3
-    assert result["excluded"] == [{"run": "ed-rope-s4", "reason": "failed"}, {"run": "ed-rope-s5", "reason": "running"}]
+    assert result["excluded"] == [
+        {"run": "ed-rope-s4", "reason": "failed"},
+        {"run": "ed-rope-s5", "reason": "running"},
+        {"run": "ed-rope-s6", "reason": "no summary.json"},
+    ]
     status, out, _ = compare(runs_dir)
     assert status == 0 and "Left out of the statistics" in out and "ed-rope-s4 (failed), ed-rope-s5 (running)" in out
-    rows = compare_json(runs_dir, "--include_unfinished", "--baseline", "pe=sinusoidal")["rows"]
-    assert (rows[1]["model.pe"], rows[1]["n"]) == ("rope", 5)
+    result = compare_json(runs_dir, "--include_unfinished", "--baseline", "pe=sinusoidal")
+    assert (result["rows"][1]["model.pe"], result["rows"][1]["n"]) == ("rope", 5)
+    assert result["excluded"] == [{"run": "ed-rope-s6", "reason": "no config.json"}]
 
 
 def test_default_baseline_prefers_most_common_then_paper_values(tmp_path, compare_json):

@@ -15,7 +15,7 @@ from zoo.compare.configurations import (
     sort_key,
 )
 from zoo.compare.errors import CompareError
-from zoo.compare.metrics import check_metric, task_metric
+from zoo.compare.metrics import check_metric
 from zoo.compare.records import Run
 from zoo.compare.statistics import Difference, Spread, spread, welch
 from zoo.tracking import lower_is_better
@@ -72,10 +72,10 @@ def metric_value(run: Run, metric: str, which: str) -> float | None:
 
 
 def _exclusion(run: Run, metric: str, include_unfinished: bool) -> str | None:
-    if not run.config:
-        return "no config.json"
     if run.status != "finished" and not include_unfinished:
         return run.status
+    if not run.config:
+        return "no config.json"
     if metric_value(run, metric, "final") is None:
         return f"no {metric} logged"
     return None
@@ -145,7 +145,7 @@ def compare(
     Raises:
         CompareError: for an unknown metric, a bad baseline, or when no run is left to compare.
     """
-    metric = check_metric(metric or task_metric(runs), runs)
+    metric = check_metric(metric, runs)
     excluded = [(run.name, reason) for run in runs if (reason := _exclusion(run, metric, include_unfinished))]
     kept = [run for run in runs if not _exclusion(run, metric, include_unfinished)]
     if not kept:

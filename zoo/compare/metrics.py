@@ -37,13 +37,16 @@ def task_metric(runs: list[Run]) -> str:
     return metrics.pop()
 
 
-def check_metric(metric: str, runs: list[Run]) -> str:
-    """``metric`` if some run logged it.
+def check_metric(metric: str | None, runs: list[Run]) -> str:
+    """``metric``, or the task's (:func:`task_metric`) when it is ``None``, if some run logged it.
 
     Raises:
         CompareError: naming the metric and the ones the runs logged.
     """
     logged = sorted({name for run in runs for name in run.final})
-    if metric not in logged:
-        raise CompareError(f"--metric {metric!r} is not logged by these runs; choose one of: {', '.join(logged)}")
-    return metric
+    chosen = metric or task_metric(runs)
+    if chosen not in logged:
+        what = f"--metric {chosen!r}" if metric else f"the task metric {chosen!r}"
+        verb = "choose" if metric else "pass --metric,"
+        raise CompareError(f"{what} is not logged by these runs; {verb} one of: {', '.join(logged)}")
+    return chosen

@@ -82,7 +82,7 @@ def load_run_folder(folder: Path) -> Run:
         history=history_from_rows([json.loads(line) for line in lines if line.strip()]),
         final=dict(summary.get("final", {})),
         best={metric: entry["value"] for metric, entry in summary.get("best", {}).items()},
-        status=summary.get("status", "unknown"),
+        status=summary.get("status", "no summary.json"),
         group=summary.get("group"),
         job_type=summary.get("job_type"),
         wall_time_s=summary.get("wall_time_s"),
@@ -90,8 +90,11 @@ def load_run_folder(folder: Path) -> Run:
     )
 
 
+RUN_FILES = ("summary.json", "config.json", "wandb_id")  # a run that failed before training has only wandb_id
+
+
 def is_run_folder(path: Path) -> bool:
-    return (path / "summary.json").is_file()
+    return any((path / name).is_file() for name in RUN_FILES)
 
 
 def _group_of(folder: Path) -> str | None:
@@ -125,13 +128,13 @@ def resolve_spec(spec: str, runs_dir: Path) -> list[Path]:
         matches = sorted(p for p in map(Path, glob.glob(spec)) if is_run_folder(p))
         if matches:
             return matches
-        raise CompareError(f"{spec!r} matches no run folder (a folder with summary.json)")
+        raise CompareError(f"{spec!r} matches no run folder (a folder with summary.json or config.json)")
     members = sorted(p for p in runs_dir.glob("*") if is_run_folder(p) and _group_of(p) == spec)
     if members:
         return members
     sweeps = ", ".join(_sweep_names(runs_dir)) or "none"
     raise CompareError(
-        f"{spec!r} is not a run folder (no summary.json), a glob of run folders, or a sweep name in "
+        f"{spec!r} is not a run folder (no summary.json or config.json), a glob of run folders, or a sweep name in "
         f"{runs_dir}/ (sweeps there: {sweeps})"
     )
 
