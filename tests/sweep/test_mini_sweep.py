@@ -1,0 +1,107 @@
+"""The acceptance test: a real mini-sweep on Tiny Shakespeare through ``python -m zoo sweep``, two at once.
+
+A 2x2 grid (positional encoding x norm) over 2 seeds of a tiny model for a few steps. One trial is made to
+fail (a corrupt ``last.ckpt`` in its run folder, which the runner resumes from); the others finish, each with
+a run record that carries the sweep as its group and the varied knobs as its job type. A second run skips
+every finished trial and retries the failed one.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import yaml
+
+from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL
+
+PARAMETERS = {
+    "model.pe": {"values": ["learned", "rope"]},
+    "model.norm": {"values": ["layernorm", "rmsnorm"]},
+    "seed_everything": {"values": [1, 2]},
+}
+TRIALS = [
+    f"mini-{pe}-{norm}-s{seed}" for pe in ("learned", "rope") for norm in ("layernorm", "rmsnorm") for seed in (1, 2)
+]
+BROKEN = "mini-rope-rmsnorm-s2"
+
+
+def sweep(tmp_path, data_dir, zoo_cache) -> subprocess.CompletedProcess:
+    config = {
+        "name": "mini",
+        "command": [
+            "${env}",
+            "${interpreter}",
+            "-m",
+            "zoo",
+            "fit",
+            "--config",
+            str(CONFIGS / "decoder_only" / "tinyshakespeare.yaml"),
+            "${args}",
+        ],
+        "method": "grid",
+        "metric": {"name": "val_loss", "goal": "minimize"},
+        "parameters": PARAMETERS,
+    }
+    (tmp_path / "mini.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    extra = [f"--data.path={data_dir / 'tinyshakespeare'}", *TINY_MODEL, "--model.num_layers=1", *FEW_STEPS]
+    env = {**os.environ, "WANDB_MODE": "offline", "ZOO_CACHE": str(zoo_cache)}
+    env.pop("ZOO_RUN_DIR", None)
+    command = [sys.executable, "-m", "zoo", "sweep", "mini.yaml", "--parallel", "2", "--", *extra]
+    return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+
+
+def events(output: str) -> dict:
+    """Trial name -> the events printed for it, in order (start, done, FAIL, skip)."""
+    found = {}
+    for event, name in re.findall(r"\b(start|done|FAIL|skip|stop) +(\S+)", output):
+        found.setdefault(name, []).append(event)
+    return found
+
+
+def test_mini_sweep_runs_groups_skips_and_retries(tmp_path, data_dir, zoo_cache):
+    runs = tmp_path / "runs"
+    (runs / BROKEN / "checkpoints").mkdir(parents=True)
+    (runs / BROKEN / "checkpoints" / "last.ckpt").write_bytes(b"not a checkpoint")
+
+    first = sweep(tmp_path, data_dir, zoo_cache)
+    assert first.returncode == 1, first.stdout + first.stderr
+    seen = events(first.stdout)
+    assert {name: seen.get(name) for name in TRIALS} == {
+        name: ["start", "FAIL" if name == BROKEN else "done"] for name in TRIALS
+    }, first.stdout
+    state = json.loads((runs / "mini" / "sweep.json").read_text())
+    assert {name: entry["status"] for name, entry in state["trials"].items()} == {
+        name: "failed" if name == BROKEN else "finished" for name in TRIALS
+    }
+    failed = state["trials"][BROKEN]
+    assert failed["exit_code"] != 0 and "Error" in (tmp_path / failed["log"]).read_text()
+    for name in TRIALS:
+        if name == BROKEN:
+            continue
+        summary = json.loads((runs / name / "summary.json").read_text())
+        config = json.loads((runs / name / "config.json").read_text())
+        pe, norm, seed = name.split("-")[1:]
+        assert (summary["status"], summary["group"], summary["job_type"]) == (
+            "finished",
+            "mini",
+            f"pe={pe},norm={norm}",
+        )
+        assert (config["model.pe"], config["model.norm"], config["seed_everything"]) == (pe, norm, int(seed[1:]))
+        assert state["trials"][name]["metric"]["value"] == summary["best"]["val_loss"]["value"]
+        assert state["trials"][name]["exit_code"] == 0
+    before = {path.name for path in runs.iterdir()}
+    summaries = {name: (runs / name / "summary.json").read_text() for name in TRIALS if name != BROKEN}
+
+    (runs / BROKEN / "checkpoints" / "last.ckpt").unlink()  # repair the broken trial: the rerun starts it afresh
+    second = sweep(tmp_path, data_dir, zoo_cache)
+    assert second.returncode == 0, second.stdout + second.stderr
+    seen = events(second.stdout)
+    assert {name: seen.get(name) for name in TRIALS} == {
+        name: ["start", "done"] if name == BROKEN else ["skip"] for name in TRIALS
+    }, second.stdout
+    assert {path.name for path in runs.iterdir()} == set(before)  # no new run folders
+    assert {name: (runs / name / "summary.json").read_text() for name in summaries} == summaries
+    assert json.loads((runs / BROKEN / "summary.json").read_text())["status"] == "finished"
+    assert len(list((runs / "mini" / "attempts").iterdir())) == 1  # the failed attempt's folder, set aside

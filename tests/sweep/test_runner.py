@@ -1,0 +1,114 @@
+"""The runner on stand-in trials (a few lines of Python instead of a training): parallelism, threads, grouping
+variables, failures, resume arguments and Ctrl-C, in seconds."""
+
+import json
+import os
+import signal
+import sys
+import threading
+import time
+
+import pytest
+from rich.console import Console
+
+from zoo.sweep.runner import Runner
+from zoo.sweep.spec import Trial
+from zoo.sweep.state import SweepState
+
+# A stand-in for `zoo fit`: writes what it saw into its run folder, finishes (or fails, or waits) as told.
+TRIAL = """
+import json, os, sys, time
+args = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--") and "=" in a)
+run_dir = os.path.join(args["runs_dir"], args["run_name"])
+os.makedirs(run_dir, exist_ok=True)
+seen = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "WANDB_RUN_GROUP", "WANDB_JOB_TYPE", "WANDB_RUN_ID")}
+seen["ckpt_path"] = args.get("ckpt_path")
+json.dump(seen, open(os.path.join(run_dir, "seen.json"), "w"))
+if args["action"] == "fail":
+    sys.exit("ValueError: this trial fails")
+if args["action"] == "wait":
+    time.sleep(60)
+summary = {"status": "finished", "best": {"val_loss": {"value": float(args["loss"]), "step": 6}}}
+json.dump(summary, open(os.path.join(run_dir, "summary.json"), "w"))
+"""
+
+
+def make_runner(tmp_path, parallel=2) -> Runner:
+    state = SweepState(tmp_path / "runs", "fake")
+    state.describe(name="fake")
+
+    def command_for(params: dict) -> list[str]:
+        return [sys.executable, "-c", TRIAL, *(f"--{key}={value}" for key, value in params.items())]
+
+    console = Console(file=open(tmp_path / "console.txt", "w"), highlight=False, soft_wrap=True)
+    return Runner(state, tmp_path / "runs", command_for, "val_loss", parallel, 3, console)
+
+
+def source(trials):
+    queue = list(trials)
+    return lambda: (queue.pop(0), "[?]") if queue else None
+
+
+def seen(tmp_path, name) -> dict:
+    return json.loads((tmp_path / "runs" / name / "seen.json").read_text())
+
+
+def test_failures_are_recorded_and_the_others_finish(tmp_path, monkeypatch):
+    monkeypatch.setenv("WANDB_RUN_ID", "stale")  # one left over in the shell must not make all trials one run
+    runner = make_runner(tmp_path)
+    trials = [
+        Trial("fake-a", {"action": "finish", "loss": 1.5}, "x=a"),
+        Trial("fake-b", {"action": "fail", "loss": 0}, "x=b"),
+        Trial("fake-c", {"action": "finish", "loss": 2.5}, "x=c"),
+    ]
+    runner.run(source(trials))
+    trials_state = runner.state.trials
+    assert {name: entry["status"] for name, entry in trials_state.items()} == {
+        "fake-a": "finished",
+        "fake-b": "failed",
+        "fake-c": "finished",
+    }
+    assert trials_state["fake-b"]["exit_code"] == 1
+    assert "ValueError: this trial fails" in open(trials_state["fake-b"]["log"]).read()
+    assert trials_state["fake-a"]["metric"] == {"value": 1.5, "step": 6, "kind": "best"}
+    assert runner.counts == {"finished": 2, "failed": 1, "interrupted": 0}
+    assert seen(tmp_path, "fake-a") == {
+        "OMP_NUM_THREADS": "3",
+        "WANDB_RUN_GROUP": "fake",
+        "WANDB_JOB_TYPE": "x=a",
+        "WANDB_RUN_ID": None,
+        "ckpt_path": None,
+    }
+    console = (tmp_path / "console.txt").read_text()
+    assert "FAIL  fake-b" in console and "| ValueError: this trial fails" in console
+    assert "done  fake-c  best val_loss 2.5 at step 6" in console
+
+
+def test_a_trial_with_a_checkpoint_is_resumed_and_one_without_is_set_aside(tmp_path):
+    runner = make_runner(tmp_path)
+    (tmp_path / "runs" / "fake-a" / "checkpoints").mkdir(parents=True)
+    (tmp_path / "runs" / "fake-a" / "checkpoints" / "last.ckpt").write_text("")
+    (tmp_path / "runs" / "fake-b").mkdir()
+    (tmp_path / "runs" / "fake-b" / "metrics.jsonl").write_text("{}\n")
+    runner.run(
+        source([Trial("fake-a", {"action": "finish", "loss": 1}), Trial("fake-b", {"action": "finish", "loss": 1})])
+    )
+    assert seen(tmp_path, "fake-a")["ckpt_path"] == "last"
+    assert seen(tmp_path, "fake-b")["ckpt_path"] is None
+    (attempt,) = (tmp_path / "runs" / "fake" / "attempts").iterdir()
+    assert attempt.name.startswith("fake-b-") and (attempt / "metrics.jsonl").exists()
+
+
+def test_ctrl_c_stops_the_running_trials_and_records_them_as_interrupted(tmp_path):
+    runner = make_runner(tmp_path)
+    trials = [Trial(f"fake-{k}", {"action": "wait", "loss": 0}) for k in range(3)]
+    started = time.monotonic()
+    timer = threading.Timer(3.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        runner.run(source(trials))
+    timer.cancel()
+    assert time.monotonic() - started < 30  # the trials would have run 60 s
+    statuses = {name: entry["status"] for name, entry in runner.state.trials.items()}
+    assert statuses == {"fake-0": "interrupted", "fake-1": "interrupted"}  # the third never started
+    assert runner.running == []

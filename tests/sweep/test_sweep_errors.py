@@ -1,0 +1,83 @@
+"""A bad sweep file or parameter fails before any trial starts, in one line that names it."""
+
+import pytest
+import yaml
+
+from tests.conftest import REPO
+from zoo.sweep import main
+
+SHAKESPEARE = "configs/decoder_only/tinyshakespeare.yaml"
+
+
+def write_sweep(folder, **changes) -> str:
+    sweep = {
+        "name": "bad",
+        "command": ["${env}", "${interpreter}", "-m", "zoo", "fit", "--config", SHAKESPEARE, "${args}"],
+        "method": "grid",
+        "metric": {"name": "val_loss", "goal": "minimize"},
+        "parameters": {"model.pe": {"values": ["learned", "rope"]}},
+        **changes,
+    }
+    path = folder / "sweep.yaml"
+    path.write_text(yaml.safe_dump(sweep))
+    return str(path)
+
+
+@pytest.fixture
+def run_sweep(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(REPO)
+
+    def run(*extra, **changes) -> str:
+        runs = tmp_path / "runs"
+        code = main([write_sweep(tmp_path, **changes), "--runs_dir", str(runs), *extra])
+        assert code == 2
+        assert not runs.exists()  # nothing started, not even the sweep's state folder
+        error = capsys.readouterr().err
+        assert error.startswith("zoo sweep: error: ") and error.count("\n") == 1, error
+        return error.removeprefix("zoo sweep: error: ").strip()
+
+    return run
+
+
+def test_typo_in_a_key_names_it_and_the_nearest_fields(run_sweep):
+    message = run_sweep(parameters={"model.norm_postion": {"values": ["pre", "post"]}})
+    assert message.startswith("parameter 'model.norm_postion' is not a field of `zoo fit --config")
+    assert "did you mean model.norm_position" in message
+
+
+def test_typo_in_a_trainer_key_is_caught_although_the_parser_lets_it_through(run_sweep):
+    message = run_sweep(parameters={"trainer.max_step": {"value": 10}})
+    assert "'trainer.max_step' is not a field" in message and "trainer.max_steps" in message
+
+
+def test_bad_value_names_the_parameter_and_the_value(run_sweep):
+    message = run_sweep(parameters={"model.n_heads": {"values": [2, "many"]}})
+    assert message.startswith("parameters.model.n_heads='many' is rejected by `zoo fit --config")
+    assert "n_heads" in message and "many" in message
+
+
+@pytest.mark.parametrize(
+    "changes, expected",
+    [
+        ({"method": "grod"}, "method='grod' is not valid; choose one of: grid, random, bayes"),
+        ({"method": "bayes", "metric": None}, "method=bayes needs a metric to optimise"),
+        ({"metric": {"goal": "minimize"}}, "metric needs a name"),
+        ({"metric": {"name": "val_loss", "goal": "min"}}, "metric.goal: 'min' is not one of ['minimize', 'maximize']"),
+        ({"parameters": {}}, "'parameters' is missing or empty"),
+        ({"parameters": {"model.pe": {"valus": ["rope"]}}}, "parameters.model.pe needs one of 'value', 'values'"),
+        ({"name": "my sweep"}, "name='my sweep': use letters, digits"),
+        ({"command": ["python", "train.py", "${args}"]}, "command must run `${interpreter} -m zoo fit"),
+        ({"command": ["${env}", "${interpreter}", "-m", "zoo", "fit", "${argz}"]}, "macro ${argz} is not known"),
+    ],
+)
+def test_bad_sweep_file_names_the_field(run_sweep, changes, expected):
+    assert expected in run_sweep(**changes)
+
+
+def test_random_search_needs_a_count(run_sweep):
+    assert "method=random needs --count N" in run_sweep(method="random")
+
+
+def test_extra_argument_may_not_set_a_swept_key(run_sweep):
+    message = run_sweep("--", "--model.pe=none")
+    assert message == "extra argument '--model.pe=none' sets model.pe, which the sweep sets for each trial"

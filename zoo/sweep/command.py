@@ -1,0 +1,85 @@
+"""The command line of one trial: the sweep's ``command`` with W&B's macros filled in as ``wandb agent`` fills
+them (``${env}``, ``${interpreter}``, ``${program}``, ``${args}``, ``${args_no_hyphens}``, ...), then the
+user's fixed extra arguments and the run name the runner gives each trial."""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+
+from zoo.sweep.spec import SweepError
+
+DEFAULT_COMMAND = ["${env}", "${interpreter}", "${program}", "${args}"]  # W&B's default
+
+
+def macro_values(params: dict, program: str | None) -> dict:
+    """What each macro of a sweep ``command`` stands for, following ``wandb agent``.
+
+    Args:
+        params: the trial's parameters, dotted keys.
+        program: the sweep's ``program`` (may be ``None`` when the command does not use it).
+
+    Returns:
+        Macro name -> list of arguments. ``${interpreter}`` is this Python (``sys.executable``), so trials run in
+        the same environment as ``zoo sweep``; the agent uses ``python`` from ``PATH``.
+    """
+    args = [f"--{key}={value}" for key, value in params.items()]
+    return {
+        "env": ["/usr/bin/env"] if platform.system() != "Windows" else [],
+        "interpreter": [sys.executable],
+        "program": [program] if program else [],
+        "args": args,
+        "args_no_hyphens": [arg[2:] for arg in args],
+        "args_no_equals": [part for key, value in params.items() for part in (f"--{key}", str(value))],
+        "args_no_boolean_flags": [
+            f"--{key}" if value is True else f"--{key}={value}" for key, value in params.items() if value is not False
+        ],
+        "args_json": [json.dumps(params)],
+    }
+
+
+def trial_command(config: dict, params: dict, extra: list[str]) -> list[str]:
+    """The argument list of one trial.
+
+    Args:
+        config: the sweep configuration (its ``command`` and ``program``).
+        params: the trial's parameters.
+        extra: arguments added to every trial after the sweep's own (``zoo sweep FILE -- EXTRA...``).
+
+    Returns:
+        The command, ready for ``subprocess``.
+
+    Raises:
+        SweepError: the command uses a macro ``zoo sweep`` does not know, or ``${program}`` without a program.
+    """
+    values = macro_values(params, config.get("program"))
+    command = []
+    for part in config.get("command") or DEFAULT_COMMAND:
+        part = str(part)
+        if part.startswith("${") and part.endswith("}"):
+            name = part[2:-1]
+            if name not in values:
+                raise SweepError(f"command: macro {part} is not known; use one of: {', '.join(values)}")
+            if name == "program" and not config.get("program"):
+                raise SweepError("command: ${program} is used but the sweep file has no 'program'")
+            command += values[name]
+        else:
+            command.append(part)
+    return command + list(extra)
+
+
+def zoo_arguments(command: list[str]) -> list[str]:
+    """The arguments after ``-m zoo`` in a trial's command (``fit --config ... --model.pe=learned``).
+
+    Raises:
+        SweepError: the command does not run ``python -m zoo fit``: ``zoo sweep`` runs zoo trainings only (for
+            other programs, use ``wandb agent``).
+    """
+    for i in range(len(command) - 2):
+        if command[i] == "-m" and command[i + 1] == "zoo" and command[i + 2] == "fit":
+            return command[i + 2 :]
+    raise SweepError(
+        "command must run `${interpreter} -m zoo fit --config <config> ${args}`; "
+        f"got {' '.join(command)!r} (other programs run under wandb agent)"
+    )

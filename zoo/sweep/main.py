@@ -1,0 +1,152 @@
+"""``python -m zoo sweep FILE [options] [-- EXTRA...]``: run a W&B sweep file with no W&B server.
+
+Everything after ``--`` is added to every trial's command, e.g. ``-- --data.path ../shared/data/sst2``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from zoo.sweep.command import trial_command, zoo_arguments
+from zoo.sweep.runner import Runner
+from zoo.sweep.search import bayes_source, list_source
+from zoo.sweep.spec import SweepError, Trial, expand, load_sweep
+from zoo.sweep.state import SweepState, is_finished, metric_of, run_summary
+from zoo.sweep.validate import check_against_cli
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m zoo sweep",
+        description="Run a W&B sweep file locally, one process per trial; a second run skips finished trials "
+        "and retries failed or interrupted ones. Arguments after -- are added to every trial's command.",
+        epilog="example: python -m zoo sweep sweeps/do-pe.yaml --parallel 2 -- "
+        "--data.path ../shared/data/tinyshakespeare",
+    )
+    parser.add_argument("file", help="a W&B sweep YAML file (sweeps/*.yaml)")
+    parser.add_argument("--parallel", type=int, default=1, help="trials at once (default 1)")
+    parser.add_argument("--threads", type=int, default=None, help="threads per trial (default: cores // parallel)")
+    parser.add_argument("--count", type=int, default=None, help="number of trials (random, bayes; grid: the first N)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random and bayes searches (default 0)")
+    parser.add_argument("--runs_dir", default="runs", help="where run folders and the sweep's state go (runs)")
+    parser.add_argument("--dry-run", "--dry_run", action="store_true", help="check and list the trials, run nothing")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    """Entry point of ``python -m zoo sweep``.
+
+    Returns:
+        0 when every trial finished, 1 when any failed, 2 for a bad sweep file or command line, 130 after Ctrl-C.
+    """
+    own, extra = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
+    options = build_parser().parse_args(own)
+    options.argv = list(argv)
+    console = Console(highlight=False, soft_wrap=True)
+    try:
+        config = load_sweep(options.file)
+        command_for = _checked_command(config, extra, options)
+        state = SweepState(Path(options.runs_dir), config["name"])
+        trials = _planned_trials(config, options, state)
+    except SweepError as error:
+        print(f"zoo sweep: error: {error}", file=sys.stderr)
+        return 2
+    if options.dry_run:
+        return _dry_run(config, trials, command_for, options, console)
+    return _run(config, trials, command_for, state, options, console)
+
+
+def _checked_command(config: dict, extra: list[str], options) -> callable:
+    """The trial command builder, after checking options, extra arguments and every parameter against the CLI."""
+    if options.parallel < 1 or (options.count is not None and options.count < 1):
+        raise SweepError("--parallel and --count must be at least 1")
+    swept = set(config["parameters"]) | {"run_name", "runs_dir", "ckpt_path"}
+    for argument in extra:
+        key = argument.removeprefix("--").split("=", 1)[0]
+        if argument.startswith("--") and key in swept:
+            raise SweepError(f"extra argument {argument!r} sets {key}, which the sweep sets for each trial")
+
+    def command_for(params: dict) -> list[str]:
+        return trial_command(config, params, extra)
+
+    zoo_arguments(command_for({}))
+    check_against_cli(config, command_for)
+    return command_for
+
+
+def _planned_trials(config: dict, options, state: SweepState) -> list[Trial]:
+    """The trials known before running: all of a grid or random search; for bayes, those already proposed."""
+    if config["method"] != "bayes":
+        return expand(config, options.count, options.seed)
+    count = options.count or config.get("run_cap")
+    if not count:
+        raise SweepError("method=bayes needs --count N (how many trials to run) or run_cap in the file")
+    known = [Trial(name, entry["params"], entry.get("job_type", "")) for name, entry in state.trials.items()]
+    return known[:count]
+
+
+def _dry_run(config: dict, trials: list[Trial], command_for, options, console: Console) -> int:
+    runs_dir = Path(options.runs_dir)
+    console.print(f"sweep {config['name']} ({config['method']}): {len(trials)} trials, metric {_metric(config)}")
+    for number, trial in enumerate(trials, 1):
+        done = "finished: skipped" if is_finished(runs_dir / trial.name) else "to run"
+        console.print(f"{number:>4} {trial.name}  ({done})")
+        console.print(f"       {shlex.join([*command_for(trial.params), f'--run_name={trial.name}'])}")
+    if config["method"] == "bayes":
+        console.print(f"bayes proposes each further trial from the results so far, up to --count {options.count}")
+    return 0
+
+
+def _run(config: dict, trials: list[Trial], command_for, state: SweepState, options, console: Console) -> int:
+    runs_dir = Path(options.runs_dir)
+    state.describe(file=str(options.file), method=config["method"], metric=config.get("metric"))
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    threads = options.threads or max(1, cores // options.parallel)
+    runner = Runner(state, runs_dir, command_for, _metric_name(config), options.parallel, threads, console)
+    console.print(
+        f"sweep {config['name']} ({config['method']}, metric {_metric(config)}): {options.parallel} at once, "
+        f"{threads} threads each; state and logs in {state.folder}"
+    )
+    pending = []
+    for trial in trials:
+        if is_finished(runs_dir / trial.name):
+            value = metric_of(run_summary(runs_dir / trial.name), _metric_name(config))
+            runner.say("", "skip", trial, "finished earlier" + (f": {value['value']:.4g}" if value else ""))
+        else:
+            pending.append(trial)
+    total = options.count or config.get("run_cap") if config["method"] == "bayes" else len(trials)
+    source = list_source(pending, total, len(trials) - len(pending))
+    if config["method"] == "bayes":
+        source = bayes_source(config, state, source, total, options.seed)
+    try:
+        runner.run(source)
+    except KeyboardInterrupt:
+        console.print(f"interrupted: finished runs are kept; continue with: {_again(options)}")
+        return 130
+    counts = runner.counts
+    console.print(
+        f"sweep {config['name']}: {counts['finished']} finished now, {len(trials) - len(pending)} earlier, "
+        f"{counts['failed']} failed. Compare them: python -m zoo compare {config['name']}"
+    )
+    if counts["failed"]:
+        console.print(f"failed trials are retried by running the same command again: {_again(options)}")
+    return 1 if counts["failed"] else 0
+
+
+def _metric_name(config: dict) -> str | None:
+    return (config.get("metric") or {}).get("name")
+
+
+def _metric(config: dict) -> str:
+    metric = config.get("metric") or {}
+    return f"{metric.get('name')} ({metric.get('goal', 'minimize')})" if metric else "none"
+
+
+def _again(options) -> str:
+    return shlex.join(["python", "-m", "zoo", "sweep", *options.argv])

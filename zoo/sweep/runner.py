@@ -1,0 +1,204 @@
+"""Running the trials of a sweep: each its own process, ``parallel`` at once, one progress line per event.
+
+Each trial's output goes to its own log file; its environment names its W&B group (the sweep) and job type
+(the varied knobs), and gives it ``cores // parallel`` threads, since trainings that together ask for more
+threads than there are cores each run several times slower. Ctrl-C (or SIGTERM) stops every running trial
+through its process group, so that Lightning shuts down cleanly, and records them as interrupted.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from zoo.sweep.spec import Trial
+from zoo.sweep.state import SweepState, is_finished, metric_of, run_summary
+
+POLL_S = 0.5  # how often finished processes are looked for
+GRACE_S = 60.0  # how long an interrupted trial may take to shut down before it is killed
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+@dataclass
+class Running:
+    trial: Trial
+    process: subprocess.Popen
+    log: object
+    started: float
+
+
+class Runner:
+    """Starts trials, watches them, and records what happened.
+
+    Args:
+        state: the sweep's state file.
+        runs_dir: where the trials' run folders go (``--runs_dir``).
+        command_for: ``params -> argument list`` of a trial, without run name and folder.
+        metric: the sweep's metric name (shown in progress lines), or ``None``.
+        parallel: how many trials at once.
+        threads: threads per trial (``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``).
+        console: where progress lines go.
+    """
+
+    def __init__(
+        self,
+        state: SweepState,
+        runs_dir: Path,
+        command_for: Callable[[dict], list[str]],
+        metric: str | None,
+        parallel: int,
+        threads: int,
+        console: Console,
+    ) -> None:
+        self.state, self.runs_dir, self.command_for = state, Path(runs_dir), command_for
+        self.metric, self.parallel, self.threads, self.console = metric, parallel, threads, console
+        self.running: list[Running] = []
+        self.counts = {"finished": 0, "failed": 0, "interrupted": 0}
+
+    # -- one trial -----------------------------------------------------------------------------
+    def command(self, trial: Trial) -> list[str]:
+        """The trial's full command: its own run name and runs folder, and ``--ckpt_path last`` where an
+        earlier attempt left a checkpoint to continue from."""
+        command = [*self.command_for(trial.params), f"--run_name={trial.name}", f"--runs_dir={self.runs_dir}"]
+        if (self.runs_dir / trial.name / "checkpoints" / "last.ckpt").is_file():
+            command.append("--ckpt_path=last")
+        return command
+
+    def environment(self, trial: Trial) -> dict:
+        env = {key: value for key, value in os.environ.items() if key not in ("WANDB_RUN_ID", "ZOO_RUN_DIR")}
+        env.update(WANDB_RUN_GROUP=self.state.data["name"], WANDB_JOB_TYPE=trial.job_type)
+        env.update({name: str(self.threads) for name in THREAD_VARIABLES})
+        return env
+
+    def start(self, trial: Trial, number: str) -> None:
+        run_dir = self.runs_dir / trial.name
+        if run_dir.is_dir() and not (run_dir / "checkpoints" / "last.ckpt").is_file():
+            self.state.set_aside(run_dir)
+        log_path = self.state.log_path(trial.name)
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = open(log_path, "a")
+        command = self.command(trial)
+        log.write(f"$ {' '.join(command)}\n")
+        log.flush()
+        process = subprocess.Popen(
+            command, stdout=log, stderr=subprocess.STDOUT, env=self.environment(trial), start_new_session=True
+        )
+        self.running.append(Running(trial, process, log, time.monotonic()))
+        attempts = self.state.trials.get(trial.name, {}).get("attempts", 0) + 1
+        self.state.update(
+            trial.name,
+            params=trial.params,
+            job_type=trial.job_type,
+            status="running",
+            log=str(log_path),
+            attempts=attempts,
+            run_dir=str(run_dir),
+        )
+        resumed = " (continues from last.ckpt)" if command[-1] == "--ckpt_path=last" else ""
+        self.say(number, "start", trial, f"{trial.job_type or 'seed only'}{resumed}")
+
+    def finish(self, running: Running, interrupted: bool = False) -> str:
+        """Record a trial whose process ended; returns its status."""
+        running.log.close()
+        trial, code = running.trial, running.process.returncode
+        run_dir = self.runs_dir / trial.name
+        wall = round(time.monotonic() - running.started, 1)
+        finished = is_finished(run_dir)
+        status = "finished" if finished else "interrupted" if interrupted else "failed"
+        value = metric_of(run_summary(run_dir), self.metric)
+        self.state.update(trial.name, status=status, exit_code=code, wall_time_s=wall, metric=value)
+        self.counts[status] += 1
+        detail = f"{_metric_text(self.metric, value)}  {wall:.0f} s"
+        if status != "finished":
+            detail = f"exit {code}  {wall:.0f} s  log: {self.state.log_path(trial.name)}  {_last_line(running)}"
+        self.say("", {"finished": "done", "failed": "FAIL", "interrupted": "stop"}[status], trial, detail)
+        return status
+
+    def say(self, number: str, event: str, trial: Trial, detail: str) -> None:
+        style = {"done": "green", "FAIL": "bold red", "stop": "yellow", "skip": "dim"}.get(event, "cyan")
+        stamp = time.strftime("%H:%M:%S")
+        self.console.print(f"{stamp} {number:>9} [{style}]{event:<5}[/] {trial.name}  {escape(detail)}")
+
+    # -- the loop ------------------------------------------------------------------------------
+    def run(self, next_trial: Callable[[], tuple[Trial, str] | None]) -> None:
+        """Start trials from ``next_trial`` (``None`` when there are no more) until all have ended.
+
+        Raises:
+            KeyboardInterrupt: after stopping and recording the running trials (Ctrl-C or SIGTERM).
+        """
+        previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+        try:
+            self._loop(next_trial)
+        except KeyboardInterrupt:
+            self.stop_all()
+            raise
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+
+    def _loop(self, next_trial) -> None:
+        exhausted = False
+        while self.running or not exhausted:
+            while not exhausted and len(self.running) < self.parallel:
+                following = next_trial()
+                if following is None:
+                    exhausted = True
+                else:
+                    self.start(*following)
+            for running in [r for r in self.running if r.process.poll() is not None]:
+                self.running.remove(running)
+                self.finish(running)
+            if self.running:
+                time.sleep(POLL_S)
+
+    def stop_all(self) -> None:
+        """SIGINT to every running trial's process group (Lightning's graceful shutdown), SIGKILL after
+        ``GRACE_S``; each is recorded as interrupted unless it had finished."""
+        for running in self.running:
+            _signal_group(running.process, signal.SIGINT)
+        deadline = time.monotonic() + GRACE_S
+        for running in self.running:
+            while running.process.poll() is None and time.monotonic() < deadline:
+                try:
+                    running.process.wait(timeout=max(0.1, deadline - time.monotonic()))
+                except (subprocess.TimeoutExpired, KeyboardInterrupt):
+                    pass
+            if running.process.poll() is None:
+                _signal_group(running.process, signal.SIGKILL)
+                running.process.wait()
+            self.finish(running, interrupted=True)
+        self.running.clear()
+
+
+def _signal_group(process: subprocess.Popen, signum: int) -> None:
+    try:
+        os.killpg(process.pid, signum)
+    except ProcessLookupError:
+        pass
+
+
+def _raise_interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+def _metric_text(metric: str | None, value: dict | None) -> str:
+    if value is None:
+        return f"{metric} not logged" if metric else ""
+    step = f" at step {value['step']}" if value.get("step") is not None else ""
+    return f"{value['kind']} {metric} {value['value']:.4g}{step}"
+
+
+def _last_line(running: Running) -> str:
+    """The last line of a trial's log, which for a crash is the error."""
+    try:
+        lines = [line for line in Path(running.log.name).read_text(errors="replace").splitlines() if line.strip()]
+    except OSError:
+        return ""
+    return f"| {lines[-1].strip()[:200]}" if lines else ""

@@ -1,0 +1,222 @@
+"""A sweep file: W&B's sweep YAML, loaded and checked, and its trials.
+
+The format is W&B's own (``program``/``command``, ``method``, ``metric``, ``parameters``), so that the same file
+runs under ``wandb sweep`` + ``wandb agent``. Checks and searches come from W&B's sweep engine, the ``sweeps``
+package: its JSON schema for the file, and its grid, random and Bayesian searches.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+METHODS = ("grid", "random", "bayes")
+SEED_KEY = "seed_everything"
+PARAMETER_FIELDS = ("value", "values", "distribution", "min", "max", "mu", "sigma")
+NEWER_KEYS = ("run_cap",)  # W&B sweep keys that the schema of sweeps 0.2.0 does not know yet
+
+
+class SweepError(Exception):
+    """A bad sweep file or sweep command line, reported in one line before any trial starts."""
+
+
+def sweeps_engine():
+    """The ``sweeps`` package (W&B's sweep engine), imported quietly: version 0.2.0 was written for pydantic 1
+    and warns about a renamed config key under pydantic 2, which changes nothing here."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import sweeps.config.schema  # the JSON schema of sweep files, and the package itself
+    return sweeps
+
+
+@dataclass
+class Trial:
+    """One training run of a sweep.
+
+    Args:
+        name: the run name (``--run_name``), e.g. ``do-pe-learned-s2``: deterministic, so that a second
+            ``zoo sweep`` finds the run folder of an earlier one.
+        params: every swept parameter and its value, dotted keys (``{"model.pe": "learned", ...}``).
+        job_type: the varied knobs but the seed, e.g. ``pe=learned,norm=rmsnorm`` (W&B's ``job_type``).
+    """
+
+    name: str
+    params: dict
+    job_type: str = field(default="")
+
+
+def load_sweep(path: str | Path) -> dict:
+    """Read and check a sweep file.
+
+    Args:
+        path: a W&B sweep YAML file.
+
+    Returns:
+        The sweep configuration as a dict.
+
+    Raises:
+        SweepError: the file is missing, not YAML, or not a valid sweep (one line naming the field).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise SweepError(f"sweep file {str(path)!r} not found")
+    try:
+        config = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as error:
+        raise SweepError(f"{path}: not valid YAML: {str(error).splitlines()[0]}") from error
+    check_sweep(config, str(path))
+    return config
+
+
+def check_sweep(config: object, where: str = "sweep") -> None:
+    """Raise ``SweepError`` naming the first bad field of a sweep configuration.
+
+    Our checks come first (their messages name the field and say what is valid); W&B's JSON schema then
+    catches the rest.
+    """
+    if not isinstance(config, dict):
+        raise SweepError(f"{where}: a sweep file is a YAML mapping with method, metric and parameters")
+    if not config.get("name"):
+        raise SweepError(f"{where}: 'name' is missing: it names the sweep (the W&B group of its runs)")
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", str(config["name"])):
+        raise SweepError(f"{where}: name={config['name']!r}: use letters, digits, '-', '_' and '.' only")
+    if config.get("method") not in METHODS:
+        raise SweepError(f"{where}: method={config.get('method')!r} is not valid; choose one of: {', '.join(METHODS)}")
+    metric = config.get("metric")
+    if metric is not None and (not isinstance(metric, dict) or not metric.get("name")):
+        raise SweepError(f"{where}: metric needs a name, e.g. metric: {{name: val_loss, goal: minimize}}")
+    if config["method"] == "bayes" and metric is None:
+        raise SweepError(f"{where}: method=bayes needs a metric to optimise: metric: {{name: ..., goal: ...}}")
+    parameters = config.get("parameters")
+    if not isinstance(parameters, dict) or not parameters:
+        raise SweepError(f"{where}: 'parameters' is missing or empty: give at least one knob to sweep")
+    for key, spec in parameters.items():
+        if not isinstance(spec, dict) or not any(name in spec for name in PARAMETER_FIELDS):
+            raise SweepError(
+                f"{where}: parameters.{key} needs one of 'value', 'values' or a distribution (min/max), got {spec!r}"
+            )
+    _check_schema(config, where)
+
+
+def _check_schema(config: dict, where: str) -> None:
+    """W&B's JSON schema of sweep files, with the path of the offending field."""
+    schema = sweeps_engine().config.schema
+    checked = {key: value for key, value in config.items() if key not in NEWER_KEYS}
+    for error in schema.validator.iter_errors(checked):
+        place = ".".join(str(part) for part in error.absolute_path) or "sweep"
+        raise SweepError(f"{where}: {place}: {error.message}")
+    for key, spec in config["parameters"].items():
+        try:
+            schema.validate_min_max(key, spec)
+        except ValueError as error:
+            raise SweepError(f"{where}: parameters.{error.args[0]}") from error
+
+
+def varied_keys(config: dict) -> list[str]:
+    """The parameters that take more than one value (``values`` with several, or a distribution)."""
+    return [
+        key for key, spec in config["parameters"].items() if "value" not in spec and len(spec.get("values", [0, 1])) > 1
+    ]
+
+
+def make_trial(config: dict, params: dict) -> Trial:
+    """The :class:`Trial` of one point of the sweep: its run name and W&B job type come from the varied knobs."""
+    varied = [key for key in varied_keys(config) if key != SEED_KEY]
+    labels = _short_keys(varied)
+    job_type = ",".join(f"{labels[key]}={params[key]}" for key in varied)
+    parts = [config["name"], *(_name_part(labels[key], params[key]) for key in varied)]
+    if SEED_KEY in params:
+        parts.append(f"s{params[SEED_KEY]}")
+    ordered = {key: params[key] for key in config["parameters"] if key in params}  # the file's order
+    return Trial(name="-".join(parts), params=ordered, job_type=job_type)
+
+
+def _short_keys(keys: list[str]) -> dict:
+    """Each dotted key's last part (``model.pe`` -> ``pe``), or the whole key where two last parts clash."""
+    leaves = [key.rsplit(".", 1)[-1] for key in keys]
+    return {key: leaf if leaves.count(leaf) == 1 else key for key, leaf in zip(keys, leaves, strict=True)}
+
+
+def _name_part(label: str, value: object) -> str:
+    """A categorical name stands alone (``learned``); a number says whose it is (``n_heads4``)."""
+    text = value if isinstance(value, str) else f"{label}{_format(value)}"
+    return re.sub(r"[^A-Za-z0-9_.=]+", "_", str(text))
+
+
+def _format(value: object) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def expand(config: dict, count: int | None = None, seed: int = 0) -> list[Trial]:
+    """The trials of a ``grid`` or ``random`` sweep, in a fixed order.
+
+    Args:
+        config: a checked sweep configuration.
+        count: at most this many trials (``random`` needs it, or ``run_cap`` in the file).
+        seed: the seed of the random search, so that the same command draws the same trials.
+
+    Returns:
+        The trials, as W&B's sweep engine proposes them.
+
+    Raises:
+        SweepError: a grid over a continuous distribution, a random search without a count, or two trials
+            that would get the same run name.
+    """
+    engine, method = sweeps_engine(), config["method"]
+    count = count or config.get("run_cap")
+    checked = {key: value for key, value in config.items() if key not in NEWER_KEYS}
+    try:
+        if method == "grid":
+            runs = engine.next_runs(checked, [], n=_grid_size(config))
+        elif method == "random":
+            if not count:
+                raise SweepError("method=random needs --count N (how many trials to draw) or run_cap in the file")
+            state = random.getstate()
+            random.seed(seed)
+            runs = engine.next_runs(checked, [], n=count)
+            random.setstate(state)
+        else:
+            raise SweepError(f"expand() is for grid and random sweeps, not {method}")
+    except ValueError as error:
+        raise SweepError(f"{config['name']}: {error}") from error
+    trials = [trial_of(config, run) for run in runs if run]
+    trials = _unique(trials)  # a random search may draw the same point twice: it is one run
+    return trials[:count] if count else trials
+
+
+def _grid_size(config: dict) -> int:
+    size = 1
+    for spec in config["parameters"].values():
+        if "values" in spec:
+            size *= len(spec["values"])
+        elif spec.get("distribution") == "int_uniform" or ("min" in spec and isinstance(spec["min"], int)):
+            size *= spec["max"] - spec["min"] + 1
+        elif "q" in spec:
+            size *= int((spec["max"] - spec["min"]) / spec["q"]) + 1
+    return size
+
+
+def _unique(trials: list[Trial]) -> list[Trial]:
+    seen = {}
+    for trial in trials:
+        if trial.name in seen and seen[trial.name].params != trial.params:
+            raise SweepError(
+                f"two trials would share the run name {trial.name!r}: {seen[trial.name].params} and {trial.params}"
+            )
+        seen.setdefault(trial.name, trial)
+    return list(seen.values())
+
+
+def trial_of(config: dict, run) -> Trial:
+    """The :class:`Trial` of a ``sweeps.SweepRun`` that the engine proposed."""
+    return make_trial(config, {key: plain(spec["value"]) for key, spec in run.config.items()})
+
+
+def plain(value: object) -> object:
+    """A numpy scalar from the sweep engine as the Python number it stands for (for names, JSON and the CLI)."""
+    return value.item() if hasattr(value, "item") and not isinstance(value, (list, dict, str)) else value

@@ -1,0 +1,93 @@
+"""The state of a sweep on disk: ``<runs_dir>/<sweep name>/sweep.json`` (each trial's parameters, status, exit
+code, log and wall time), ``logs/<trial>.log`` (each trial's output) and ``attempts/`` (run folders of failed
+attempts that left no checkpoint to resume from).
+
+Whether a trial is done is decided by its run folder, ``<runs_dir>/<trial>/summary.json`` with ``status:
+finished``, which ``fit`` writes at its end; ``sweep.json`` is the sweep's own record of what happened.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+
+def run_summary(run_dir: Path) -> dict | None:
+    """A run folder's ``summary.json``, or ``None`` if it has none (yet) or it cannot be read."""
+    try:
+        return json.loads((run_dir / "summary.json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def is_finished(run_dir: Path) -> bool:
+    """Whether the run in ``run_dir`` trained to its end (its record says ``status: finished``)."""
+    summary = run_summary(run_dir)
+    return summary is not None and summary.get("status") == "finished"
+
+
+def metric_of(summary: dict | None, metric: str | None) -> dict | None:
+    """The sweep metric of a run: its best value and step where recorded, else its last value.
+
+    Returns:
+        ``{"value": v, "step": s, "kind": "best"|"final"}``, or ``None`` if the run never logged it.
+    """
+    if not summary or not metric:
+        return None
+    if metric in summary.get("best", {}):
+        return {**summary["best"][metric], "kind": "best"}
+    if metric in summary.get("final", {}):
+        return {"value": summary["final"][metric], "step": None, "kind": "final"}
+    return None
+
+
+class SweepState:
+    """``<runs_dir>/<name>/sweep.json``, rewritten whole (atomically) after every change.
+
+    Args:
+        runs_dir: where the trials' run folders go.
+        name: the sweep's name.
+    """
+
+    def __init__(self, runs_dir: Path, name: str) -> None:
+        self.folder = Path(runs_dir) / name
+        self.file = self.folder / "sweep.json"
+        self.data = json.loads(self.file.read_text()) if self.file.exists() else {"name": name, "trials": {}}
+
+    @property
+    def trials(self) -> dict:
+        return self.data["trials"]
+
+    def log_path(self, trial_name: str) -> Path:
+        return self.folder / "logs" / f"{trial_name}.log"
+
+    def describe(self, **fields) -> None:
+        """Set sweep-level fields (file, method, metric, command)."""
+        self.data.update(fields)
+        self.save()
+
+    def update(self, trial_name: str, **fields) -> None:
+        """Set fields of one trial's entry and save."""
+        self.trials.setdefault(trial_name, {}).update(fields)
+        self.save()
+
+    def save(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        temporary = self.file.with_suffix(".json.tmp")
+        temporary.write_text(json.dumps(self.data, indent=2, sort_keys=True))
+        os.replace(temporary, self.file)  # a Ctrl-C never leaves half a file
+
+    def set_aside(self, run_dir: Path) -> Path:
+        """Move the folder of a failed attempt with no checkpoint to ``attempts/``, so that the retry gets the
+        trial's own run name (not ``<name>-2``) and the failed attempt is still there to read.
+
+        Returns:
+            Where the folder went.
+        """
+        target = self.folder / "attempts" / f"{run_dir.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(run_dir), str(target))
+        return target
