@@ -7,6 +7,7 @@ recent run of the same name: weights, optimiser, schedule and W&B run.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -16,9 +17,11 @@ from lightning.pytorch.callbacks import ModelCheckpoint, RichProgressBar
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.utilities import rank_zero_info
 
+from zoo.callbacks import FinalValidation, InterruptedRun
 from zoo.data import ZooDataModule
+from zoo.run_folders import RunFolderError, differences, find_resumable, new_run_dir, run_family, run_name
 from zoo.tasks import TaskModule
-from zoo.tracking import RunRecord, flatten, latest_run_with_checkpoint, make_wandb_logger, new_run_dir, run_name
+from zoo.tracking import RunRecord, flatten, make_wandb_logger
 
 ARCHITECTURE_FIELDS = (
     "d_model",
@@ -87,21 +90,25 @@ class ZooCLI(LightningCLI):
     def _config(self) -> Namespace:
         return self.config[self.subcommand] if self.subcommand else self.config
 
-    def _default_name(self, config: Namespace) -> str:
+    def _names(self, config: Namespace, flat: dict) -> tuple[str, str]:
+        """The automatic run name and its family (the name without the config hash)."""
         model, data = config.model, config.data
         task = _import(model.class_path)
         data_module = _import(data.class_path)
         path = data.init_args.get("path") or "data"
         data_name = getattr(data_module, "run_label", None) or Path(str(path).rstrip("/")).name
-        seed = config.get("seed_everything")
-        return run_name(task.short_name, data_name.lower().replace("_", ""), dict(model.init_args), seed)
+        data_name = data_name.lower().replace("_", "")
+        return run_name(task.short_name, data_name, flat), run_family(task.short_name, data_name, flat)
 
     def _resolve_run_dir(self, config: Namespace) -> Path | None:
         inherited = os.environ.get(RUN_DIR_ENV)
         if inherited and int(os.environ.get("LOCAL_RANK", "0")) > 0:
             return Path(inherited)
-        runs_dir, name = Path(config.runs_dir), config.run_name or self._default_name(config)
-        ckpt_path = config.get("ckpt_path")
+        flat = flatten(_plain(config))
+        name, family = self._names(config, flat)
+        if config.run_name:
+            name, family = config.run_name, None
+        runs_dir, ckpt_path = Path(config.runs_dir), config.get("ckpt_path")
         evaluating = self.subcommand in ("validate", "test", "predict")
         if evaluating and not ckpt_path:
             raise ConfigError(
@@ -109,12 +116,10 @@ class ZooCLI(LightningCLI):
                 f"--ckpt_path last for the latest run of this config"
             )
         if ckpt_path == "last":
-            found = latest_run_with_checkpoint(runs_dir, name)
-            if found is None:
-                raise ConfigError(
-                    f"ckpt_path='last': no {runs_dir}/{name}*/checkpoints/last.ckpt to load; "
-                    f"train it first, or pass --ckpt_path with a checkpoint file"
-                )
+            try:
+                found = find_resumable(runs_dir, name, flat, family, prefix="model." if evaluating else "")
+            except RunFolderError as error:
+                raise ConfigError(str(error)) from None
             config.ckpt_path = str(found / "checkpoints" / "last.ckpt")
             _check_same_model(config)
             return found
@@ -123,6 +128,7 @@ class ZooCLI(LightningCLI):
                 raise ConfigError(f"ckpt_path={ckpt_path!r} is not a file")
             owner = Path(ckpt_path).resolve().parent.parent
             if (owner / "summary.json").exists():
+                _check_same_run(owner, flat, prefix="model." if evaluating else "")
                 return owner
         return new_run_dir(runs_dir, name) if self.subcommand == "fit" else None
 
@@ -138,7 +144,14 @@ class ZooCLI(LightningCLI):
             super().instantiate_classes()
             self.model.check_data(self.datamodule)
         except (ValueError, FileNotFoundError, ConnectionError) as error:
+            self._remove_unused_run_dir()
             raise ConfigError(str(_root_cause(error))) from error
+
+    def _remove_unused_run_dir(self) -> None:
+        """A run that failed before it started leaves no folder behind (only an empty one can be ours)."""
+        for folder in (self.run_dir, None if self.run_dir is None else self.run_dir.parent):
+            if folder is not None and folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()
 
     def instantiate_trainer(self, **kwargs):
         trainer_config = self._get(self.config_init, "trainer", default={})
@@ -149,7 +162,9 @@ class ZooCLI(LightningCLI):
             return super().instantiate_trainer(callbacks=callbacks, logger=False, **kwargs)
         self.record = RunRecord(self.run_dir)
         loggers = [make_wandb_logger(self.run_dir, self.run_dir.name, self._config().wandb_project), self.record]
+        callbacks.append(InterruptedRun(self.record))
         if self.subcommand == "fit":
+            callbacks.append(FinalValidation())
             callbacks.append(
                 ModelCheckpoint(
                     dirpath=self.run_dir / "checkpoints",
@@ -174,7 +189,7 @@ class ZooCLI(LightningCLI):
         for logger in self.trainer.loggers:
             logger.log_hyperparams(flat)
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        text = self._parser(self.subcommand).dump(config, skip_link_targets=False)
+        text = self._parser(self.subcommand).dump(config, skip_link_targets=False, skip_unset=False)
         (self.run_dir / "config.yaml").write_text(text)
 
     def before_fit(self) -> None:
@@ -201,17 +216,31 @@ class ZooCLI(LightningCLI):
             return
         checkpoint = self.trainer.checkpoint_callback
         if status is not None and checkpoint is not None:
-            self.record.record(
-                checkpoints={"best": checkpoint.best_model_path, "last": checkpoint.last_model_path},
-                status=status,
-            )
-            rank_zero_info(f"zoo: best checkpoint {checkpoint.best_model_path} (last: {checkpoint.last_model_path})")
+            paths = {"best": checkpoint.best_model_path, "last": checkpoint.last_model_path}
+            self.record.record(checkpoints={k: v for k, v in paths.items() if v}, status=status)
+            if paths["best"]:
+                rank_zero_info(f"zoo: best checkpoint {paths['best']} (last: {paths['last']})")
+            else:
+                rank_zero_info(f"zoo: no validation ran, so no best checkpoint (last: {paths['last']})")
         wandb_logger = self.trainer.loggers[0]
         wandb_logger.experiment.finish()  # one W&B run per command, even when several run in one process
         rank_zero_info(f"zoo: run folder {self.run_dir} (config, metrics.jsonl, summary.json, checkpoints/)")
         if os.environ.get("WANDB_MODE") == "offline":
             runs = f"{wandb_logger.save_dir}/wandb/offline-run-*"
             rank_zero_info(f"zoo: W&B run saved offline; upload it with: wandb sync {runs}")
+
+
+def _check_same_run(run_dir: Path, flat: dict, prefix: str) -> None:
+    """Raise ``ConfigError`` if the run recorded in ``run_dir`` has another configuration (fields starting with
+    ``prefix``) than the command that would continue or evaluate it, so its record is never rewritten by
+    another configuration."""
+    recorded = run_dir / "config.json"
+    differs = differences(json.loads(recorded.read_text()), flat, prefix) if recorded.exists() else []
+    if differs:
+        raise ConfigError(
+            f"{run_dir} was trained with another configuration: {', '.join(differs)}; use its own config "
+            f"(--config {run_dir / 'config.yaml'}), or start a new run without --ckpt_path"
+        )
 
 
 def _check_same_model(config: Namespace) -> None:

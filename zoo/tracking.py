@@ -169,26 +169,7 @@ class RunRecord(Logger):
 
     @rank_zero_only
     def finalize(self, status: str) -> None:
+        if self.summary.get("status") == "interrupted" and status == "failed":
+            return  # Lightning finalizes an interrupted run as "failed"; the interruption was recorded first
         self.summary["status"] = "finished" if status == "success" else status
         self._write_summary()
-
-
-def run_name(short_name: str, data_name: str, model: dict, seed: int) -> str:
-    """A name saying what differs between runs, e.g. ``ed-multi30k-learned-batchnorm-pre-h4-s1``."""
-    knobs = [model.get("pe"), model.get("norm"), model.get("norm_position"), f"h{model.get('n_heads')}"]
-    return "-".join(str(part) for part in [short_name, data_name, *knobs, f"s{seed}"])
-
-
-def new_run_dir(runs_dir: Path, name: str) -> Path:
-    """``runs_dir/name``, or ``name-2``, ``name-3``, ... if taken: nothing of an earlier run is overwritten."""
-    candidate, k = runs_dir / name, 2
-    while candidate.exists():
-        candidate, k = runs_dir / f"{name}-{k}", k + 1
-    return candidate
-
-
-def latest_run_with_checkpoint(runs_dir: Path, name: str) -> Path | None:
-    """The most recent of ``runs_dir/name[-k]`` that has ``checkpoints/last.ckpt``, or ``None``."""
-    candidates = [p for p in runs_dir.glob(f"{name}*") if (p / "checkpoints" / "last.ckpt").exists()]
-    candidates = [p for p in candidates if p.name == name or p.name[len(name) + 1 :].isdigit()]
-    return max(candidates, key=lambda p: (p / "checkpoints" / "last.ckpt").stat().st_mtime, default=None)

@@ -1,5 +1,7 @@
 """Each variant end to end on real data: fit a few steps, then validate and test from the checkpoint."""
 
+import re
+
 import pytest
 import torch
 from tokenizers import Tokenizer
@@ -19,7 +21,7 @@ def test_fit_validate_test_on_real_data(variant, data_dir, cli_env):
     runs = list((cli_env / "runs").iterdir())
     assert len(runs) == 1, runs
     run_dir = runs[0]
-    assert run_dir.name.endswith("-layernorm-pre-h2-s1")
+    assert re.search(r"-layernorm-pre-h2-s1-[0-9a-f]{6}$", run_dir.name)
     record = read_run(run_dir)
     logged = set().union(*(line.keys() for line in record["metrics"]))
     assert TRAIN_METRICS | {"val_loss", task_metric, "parameters"} <= logged
@@ -44,6 +46,6 @@ def test_fit_validate_test_on_real_data(variant, data_dir, cli_env):
 def test_quickstart_generates_its_data_and_trains(cli_env):
     main(["fit", "--config", str(CONFIGS / "quickstart.yaml"), *FEW_STEPS, "--data.num_train=500"])
     (run_dir,) = (cli_env / "runs").iterdir()
-    assert run_dir.name == "ed-reverse-sinusoidal-layernorm-pre-h4-s1"
+    assert re.fullmatch(r"ed-reverse-sinusoidal-layernorm-pre-h4-s1-[0-9a-f]{6}", run_dir.name)
     summary = read_run(run_dir)["summary"]
     assert summary["status"] == "finished" and "val_exact_match" in summary["final"]

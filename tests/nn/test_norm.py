@@ -5,6 +5,7 @@ import torch
 
 from zoo.nn import NORMS
 from zoo.nn.norm import MaskedBatchNorm
+from zoo.nn.powernorm import PowerNorm
 
 
 def test_batchnorm_statistics_cover_real_tokens_only():
@@ -32,13 +33,57 @@ def test_batchnorm_eval_uses_running_statistics_at_batch_size_one():
     torch.testing.assert_close(norm(x), torch.full((1, 1, 3), 2.0 / (4.0 + 1e-5) ** 0.5, dtype=torch.float64))
 
 
-def test_causal_batchnorm_does_not_use_batch_statistics_in_training():
+def test_causal_batchnorm_uses_the_statistics_of_the_causal_prefix():
+    torch.manual_seed(0)
     norm = MaskedBatchNorm(3, causal=True).double().train()
     x = torch.randn(2, 4, 3, dtype=torch.float64) * 5 + 3
-    out = norm(x)
-    # normalised by the running statistics before this batch (mean 0, var 1), then updated from it
-    torch.testing.assert_close(out, x / (1 + 1e-5) ** 0.5)
-    assert not torch.equal(norm.running_mean, torch.zeros(3, dtype=torch.float64))
+    mask = torch.zeros(2, 4, dtype=torch.bool)
+    mask[1, 2:] = True
+    out = norm(x, mask)
+    for t in range(4):  # naive reference: every real token at positions <= t, of every sequence
+        prefix = x[:, : t + 1][~mask[:, : t + 1]]
+        mean, var = prefix.mean(0), prefix.var(0, unbiased=False)
+        expected = (x[:, t] - mean) / (var + 1e-5) ** 0.5
+        torch.testing.assert_close(out[:, t][~mask[:, t]], expected[~mask[:, t]])
+    tokens = x[~mask]  # the running statistics follow the whole batch
+    torch.testing.assert_close(norm.running_mean, 0.1 * tokens.mean(0))
+    torch.testing.assert_close(norm.running_var, 0.9 + 0.1 * tokens.var(0, unbiased=False))
+
+
+def test_batchnorm_gradient_flows_through_the_statistics():
+    norm = MaskedBatchNorm(2).double().train()
+    x = torch.randn(3, 4, 2, dtype=torch.float64, requires_grad=True)
+    norm(x).sum().backward()  # normalised outputs sum to zero per feature whatever x is
+    torch.testing.assert_close(x.grad, torch.zeros_like(x), atol=1e-10, rtol=0)
+
+
+def test_powernorm_forward_uses_the_running_quadratic_mean_then_updates_it():
+    norm = PowerNorm(3).double().train()
+    norm.running_phi.fill_(4.0)
+    x = torch.randn(2, 5, 3, dtype=torch.float64)
+    mask = torch.zeros(2, 5, dtype=torch.bool)
+    mask[0, 3:] = True
+    out = norm(x, mask)
+    torch.testing.assert_close(out, x / (4.0 + 1e-5) ** 0.5)
+    quadratic_mean = (x[~mask] ** 2).mean(0)
+    torch.testing.assert_close(norm.running_phi, 0.9 * 4.0 + 0.1 * quadratic_mean)
+    norm.eval()
+    torch.testing.assert_close(norm(x), x / (norm.running_phi + 1e-5) ** 0.5)
+
+
+def test_powernorm_backward_is_algorithm_1_of_shen_et_al():
+    torch.manual_seed(0)
+    norm = PowerNorm(3).double().train()
+    norm.running_phi.fill_(2.0)
+    norm.running_nu.fill_(0.3)
+    x = torch.randn(2, 4, 3, dtype=torch.float64, requires_grad=True)
+    upstream = torch.randn(2, 4, 3, dtype=torch.float64)
+    (norm(x) * upstream).sum().backward()
+    scale = (2.0 + 1e-5) ** -0.5
+    z = x.detach() * scale
+    torch.testing.assert_close(x.grad, (upstream - 0.3 * z) * scale)  # weight is 1: dL/dz = upstream
+    gamma, lam = (z * z).mean((0, 1)), (upstream * z).mean((0, 1))
+    torch.testing.assert_close(norm.running_nu, 0.3 * (1 - 0.1 * gamma) + 0.1 * lam)
 
 
 def test_batchnorm_with_all_padding_keeps_running_statistics():

@@ -9,12 +9,14 @@ from zoo.nn.layers import LayerCache, TransformerLayer, TransformerStack
 from zoo.nn.masks import padding_mask
 from zoo.nn.norm import NORMS
 from zoo.nn.positional import POSITIONAL_ENCODINGS
+from zoo.nn.powernorm import PowerNorm
 from zoo.nn.transformer import DecoderOnly, EncoderDecoder, EncoderOnly, count_parameters
 
 __all__ = [
     "ACTIVATIONS",
     "NORMS",
     "NORM_POSITIONS",
+    "PowerNorm",
     "POSITIONAL_ENCODINGS",
     "DecoderOnly",
     "Embedder",

@@ -89,6 +89,7 @@ class TaskModule(pl.LightningModule):
             raise ValueError(f"model.vocab_size={vocab_size} is not valid; the CLI sets it from the data module")
         self.network = self.build_network()
         self._clock: float | None = None
+        self._checkpoint_step: int | None = None
 
     def build_network(self) -> nn.Module:
         raise NotImplementedError
@@ -120,12 +121,25 @@ class TaskModule(pl.LightningModule):
 
     def on_validation_epoch_end(self) -> None:
         self.log_stage("val")
+        self._log_evaluated_step()
 
     def test_step(self, batch: dict, batch_idx: int) -> None:
         self.evaluate("test", batch, batch_idx)
 
     def on_test_epoch_end(self) -> None:
         self.log_stage("test")
+        self._log_evaluated_step()
+
+    def on_load_checkpoint(self, checkpoint: dict) -> None:
+        self._checkpoint_step = checkpoint.get("global_step")
+
+    def _log_evaluated_step(self) -> None:
+        """Record evaluation metrics at the optimiser step of the weights evaluated: the current step in
+        ``fit``, the checkpoint's step in ``validate``/``test`` (Lightning uses a metric named ``step`` as the
+        step of the metrics logged with it)."""
+        fitting = self.trainer.state.fn == "fit"
+        step = self.global_step if fitting or self._checkpoint_step is None else self._checkpoint_step
+        self.log("step", float(step), sync_dist=False)
 
     # -- optimisation --------------------------------------------------------------------------
     def configure_optimizers(self):

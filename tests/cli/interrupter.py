@@ -1,0 +1,13 @@
+"""A callback for the interruption test: presses Ctrl-C (raises ``KeyboardInterrupt``) at a given step of a
+run that was not resumed."""
+
+from lightning.pytorch.callbacks import Callback
+
+
+class InterruptAt(Callback):
+    def __init__(self, step: int) -> None:
+        self.step = step
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
+        if trainer.global_step == self.step and trainer.ckpt_path is None:
+            raise KeyboardInterrupt

@@ -1,0 +1,109 @@
+"""A run's identity is its whole configuration; every run ends with an evaluation at its true step; an
+interrupted run says so (issue: every number an ablation reports can be trusted)."""
+
+import json
+import shlex
+import signal
+
+import pytest
+
+from tests.cli.helpers import read_run, shakespeare_args
+from zoo.cli import main
+from zoo.run_folders import config_hash, differences, new_run_dir
+
+
+def only_run(runs):
+    (run_dir,) = runs.iterdir()
+    return run_dir
+
+
+def test_config_hash_ignores_only_budget_and_bookkeeping():
+    base = {"model.lr": 0.001, "trainer.max_steps": 100, "run_name": None, "seed_everything": 1}
+    assert config_hash(base) == config_hash({**base, "trainer.max_steps": 900, "run_name": "x", "runs_dir": "y"})
+    assert config_hash(base) != config_hash({**base, "model.lr": 0.003})
+    assert config_hash(base) != config_hash({**base, "seed_everything": 2})
+    assert differences(base, {**base, "model.lr": 0.003}) == ["model.lr=0.003 (the run has 0.001)"]
+
+
+def test_new_run_dir_creates_each_folder_once(tmp_path):
+    made = [new_run_dir(tmp_path, "run") for _ in range(3)]
+    assert [p.name for p in made] == ["run", "run-2", "run-3"] and all(p.is_dir() for p in made)
+
+
+def test_runs_of_other_configs_get_other_names(data_dir, cli_env):
+    args = [*shakespeare_args(data_dir), "--trainer.max_steps=2"]
+    main(args)
+    main([*args, "--model.lr=0.003"])
+    main(args)
+    names = sorted(p.name for p in (cli_env / "runs").iterdir())
+    assert len(names) == 3
+    hashes = {name.split("-s1-")[1].split("-")[0] for name in names}
+    assert len(hashes) == 2  # two configurations; the third run is "-2" of the first
+    assert sum(name.endswith("-2") for name in names) == 1
+
+
+def test_resume_refuses_another_config_and_leaves_its_record_alone(data_dir, cli_env, capsys):
+    args = [*shakespeare_args(data_dir), "--trainer.max_steps=2"]
+    main([*args, "--model.lr=0.003", "--run_name=mine"])
+    run_dir = only_run(cli_env / "runs")
+    before = (run_dir / "config.json").read_bytes(), (run_dir / "summary.json").read_bytes()
+    with pytest.raises(SystemExit) as exit_info:
+        main([*args, "--run_name=mine", "--ckpt_path=last"])  # the config file's lr, 1e-3
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "was trained with another configuration: model.lr=0.001 (the run has 0.003)" in err
+    assert ((run_dir / "config.json").read_bytes(), (run_dir / "summary.json").read_bytes()) == before
+    assert json.loads(before[0])["model.lr"] == 0.003
+
+
+def test_resume_with_a_longer_budget_continues_the_same_run(data_dir, cli_env):
+    args = shakespeare_args(data_dir)
+    main([*args, "--trainer.max_steps=2"])
+    main([*args, "--trainer.max_steps=4", "--ckpt_path=last"])
+    run_dir = only_run(cli_env / "runs")
+    assert read_run(run_dir)["config"]["trainer.max_steps"] == 4
+
+
+def test_a_run_shorter_than_val_check_interval_ends_with_a_validation(data_dir, cli_env):
+    main([*shakespeare_args(data_dir), "--trainer.max_steps=5", "--trainer.val_check_interval=250"])
+    record = read_run(only_run(cli_env / "runs"))
+    validations = [line for line in record["metrics"] if "val_loss" in line]
+    assert [line["step"] for line in validations] == [5]
+    assert record["summary"]["best"]["val_loss"]["step"] == 5
+    assert record["summary"]["checkpoints"]["best"].endswith("best-step5.ckpt")
+
+
+def test_the_final_validation_is_not_repeated_when_due_anyway(data_dir, cli_env):
+    main([*shakespeare_args(data_dir), "--trainer.max_steps=6", "--trainer.val_check_interval=3"])
+    record = read_run(only_run(cli_env / "runs"))
+    assert [line["step"] for line in record["metrics"] if "val_loss" in line] == [3, 6]
+
+
+@pytest.mark.parametrize("subcommand", ["validate", "test"])
+def test_evaluation_records_the_checkpoint_step(subcommand, data_dir, cli_env):
+    args = shakespeare_args(data_dir)
+    main([*args, "--trainer.max_steps=4"])
+    run_dir = only_run(cli_env / "runs")
+    main([subcommand, *args[1:], f"--ckpt_path={run_dir / 'checkpoints' / 'last.ckpt'}"])
+    stage = "val" if subcommand == "validate" else "test"
+    lines = [line for line in read_run(run_dir)["metrics"] if f"{stage}_loss" in line]
+    assert lines[-1]["step"] == 4
+
+
+def test_an_interrupted_run_says_so_and_how_to_resume(data_dir, cli_env, capsys):
+    callback = '--trainer.callbacks=[{"class_path": "tests.cli.interrupter.InterruptAt", "init_args": {"step": 4}}]'
+    try:
+        with pytest.raises(SystemExit):
+            main([*shakespeare_args(data_dir), "--trainer.max_steps=6", callback])
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # Lightning ignores Ctrl-C after one
+    run_dir = only_run(cli_env / "runs")
+    summary = read_run(run_dir)["summary"]
+    assert summary["status"] == "interrupted"
+    assert set(summary["checkpoints"]) == {"last", "best-step3"}
+    err = capsys.readouterr().err
+    command = err.split("zoo: run interrupted; resume it with: ")[1].splitlines()[0]
+    assert command.endswith(f"--ckpt_path runs/{run_dir.name}/checkpoints/last.ckpt")
+    main(shlex.split(command)[3:])  # the printed command continues the same run to its end
+    record = read_run(run_dir)
+    assert record["summary"]["status"] == "finished" and record["summary"]["best"]["val_loss"]["step"] == 6

@@ -1,0 +1,55 @@
+"""Lightning callbacks that keep every number of a run trustworthy: a validation after the last step, and an
+honest status when a run is interrupted."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import lightning.pytorch as pl
+from lightning.pytorch.callbacks import Callback
+
+
+class FinalValidation(Callback):
+    """Validate after the last training step, so that every run ends with a validation metric at its final
+    step, even when ``max_steps`` is not a multiple of ``val_check_interval`` or shorter than it.
+
+    It asks the loop to stop at the last step (``max_steps``, or the last batch of the last epoch), which makes
+    Lightning run the validation it runs before an early stop; a validation due at that step anyway runs once.
+    Nothing changes when validation is off (``limit_val_batches=0``, no validation data).
+    """
+
+    def on_train_batch_end(self, trainer: pl.Trainer, pl_module, outputs, batch, batch_idx: int) -> None:
+        last_step = trainer.max_steps not in (None, -1) and trainer.global_step >= trainer.max_steps
+        epoch_loop = trainer.fit_loop.epoch_loop
+        last_epoch = trainer.max_epochs not in (None, -1) and trainer.current_epoch + 1 >= trainer.max_epochs
+        if last_step or (last_epoch and epoch_loop.batch_progress.is_last_batch):
+            trainer.should_stop = True
+
+
+class InterruptedRun(Callback):
+    """On Ctrl-C (``KeyboardInterrupt``), mark the run record ``interrupted``, list the checkpoints it has, and
+    print the command that resumes it.
+
+    Args:
+        record: the run's :class:`zoo.tracking.RunRecord`.
+    """
+
+    def __init__(self, record) -> None:
+        self.record = record
+
+    def on_exception(self, trainer: pl.Trainer, pl_module, exception: BaseException) -> None:
+        if not isinstance(exception, KeyboardInterrupt) or trainer.global_rank != 0:
+            return
+        run_dir = Path(self.record.run_dir)
+        checkpoints = {path.stem: str(path) for path in sorted((run_dir / "checkpoints").glob("*.ckpt"))}
+        self.record.record(status="interrupted", checkpoints=checkpoints)
+        if "last" in checkpoints:
+            command = [
+                "python", "-m", "zoo", "fit", "--config", str(run_dir / "config.yaml"),
+                "--ckpt_path", checkpoints["last"],
+            ]  # fmt: skip
+            print(f"zoo: run interrupted; resume it with: {shlex.join(command)}", file=sys.stderr)
+        else:
+            print(f"zoo: run interrupted before its first checkpoint; {run_dir} has nothing to resume", file=sys.stderr)

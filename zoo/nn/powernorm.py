@@ -1,0 +1,89 @@
+"""PowerNorm (Shen et al. 2020, "PowerNorm: Rethinking Batch Normalization in Transformers", Algorithm 1).
+
+BatchNorm's batch statistics fluctuate strongly on text. PowerNorm drops the mean, normalises by a *running*
+quadratic mean in the forward pass, and makes that trainable with an approximate backward pass: the gradient
+of the normalisation is corrected by a running average of its projection on the output, which stands in for
+the batch-statistics term of BatchNorm's exact gradient.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor, nn
+
+from zoo.nn.norm import NORMS
+
+
+class _PowerFunction(torch.autograd.Function):
+    """``z = x / sqrt(psi^2 + eps)`` forward; backward ``dL/dx = (dL/dz - nu * z) / sqrt(psi^2 + eps)`` and
+    ``nu`` updated from the batch (Algorithm 1, "Backward")."""
+
+    @staticmethod
+    def forward(ctx, x: Tensor, real: Tensor, running_phi: Tensor, running_nu: Tensor, alpha: float, eps: float):
+        scale = torch.rsqrt(running_phi + eps)
+        z = x * scale
+        ctx.save_for_backward(z, real, scale)
+        ctx.running_nu, ctx.alpha = running_nu, alpha
+        return z
+
+    @staticmethod
+    def backward(ctx, grad_z: Tensor):
+        z, real, scale = ctx.saved_tensors
+        nu = ctx.running_nu
+        corrected = (grad_z - nu.to(z.dtype) * z) * real
+        count = real.sum().clamp(min=1)
+        gamma = (z * z * real).flatten(0, -2).sum(0) / count  # Γ_t: mean of z^2 over real tokens
+        lam = (grad_z * z * real).flatten(0, -2).sum(0) / count  # Λ_t: mean of (dL/dz) z over real tokens
+        with torch.no_grad():
+            nu.mul_(1 - (1 - ctx.alpha) * gamma.to(nu.dtype)).add_((1 - ctx.alpha) * lam.to(nu.dtype))
+        return corrected * scale, None, None, None, None, None
+
+
+@NORMS.register("powernorm")
+class PowerNorm(nn.Module):
+    """Power normalisation of each feature: ``y = weight * x / psi + bias`` with ``psi^2`` a running
+    quadratic mean of ``x`` over real (non-padding) tokens (Shen et al. 2020, Algorithm 1, with ``alpha``
+    their moving-average coefficient, 0.9 in both passes).
+
+    In training the output uses ``psi`` from before this batch and only then updates it, so no output depends
+    on any other token of the batch: it is causal and padding-invariant as it stands (``causal`` changes
+    nothing). Evaluation uses the same ``psi``, so there is no train/eval gap in the statistics.
+
+    Args:
+        d_model: ``D``.
+        causal: unused (no statistics of the current batch enter the output).
+        alpha: moving-average coefficient of ``psi^2`` (forward) and of the gradient correction ``nu``
+            (backward).
+        eps: added to ``psi^2``.
+
+    Shapes: ``x`` ``(B, T, D)``, ``padding_mask`` ``(B, T)`` bool (``True`` at padding) or ``None``.
+    """
+
+    def __init__(self, d_model: int, causal: bool = False, alpha: float = 0.9, eps: float = 1e-5) -> None:
+        super().__init__()
+        self.alpha, self.eps = alpha, eps
+        self.weight = nn.Parameter(torch.ones(d_model))
+        self.bias = nn.Parameter(torch.zeros(d_model))
+        self.register_buffer("running_phi", torch.ones(d_model))
+        self.register_buffer("running_nu", torch.zeros(d_model))
+
+    @torch.no_grad()
+    def _update_phi(self, x: Tensor, real: Tensor) -> None:
+        count = real.sum()
+        quadratic_mean = (x * x * real).flatten(0, -2).sum(0) / count.clamp(min=1)
+        weight = (1 - self.alpha) * (count > 0).to(x.dtype)
+        self.running_phi.lerp_(quadratic_mean.to(self.running_phi.dtype), weight.to(self.running_phi.dtype))
+
+    def forward(self, x: Tensor, padding_mask: Tensor | None = None) -> Tensor:
+        """``(B, T, D)`` -> ``(B, T, D)``."""
+        dtype = x.dtype
+        x = x.float() if x.element_size() < 4 else x  # quadratic means need float32 under bf16/fp16
+        real = torch.ones_like(x[..., :1]) if padding_mask is None else (~padding_mask).unsqueeze(-1).to(x.dtype)
+        phi = self.running_phi.to(x.dtype)
+        if self.training and torch.is_grad_enabled():
+            z = _PowerFunction.apply(x, real, phi, self.running_nu, self.alpha, self.eps)
+        else:
+            z = x * torch.rsqrt(phi + self.eps)
+        if self.training:
+            self._update_phi(x.detach(), real)
+        return (z * self.weight + self.bias).to(dtype)

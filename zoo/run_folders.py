@@ -1,0 +1,149 @@
+"""Run folders: a run's identity is its whole resolved configuration.
+
+A run folder is ``runs_dir/<name>``; the name says the headline knobs and ends in a short hash of the whole
+configuration (``do-tinyshakespeare-learned-layernorm-pre-h4-s1-3f9a2c``), so runs that differ in anything
+but the training budget get different names, and ``-2``, ``-3`` only ever mean "the same configuration again".
+``--ckpt_path last`` resumes only a run whose recorded configuration equals the command's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+# Fields that say how long to train, not what is trained: a resumed run may change them.
+BUDGET_FIELDS = ("trainer.max_steps", "trainer.max_time", "trainer.max_epochs")
+# Fields that are not part of what is trained or measured.
+BOOKKEEPING_FIELDS = (
+    "config",
+    "ckpt_path",
+    "run_name",
+    "runs_dir",
+    "wandb_project",
+    "model.vocab_size",  # derived from the data
+    "trainer.enable_progress_bar",
+    "trainer.enable_model_summary",
+)
+
+
+class RunFolderError(Exception):
+    """No run folder fits the command (``--ckpt_path last`` without a matching run); one line."""
+
+
+def identity(flat_config: dict) -> dict:
+    """The fields of a flat (dotted-key) config that make a run what it is: all but budget and bookkeeping."""
+    ignored = set(BUDGET_FIELDS) | set(BOOKKEEPING_FIELDS)
+    return {key: value for key, value in flat_config.items() if key not in ignored}
+
+
+def config_hash(flat_config: dict, length: int = 6) -> str:
+    """A short hex hash of :func:`identity` (stable across key order and processes)."""
+    text = json.dumps(identity(flat_config), sort_keys=True, default=str)
+    return hashlib.sha1(text.encode()).hexdigest()[:length]
+
+
+def differences(recorded: dict, current: dict, prefix: str = "") -> list[str]:
+    """``key=<current> (the run has <recorded>)`` for every identity field (starting with ``prefix``) that
+    differs."""
+    a, b = identity(recorded), identity(current)
+    a = {k: v for k, v in a.items() if k.startswith(prefix)}
+    b = {k: v for k, v in b.items() if k.startswith(prefix)}
+    missing = object()
+    return [
+        f"{key}={b.get(key, missing)!r} (the run has {a.get(key, missing)!r})".replace(repr(missing), "unset")
+        for key in sorted(set(a) | set(b))
+        if a.get(key, missing) != b.get(key, missing)
+    ]
+
+
+def run_family(short_name: str, data_name: str, flat_config: dict) -> str:
+    """``<task>-<data>-<pe>-<norm>-<norm position>-h<heads>-s<seed>``: the headline knobs of a run name."""
+    get = flat_config.get
+    knobs = [get("model.pe"), get("model.norm"), get("model.norm_position"), f"h{get('model.n_heads')}"]
+    return "-".join(str(part) for part in [short_name, data_name, *knobs, f"s{get('seed_everything')}"])
+
+
+def run_name(short_name: str, data_name: str, flat_config: dict) -> str:
+    """:func:`run_family` and the :func:`config_hash`, e.g. ``ed-multi30k-learned-batchnorm-pre-h4-s1-3f9a2c``."""
+    return f"{run_family(short_name, data_name, flat_config)}-{config_hash(flat_config)}"
+
+
+def new_run_dir(runs_dir: Path, name: str) -> Path:
+    """Create and return ``runs_dir/name``, or ``name-2``, ``name-3``, ... if taken. The folder is created
+    atomically, so two runs started at the same moment never share one, and nothing of an earlier run is
+    overwritten."""
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    k = 1
+    while True:
+        candidate = runs_dir / (name if k == 1 else f"{name}-{k}")
+        try:
+            candidate.mkdir()
+            return candidate
+        except FileExistsError:
+            k += 1
+
+
+def _same_name(folder: Path, name: str) -> bool:
+    return folder.name == name or (folder.name.startswith(name + "-") and folder.name[len(name) + 1 :].isdigit())
+
+
+def _recorded_config(folder: Path) -> dict | None:
+    try:
+        return json.loads((folder / "config.json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _with_checkpoint(runs_dir: Path, pattern: str, name: str | None) -> list[Path]:
+    """Folders matching ``pattern`` (and named ``name[-k]`` when given) that have ``checkpoints/last.ckpt``,
+    most recent first."""
+    folders = [
+        p
+        for p in runs_dir.glob(pattern)
+        if (name is None or _same_name(p, name)) and (p / "checkpoints" / "last.ckpt").exists()
+    ]
+    return _newest_first(folders)
+
+
+def _newest_first(folders) -> list[Path]:
+    return sorted(folders, key=lambda p: (p / "checkpoints" / "last.ckpt").stat().st_mtime, reverse=True)
+
+
+def find_resumable(
+    runs_dir: Path, name: str, flat_config: dict, family: str | None = None, prefix: str = ""
+) -> Path:
+    """The most recent ``runs_dir/name[-k]`` with ``checkpoints/last.ckpt`` whose recorded configuration equals
+    ``flat_config`` (but for the budget).
+
+    Args:
+        runs_dir: where run folders are.
+        name: the run name of the command.
+        flat_config: the command's resolved config, dotted keys.
+        family: a name prefix (``name`` without its config hash); when no run of ``name`` exists, the latest
+            run of ``family-*`` is named in the error with the fields in which it differs.
+        prefix: compare only the fields starting with it (``"model."`` to evaluate a run's checkpoint with
+            other evaluation settings).
+
+    Raises:
+        RunFolderError: if there is none, naming the fields in which the latest run of that name differs.
+    """
+    folders = _with_checkpoint(runs_dir, f"{name}*", name)
+    if prefix and family:  # evaluation settings may differ, and so may the name's hash
+        folders = _newest_first({*folders, *_with_checkpoint(runs_dir, f"{family}-*", None)})
+    for folder in folders:
+        recorded = _recorded_config(folder)
+        if recorded is not None and not differences(recorded, flat_config, prefix):
+            return folder
+    if not folders and family:
+        folders = _with_checkpoint(runs_dir, f"{family}-*", None)
+    if folders and (recorded := _recorded_config(folders[0])) is not None and differences(recorded, flat_config):
+        raise RunFolderError(
+            f"ckpt_path='last': {folders[0]} was trained with another configuration: "
+            f"{', '.join(differences(recorded, flat_config, prefix))}; resume it with its own config "
+            f"(--config {folders[0] / 'config.yaml'}), or start a new run without --ckpt_path"
+        )
+    raise RunFolderError(
+        f"ckpt_path='last': no {runs_dir}/{name}*/checkpoints/last.ckpt of this configuration to load; "
+        f"train it first, or pass --ckpt_path with a checkpoint file"
+    )
