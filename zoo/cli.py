@@ -9,19 +9,23 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
 from jsonargparse import Namespace
-from lightning.pytorch.callbacks import ModelCheckpoint, RichProgressBar
+from lightning.pytorch.callbacks import ModelCheckpoint
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
+from lightning.pytorch.loggers import WandbLogger
 from lightning.pytorch.utilities import rank_zero_info
 
 from zoo.callbacks import FinalValidation, InterruptedRun
 from zoo.data import ZooDataModule
+from zoo.knob_help import knob_help
+from zoo.progress import StepProgressBar, silence_noise
 from zoo.run_folders import RunFolderError, differences, find_resumable, new_run_dir, run_family, run_name
 from zoo.tasks import TaskModule
-from zoo.tracking import RunRecord, flatten, make_wandb_logger
+from zoo.tracking import RunRecord, define_summaries, flatten, make_wandb_logger
 
 ARCHITECTURE_FIELDS = (
     "d_model",
@@ -53,11 +57,40 @@ def _import(class_path: str) -> type:
 class ZooArgumentParser(LightningArgumentParser):
     """Parse errors in a few lines (the field and what is wrong), not the whole usage text."""
 
+    def format_help(self) -> str:
+        """The help, with the epilog (the knob table of :func:`zoo.knob_help.knob_help`) kept as laid out."""
+        epilog, self.epilog = self.epilog, None
+        try:
+            text = super().format_help()
+        finally:
+            self.epilog = epilog
+        return text if not epilog else f"{text}\n{epilog}\n"
+
     def error(self, message: str, ex: Exception | None = None):
+        choice = _bad_choice(str(message))
+        if choice:
+            sys.stderr.write(f"zoo: error: {choice}\n")
+            self.exit(2)
         lines = [line for line in str(message).splitlines() if line.strip() and not line.startswith("Given value")]
         text = "\n  ".join(lines[:6])
         sys.stderr.write(f"zoo: error: {text}\n(python -m zoo fit --help lists every field and its type)\n")
         self.exit(2)
+
+
+SUBCOMMANDS = ("fit", "validate", "test", "predict")
+
+
+_LITERAL_ERROR = re.compile(r'Parser key "(\w+)":\s+Expected a typing\.Literal\[(.*)\]\. Got value: (.*)$', re.S)
+
+
+def _bad_choice(message: str) -> str | None:
+    """jsonargparse's message for a value outside a ``Literal`` knob, in the project's one-line form (the
+    ``Literal`` knobs are the model's: pe, norm, norm_position, activation, schedule, pooling)."""
+    match = _LITERAL_ERROR.search(message.strip())
+    if match is None:
+        return None
+    key, choices, value = match.groups()
+    return f"model.{key}={value.strip()!r} is not valid; choose one of: {choices}"
 
 
 class ZooCLI(LightningCLI):
@@ -74,7 +107,10 @@ class ZooCLI(LightningCLI):
             auto_configure_optimizers=False,
             seed_everything_default=1,
             trainer_defaults={"use_distributed_sampler": False},
-            parser_kwargs={"description": __doc__},
+            parser_kwargs={
+                "description": __doc__,
+                **{sub: {"epilog": knob_help()} for sub in SUBCOMMANDS},
+            },
             parser_class=ZooArgumentParser,
             args=args,
             run=run,
@@ -157,7 +193,7 @@ class ZooCLI(LightningCLI):
         trainer_config = self._get(self.config_init, "trainer", default={})
         callbacks = list(trainer_config.get("callbacks") or [])
         if trainer_config.get("enable_progress_bar", True) is not False:
-            callbacks.append(RichProgressBar())
+            callbacks.append(StepProgressBar())
         if self.run_dir is None:
             return super().instantiate_trainer(callbacks=callbacks, logger=False, **kwargs)
         self.record = RunRecord(self.run_dir)
@@ -188,6 +224,8 @@ class ZooCLI(LightningCLI):
         flat = flatten(_plain(config))
         for logger in self.trainer.loggers:
             logger.log_hyperparams(flat)
+            if isinstance(logger, WandbLogger):
+                define_summaries(logger)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         text = self._parser(self.subcommand).dump(config, skip_link_targets=False, skip_unset=False)
         (self.run_dir / "config.yaml").write_text(text)
@@ -201,7 +239,8 @@ class ZooCLI(LightningCLI):
             # ModelCheckpoint saves "last" at validation only; steps after the last validation would be lost
             # to a later --ckpt_path last. Every rank calls this; only rank 0 writes.
             self.trainer.save_checkpoint(
-                self.trainer.checkpoint_callback.last_model_path or self.run_dir / "checkpoints" / "last.ckpt"
+                self.trainer.checkpoint_callback.last_model_path or self.run_dir / "checkpoints" / "last.ckpt",
+                weights_only=False,
             )
         self._finish("finished")
 
@@ -227,7 +266,7 @@ class ZooCLI(LightningCLI):
         rank_zero_info(f"zoo: run folder {self.run_dir} (config, metrics.jsonl, summary.json, checkpoints/)")
         if os.environ.get("WANDB_MODE") == "offline":
             runs = f"{wandb_logger.save_dir}/wandb/offline-run-*"
-            rank_zero_info(f"zoo: W&B run saved offline; upload it with: wandb sync {runs}")
+            rank_zero_info(f"zoo: W&B run saved offline; upload it (needs a W&B account) with: wandb sync {runs}")
 
 
 def _check_same_run(run_dir: Path, flat: dict, prefix: str) -> None:
@@ -293,6 +332,7 @@ def main(args: list[str] | None = None) -> None:
     if argv and argv[0] in TOOLS:
         module = __import__(TOOLS[argv[0]], fromlist=["main"])
         sys.exit(module.main(argv[1:]))
+    silence_noise()
     try:
         ZooCLI(args=args)
     except ConfigError as error:

@@ -60,7 +60,7 @@ def make_wandb_logger(run_dir: Path, name: str, project: str) -> WandbLogger:
         run_dir.mkdir(parents=True, exist_ok=True)
         id_file.write_text(run_id)
     grouping = run_grouping()
-    return WandbLogger(
+    logger = WandbLogger(
         name=name,
         project=project,
         save_dir=str(run_dir),
@@ -70,6 +70,22 @@ def make_wandb_logger(run_dir: Path, name: str, project: str) -> WandbLogger:
         group=grouping["group"],
         job_type=grouping["job_type"],
     )
+    logger._wandb_init.pop("anonymous", None)  # Lightning passes anonymous=None, which wandb warns about
+    return logger
+
+
+EVALUATION_METRICS = ("loss", "ppl", "bpc", "acc", "f1", "bleu", "exact_match")
+
+
+def define_summaries(logger: WandbLogger) -> None:
+    """Give each evaluation metric its direction in W&B (``summary="min"`` for loss, perplexity and bits per
+    character, ``"max"`` for BLEU, accuracy, F1, exact match), so that the run summary, a sweep's ``metric``
+    and the parallel-coordinates and parameter-importance panels use the best value, not the last."""
+    for stage in ("val", "test"):
+        for name in EVALUATION_METRICS:
+            metric = f"{stage}_{name}"
+            direction = "min" if lower_is_better(metric) else "max"
+            logger.experiment.define_metric(metric, step_metric="trainer/global_step", summary=direction)
 
 
 def flatten(config: dict, prefix: str = "") -> dict:

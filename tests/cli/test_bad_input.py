@@ -154,3 +154,21 @@ def test_resume_with_another_architecture_is_refused(data_dir, cli_env, capsys):
     main(["test", *args[1:], "--ckpt_path=last"])  # `last` finds the run for evaluation too
     summary = read_run((cli_env / "runs").iterdir().__next__())["summary"]
     assert summary["status"] == "finished" and "test_loss" in summary["final"]
+
+
+@pytest.mark.parametrize("subcommand", ["fit", "test"])
+def test_help_lists_every_knob_and_its_choices(subcommand, capsys):
+    with pytest.raises(SystemExit):
+        main([subcommand, "--help"])
+    out = capsys.readouterr().out
+    assert "--model.norm                 {layernorm,rmsnorm,batchnorm,powernorm}  default: layernorm" in out
+    assert "--model.pe                   {none,sinusoidal,learned,rope}" in out
+    for knob in ("num_encoder_layers", "pooling", "label_smoothing", "warmup_steps", "n_heads", "d_ff"):
+        assert f"--model.{knob} " in out
+
+
+def test_task_help_shows_the_choices(capsys):
+    with pytest.raises(SystemExit):
+        main(["fit", "--model.help", "zoo.tasks.ClassificationTask"])
+    out = capsys.readouterr().out
+    assert "--model.pooling {mean,cls}" in out and "--model.norm_position {post,pre}" in out

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import time
+from typing import Literal
 
 import lightning.pytorch as pl
 import torch
 from torch import Tensor, nn
 
-from zoo.nn import TransformerConfig, count_parameters
+from zoo.nn import ACTIVATIONS, NORM_POSITIONS, NORMS, POSITIONAL_ENCODINGS, TransformerConfig, count_parameters
 from zoo.nn.registry import check_at_least, check_between, check_choice
 from zoo.schedules import SCHEDULES, schedule_factor
+
+# The valid names of each string knob, as types: the CLI's parser checks them and --help lists them.
+Activation = Literal[tuple(ACTIVATIONS.names())]
+Norm = Literal[tuple(NORMS.names())]
+NormPosition = Literal[tuple(NORM_POSITIONS)]
+PositionalEncoding = Literal[tuple(POSITIONAL_ENCODINGS.names())]
+Schedule = Literal[tuple(SCHEDULES)]
 
 
 class TaskModule(pl.LightningModule):
@@ -22,8 +30,17 @@ class TaskModule(pl.LightningModule):
 
     Args:
         vocab_size: ``V``; filled in from the data module by the CLI.
-        d_model, n_heads, d_ff, dropout, activation, norm, norm_position, pe, max_len, scale_embedding:
-            the architecture knobs of :class:`zoo.nn.TransformerConfig`.
+        d_model: ``D``, the width of the residual stream (Vaswani et al. 2017: 512).
+        n_heads: ``H``, attention heads; ``d_model`` must be divisible by it (Table 3, rows A).
+        d_ff: the inner width of the feed-forward network (the paper: 2048).
+        dropout: dropout on sublayer outputs, embeddings and attention weights (section 5.4: 0.1).
+        activation: the feed-forward activation (``swiglu``: Shazeer 2020).
+        norm: the normalisation (``batchnorm`` masks padding and is causal-safe in decoders; ``powernorm``:
+            Shen et al. 2020).
+        norm_position: ``post`` (the paper, section 5.4) or ``pre`` (Xiong et al. 2020).
+        pe: the positional encoding (section 3.5; ``rope``: Su et al. 2021; ``none``).
+        max_len: the longest sequence, in tokens (the size of ``learned`` position tables).
+        scale_embedding: multiply embeddings by sqrt(d_model) (section 3.4).
         lr: the peak learning rate.
         weight_decay: AdamW's decoupled weight decay (Loshchilov and Hutter 2019) on matrices only.
         betas: Adam's (beta1, beta2); the paper's (0.9, 0.98) (section 5.3).
@@ -47,17 +64,17 @@ class TaskModule(pl.LightningModule):
         n_heads: int = 4,
         d_ff: int = 1024,
         dropout: float = 0.1,
-        activation: str = "relu",
-        norm: str = "layernorm",
-        norm_position: str = "post",
-        pe: str = "sinusoidal",
+        activation: Activation = "relu",
+        norm: Norm = "layernorm",
+        norm_position: NormPosition = "post",
+        pe: PositionalEncoding = "sinusoidal",
         max_len: int = 512,
         scale_embedding: bool = True,
         lr: float = 5e-4,
         weight_decay: float = 0.0,
         betas: tuple[float, float] = (0.9, 0.98),
         eps: float = 1e-9,
-        schedule: str = "inverse_sqrt",
+        schedule: Schedule = "inverse_sqrt",
         warmup_steps: int = 4000,
         min_lr_ratio: float = 0.1,
     ) -> None:

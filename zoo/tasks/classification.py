@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import torch.nn.functional as F
 from torch import Tensor, nn
 from torchmetrics import MeanMetric, MetricCollection
@@ -13,6 +15,7 @@ from zoo.nn.registry import check_at_least, check_choice
 from zoo.tasks.base import TaskModule
 
 POOLINGS = ["mean", "cls"]
+Pooling = Literal[tuple(POOLINGS)]
 
 
 def pool(hidden: Tensor, padding_mask: Tensor, pooling: str) -> Tensor:
@@ -36,7 +39,7 @@ class ClassificationTask(TaskModule):
 
     monitor, monitor_mode, short_name = "val_acc", "max", "eo"
 
-    def __init__(self, num_layers: int = 4, num_classes: int = 2, pooling: str = "mean", **kwargs) -> None:
+    def __init__(self, num_layers: int = 4, num_classes: int = 2, pooling: Pooling = "mean", **kwargs) -> None:
         check_choice("model.pooling", pooling, POOLINGS)
         check_at_least("model.num_layers", num_layers, 1)
         if num_classes < 2:

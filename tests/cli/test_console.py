@@ -1,0 +1,36 @@
+"""What a run prints: no messages a user cannot act on, steps out of max_steps; W&B metric directions."""
+
+from types import SimpleNamespace
+
+from tests.cli.helpers import shakespeare_args
+from zoo.cli import main
+from zoo.tracking import define_summaries, make_wandb_logger
+
+NOISE = ("💡 Tip", "anonymous setting", "LeafSpec", "`weights_only` was not set", "v_num", "Epoch 0/-")
+
+
+def test_a_run_prints_no_noise_and_counts_steps(data_dir, cli_env, capfd, caplog):
+    args = [a for a in shakespeare_args(data_dir) if a != "--trainer.enable_progress_bar=false"]
+    main([*args, "--trainer.max_steps=4"])
+    out, err = capfd.readouterr()
+    printed = out + err + caplog.text
+    assert not [noise for noise in NOISE if noise in printed], printed
+    assert "4/4" in printed  # the bar counts optimiser steps out of max_steps
+    assert "upload it (needs a W&B account) with: wandb sync runs/" in printed
+
+
+def test_evaluation_metrics_have_their_direction_in_wandb():
+    calls = []
+    logger = SimpleNamespace(
+        experiment=SimpleNamespace(define_metric=lambda name, **kw: calls.append((name, kw["summary"])))
+    )
+    define_summaries(logger)
+    directions = dict(calls)
+    assert directions["val_loss"] == "min" and directions["val_ppl"] == "min" and directions["test_bpc"] == "min"
+    assert directions["val_bleu"] == "max" and directions["val_acc"] == "max" and directions["test_f1"] == "max"
+
+
+def test_the_wandb_logger_passes_no_anonymous_setting(tmp_path, monkeypatch):
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    logger = make_wandb_logger(tmp_path, "run", "zoo")
+    assert "anonymous" not in logger._wandb_init

@@ -1,0 +1,46 @@
+"""The model knobs of every task, with their types, valid values and defaults, for ``python -m zoo fit --help``
+(LightningCLI's subclass mode shows them only under ``--model.help CLASS``)."""
+
+from __future__ import annotations
+
+import inspect
+import typing
+
+from zoo.tasks import ClassificationTask, LanguageModelTask, TaskModule, TranslationTask
+
+TASKS = (TranslationTask, ClassificationTask, LanguageModelTask)
+
+
+def _type_text(annotation: object) -> str:
+    if typing.get_origin(annotation) is typing.Literal:
+        return "{" + ",".join(str(choice) for choice in typing.get_args(annotation)) + "}"
+    if isinstance(annotation, type):
+        return annotation.__name__
+    return str(annotation).replace("typing.", "")
+
+
+def _knobs(cls: type) -> list[tuple[str, str, object]]:
+    """``(name, type text, default)`` of the constructor arguments ``cls`` adds to its base."""
+    hints = typing.get_type_hints(cls.__init__)
+    parameters = inspect.signature(cls.__init__).parameters.values()
+    return [
+        (p.name, _type_text(hints.get(p.name, p.annotation)), p.default)
+        for p in parameters
+        if p.name not in ("self", "vocab_size") and p.kind is p.POSITIONAL_OR_KEYWORD
+    ]
+
+
+def _lines(title: str, knobs: list[tuple[str, str, object]]) -> list[str]:
+    return [f"  {title}:"] + [f"    --model.{name:<20} {kind:<40} default: {default}" for name, kind, default in knobs]
+
+
+def knob_help() -> str:
+    """The epilog of ``fit``/``validate``/``test``/``predict --help``: every model knob of every task."""
+    lines = [
+        "model knobs (--model.KNOB=VALUE; the config's model.class_path picks the task;",
+        "python -m zoo fit --model.help zoo.tasks.TranslationTask explains each):",
+        *_lines("every task", _knobs(TaskModule)),
+    ]
+    for task in TASKS:
+        lines += _lines(f"{task.__module__.rsplit('.', 1)[0]}.{task.__name__}", _knobs(task))
+    return "\n".join(lines)

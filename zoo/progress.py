@@ -1,0 +1,64 @@
+"""The console of a run: a progress bar in optimiser steps out of ``max_steps``, and no messages a user cannot
+act on."""
+
+from __future__ import annotations
+
+import logging
+import warnings
+
+from lightning.pytorch.callbacks import RichProgressBar
+
+# Messages printed by the libraries on every run that say nothing about this run.
+_NOISE = (
+    "💡 Tip:",  # Lightning advertising another logger
+    "`weights_only` was not set",  # Lightning, when the CLI saves the final last.ckpt in full on purpose
+    "GPU available:",
+    "TPU available:",
+)
+
+
+class _DropNoise(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.getMessage()).startswith(_NOISE)
+
+
+def silence_noise() -> None:
+    """Filter the messages above from Lightning's loggers, and known deprecation warnings raised inside the
+    libraries themselves (Lightning's pytree utilities), which no user can fix."""
+    for name in ("lightning.pytorch", "lightning.pytorch.utilities.rank_zero", "lightning.fabric"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _DropNoise) for f in logger.filters):
+            logger.addFilter(_DropNoise())
+    warnings.filterwarnings("ignore", message=r".*isinstance\(treespec, LeafSpec\).*")
+
+
+class StepProgressBar(RichProgressBar):
+    """Lightning's rich progress bar, counting optimiser steps out of ``max_steps`` when the run is step-budgeted
+    (Lightning's shows ``Epoch 0/-2`` and batch counts that overrun after a resume), without ``v_num``."""
+
+    def _step_budget(self) -> int | None:
+        max_steps = self.trainer.max_steps
+        return max_steps if max_steps is not None and max_steps > 0 else None
+
+    @property
+    def total_train_batches(self) -> int | float:
+        return self._step_budget() or super().total_train_batches
+
+    def _get_train_description(self, current_epoch: int) -> str:
+        if self._step_budget() is None:
+            return super()._get_train_description(current_epoch)
+        return f"{'Step':{len(self.validation_description)}}"
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx: int) -> None:
+        if self._step_budget() is None:
+            return super().on_train_batch_end(trainer, pl_module, outputs, batch, batch_idx)
+        if not self.is_disabled and self.train_progress_bar_id is None:
+            self._initialize_train_progress_bar_id()
+        self._update(self.train_progress_bar_id, trainer.global_step)
+        self._update_metrics(trainer, pl_module)
+        self.refresh()
+
+    def get_metrics(self, trainer, pl_module) -> dict:
+        metrics = super().get_metrics(trainer, pl_module)
+        metrics.pop("v_num", None)
+        return metrics
