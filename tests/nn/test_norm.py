@@ -33,21 +33,35 @@ def test_batchnorm_eval_uses_running_statistics_at_batch_size_one():
     torch.testing.assert_close(norm(x), torch.full((1, 1, 3), 2.0 / (4.0 + 1e-5) ** 0.5, dtype=torch.float64))
 
 
-def test_causal_batchnorm_uses_the_statistics_of_the_causal_prefix():
+def test_causal_batchnorm_uses_running_statistics_then_updates_them():
     torch.manual_seed(0)
     norm = MaskedBatchNorm(3, causal=True).double().train()
+    norm.running_mean.fill_(1.0)
+    norm.running_var.fill_(4.0)
     x = torch.randn(2, 4, 3, dtype=torch.float64) * 5 + 3
     mask = torch.zeros(2, 4, dtype=torch.bool)
     mask[1, 2:] = True
     out = norm(x, mask)
-    for t in range(4):  # naive reference: every real token at positions <= t, of every sequence
-        prefix = x[:, : t + 1][~mask[:, : t + 1]]
-        mean, var = prefix.mean(0), prefix.var(0, unbiased=False)
-        expected = (x[:, t] - mean) / (var + 1e-5) ** 0.5
-        torch.testing.assert_close(out[:, t][~mask[:, t]], expected[~mask[:, t]])
-    tokens = x[~mask]  # the running statistics follow the whole batch
-    torch.testing.assert_close(norm.running_mean, 0.1 * tokens.mean(0))
-    torch.testing.assert_close(norm.running_var, 0.9 + 0.1 * tokens.var(0, unbiased=False))
+    torch.testing.assert_close(out, (x - 1.0) / (4.0 + 1e-5) ** 0.5)  # no statistic of this batch
+    tokens = x[~mask]  # then the running statistics follow the batch's real tokens
+    torch.testing.assert_close(norm.running_mean, 0.9 + 0.1 * tokens.mean(0))
+    torch.testing.assert_close(norm.running_var, 3.6 + 0.1 * tokens.var(0, unbiased=False))
+
+
+def test_causal_batchnorm_backward_corrects_mean_and_scale_with_running_estimates():
+    norm = MaskedBatchNorm(3, causal=True).double().train()
+    norm.running_var.fill_(2.0)
+    norm.grad_mean.fill_(0.2)
+    norm.grad_scale.fill_(0.3)
+    x = torch.randn(2, 4, 3, dtype=torch.float64, requires_grad=True)
+    upstream = torch.randn(2, 4, 3, dtype=torch.float64)
+    (norm(x) * upstream).sum().backward()
+    scale = (2.0 + 1e-5) ** -0.5
+    z = x.detach() * scale
+    corrected = upstream - 0.2 - 0.3 * z  # BatchNorm's g - mean(g) - z mean(g z), with running means
+    torch.testing.assert_close(x.grad, corrected * scale)
+    torch.testing.assert_close(norm.grad_mean, 0.2 + 0.1 * corrected.mean((0, 1)))
+    torch.testing.assert_close(norm.grad_scale, 0.3 + 0.1 * (corrected * z).mean((0, 1)))
 
 
 def test_batchnorm_gradient_flows_through_the_statistics():

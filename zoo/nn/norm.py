@@ -10,6 +10,7 @@ import torch
 from torch import Tensor, nn
 
 from zoo.nn.registry import Registry
+from zoo.nn.running_norm import running_normalise
 
 NORMS: Registry[nn.Module] = Registry("model.norm")
 
@@ -59,21 +60,21 @@ class MaskedBatchNorm(nn.Module):
     ``padding_mask[b, t] == False``; padding neither enters them nor changes the output at real tokens.
     Gradients flow through the statistics, as in BatchNorm.
 
-    Causal stacks (``causal=True``, the self-attention stacks of decoders): statistics over the whole batch
-    would let position ``t`` see later positions of its own sequence, and running statistics alone in the
-    forward pass do not train (nothing holds the activations to the statistics they are normalised by; the
-    loss rose while the learning rate decayed). Here position ``t`` is normalised with the statistics of the
-    batch's causal prefix, every real ``(b, t')`` with ``t' <= t``, with gradients through them: no output
-    depends on a later position of any sequence. Measured against alternatives (Batch Renormalization over
-    the prefix, Ioffe 2017; shrinking the prefix statistics towards the running ones) in ``docs/ablations.md``;
-    :class:`zoo.nn.powernorm.PowerNorm` (``model.norm=powernorm``) is the literature's remedy.
+    Causal stacks (``causal=True``, the self-attention stacks of decoders): batch statistics let position ``t``
+    see later positions, and the model learns to use them: with statistics of the batch's causal prefix the
+    training loss fell like LayerNorm's while the validation loss (running statistics) rose from 2.55 to 3.34
+    (Tiny Shakespeare, 2000 steps). Running statistics alone in the forward pass do not train (nothing holds
+    the activations to the statistics they are normalised by). Here a causal BatchNorm normalises with the
+    running mean and variance from before the batch, in training as in evaluation, so no output depends on any
+    other token, and trains through the approximate backward pass of PowerNorm extended to the mean
+    (:mod:`zoo.nn.running_norm`; Shen et al. 2020, Algorithm 1).
 
     Running statistics (exponential average with ``momentum``, over the whole batch) are used in
     evaluation, so evaluation works at any batch size, 1 included.
 
     Args:
         d_model: ``D``.
-        causal: use causal-prefix statistics (above).
+        causal: use the causal scheme above.
         momentum: weight of the new batch in the running statistics.
         eps: added to the variance.
     """
@@ -85,34 +86,32 @@ class MaskedBatchNorm(nn.Module):
         self.bias = nn.Parameter(torch.zeros(d_model))
         self.register_buffer("running_mean", torch.zeros(d_model))
         self.register_buffer("running_var", torch.ones(d_model))
+        self.register_buffer("grad_mean", torch.zeros(d_model))  # the backward corrections of the causal scheme
+        self.register_buffer("grad_scale", torch.zeros(d_model))
 
     @torch.no_grad()
-    def _update_running(self, count: Tensor, total: Tensor, squares: Tensor) -> None:
-        """Move the running statistics towards those of ``count`` tokens (a batch without real tokens leaves
-        them unchanged)."""
-        mean = total / count.clamp(min=1)
-        var = squares / count.clamp(min=1) - mean**2
+    def _update_running(self, count: Tensor, mean: Tensor, var: Tensor) -> None:
+        """Move the running statistics towards the batch's (a batch without real tokens leaves them alone)."""
         weight = self.momentum * (count > 0).to(mean.dtype)
-        self.running_mean.lerp_(mean.to(self.running_mean.dtype), weight.to(self.running_mean.dtype))
-        self.running_var.lerp_(var.to(self.running_var.dtype), weight.to(self.running_var.dtype))
+        self.running_mean.lerp_(mean.detach().to(self.running_mean.dtype), weight.to(self.running_mean.dtype))
+        self.running_var.lerp_(var.detach().to(self.running_var.dtype), weight.to(self.running_var.dtype))
 
     def _normalise_training(self, x: Tensor, padding_mask: Tensor | None) -> Tensor:
-        """``(x - mean) / std`` with batch (or causal-prefix) statistics; then update the running statistics."""
+        """Normalise with batch statistics (or, causal, running ones with the approximate backward pass); then
+        update the running statistics from the batch."""
         real = torch.ones_like(x[..., :1]) if padding_mask is None else (~padding_mask).unsqueeze(-1).to(x.dtype)
-        count, total, squares = real.sum(0), (x * real).sum(0), (x * x * real).sum(0)  # (T, 1), (T, D), (T, D)
-        running_mean, running_std = self.running_mean.to(x.dtype), (self.running_var.to(x.dtype) + self.eps).sqrt()
+        count = real.sum()
+        mean = (x * real).flatten(0, -2).sum(0) / count.clamp(min=1)
+        var = ((x - mean) ** 2 * real).flatten(0, -2).sum(0) / count.clamp(min=1)
         if self.causal:
-            count, total, squares = count.cumsum(0), total.cumsum(0), squares.cumsum(0)
-            full = count[-1], total[-1], squares[-1]  # the last prefix is the whole batch
+            running_mean, running_var = self.running_mean.to(x.dtype), self.running_var.to(x.dtype)
+            out = running_normalise(x, real, running_mean, running_var, self.grad_mean, self.grad_scale, 0.9, self.eps)
         else:
-            count, total, squares = count.sum(0), total.sum(0), squares.sum(0)
-            full = count, total, squares
-        mean = total / count.clamp(min=1)
-        std = ((squares / count.clamp(min=1) - mean**2).clamp(min=0) + self.eps).sqrt()
-        empty = count == 0  # positions before any real token: fall back to the running statistics
-        mean, std = torch.where(empty, running_mean, mean), torch.where(empty, running_std, std)
-        out = (x - mean) / std
-        self._update_running(*full)
+            empty = count == 0  # a batch of padding only: keep the running statistics
+            mean = torch.where(empty, self.running_mean.to(x.dtype), mean)
+            var = torch.where(empty, self.running_var.to(x.dtype), var)
+            out = (x - mean) * torch.rsqrt(var + self.eps)
+        self._update_running(count, mean, var)
         return out
 
     def forward(self, x: Tensor, padding_mask: Tensor | None = None) -> Tensor:

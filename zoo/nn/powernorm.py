@@ -1,9 +1,9 @@
 """PowerNorm (Shen et al. 2020, "PowerNorm: Rethinking Batch Normalization in Transformers", Algorithm 1).
 
 BatchNorm's batch statistics fluctuate strongly on text. PowerNorm drops the mean, normalises by a *running*
-quadratic mean in the forward pass, and makes that trainable with an approximate backward pass: the gradient
-of the normalisation is corrected by a running average of its projection on the output, which stands in for
-the batch-statistics term of BatchNorm's exact gradient.
+quadratic mean in the forward pass, and makes that trainable with an approximate backward pass
+(:mod:`zoo.nn.running_norm`): the gradient is corrected by a running average of its projection on the
+output, which stands in for the batch-statistics term of BatchNorm's exact gradient.
 """
 
 from __future__ import annotations
@@ -12,31 +12,7 @@ import torch
 from torch import Tensor, nn
 
 from zoo.nn.norm import NORMS
-
-
-class _PowerFunction(torch.autograd.Function):
-    """``z = x / sqrt(psi^2 + eps)`` forward; backward ``dL/dx = (dL/dz - nu * z) / sqrt(psi^2 + eps)`` and
-    ``nu`` updated from the batch (Algorithm 1, "Backward")."""
-
-    @staticmethod
-    def forward(ctx, x: Tensor, real: Tensor, running_phi: Tensor, running_nu: Tensor, alpha: float, eps: float):
-        scale = torch.rsqrt(running_phi + eps)
-        z = x * scale
-        ctx.save_for_backward(z, real, scale)
-        ctx.running_nu, ctx.alpha = running_nu, alpha
-        return z
-
-    @staticmethod
-    def backward(ctx, grad_z: Tensor):
-        z, real, scale = ctx.saved_tensors
-        nu = ctx.running_nu
-        corrected = (grad_z - nu.to(z.dtype) * z) * real
-        count = real.sum().clamp(min=1)
-        gamma = (z * z * real).flatten(0, -2).sum(0) / count  # Γ_t: mean of z^2 over real tokens
-        lam = (grad_z * z * real).flatten(0, -2).sum(0) / count  # Λ_t: mean of (dL/dz) z over real tokens
-        with torch.no_grad():
-            nu.mul_(1 - (1 - ctx.alpha) * gamma.to(nu.dtype)).add_((1 - ctx.alpha) * lam.to(nu.dtype))
-        return corrected * scale, None, None, None, None, None
+from zoo.nn.running_norm import running_normalise
 
 
 @NORMS.register("powernorm")
@@ -80,10 +56,7 @@ class PowerNorm(nn.Module):
         x = x.float() if x.element_size() < 4 else x  # quadratic means need float32 under bf16/fp16
         real = torch.ones_like(x[..., :1]) if padding_mask is None else (~padding_mask).unsqueeze(-1).to(x.dtype)
         phi = self.running_phi.to(x.dtype)
-        if self.training and torch.is_grad_enabled():
-            z = _PowerFunction.apply(x, real, phi, self.running_nu, self.alpha, self.eps)
-        else:
-            z = x * torch.rsqrt(phi + self.eps)
+        z = running_normalise(x, real, None, phi, None, self.running_nu, self.alpha, self.eps)
         if self.training:
             self._update_phi(x.detach(), real)
         return (z * self.weight + self.bias).to(dtype)
