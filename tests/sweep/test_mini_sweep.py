@@ -9,9 +9,11 @@ every finished trial and retries the failed one.
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 
+import pytest
 import yaml
 
 from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL
@@ -76,7 +78,7 @@ def test_mini_sweep_runs_groups_skips_and_retries(tmp_path, data_dir, zoo_cache)
         name: "failed" if name == BROKEN else "finished" for name in TRIALS
     }
     failed = state["trials"][BROKEN]
-    assert failed["exit_code"] != 0 and "Error" in (tmp_path / failed["log"]).read_text()
+    assert failed["exit_code"] != 0 and "error" in (tmp_path / failed["log"]).read_text().lower()
     for name in TRIALS:
         if name == BROKEN:
             continue
@@ -105,3 +107,22 @@ def test_mini_sweep_runs_groups_skips_and_retries(tmp_path, data_dir, zoo_cache)
     assert {name: (runs / name / "summary.json").read_text() for name in summaries} == summaries
     assert json.loads((runs / BROKEN / "summary.json").read_text())["status"] == "finished"
     assert len(list((runs / "mini" / "attempts").iterdir())) == 1  # the failed attempt's folder, set aside
+
+    compared = subprocess.run(
+        [sys.executable, "-m", "zoo", "compare", "mini", "--format", "json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert compared.returncode == 0, compared.stderr
+    table = json.loads(compared.stdout)
+    assert set(table["knobs"]) == {"model.pe", "model.norm"} and len(table["rows"]) == 4
+    for row in table["rows"]:  # the table's numbers are what the run records hold
+        records = [json.loads((runs / name / "summary.json").read_text()) for name in row["runs"]]
+        best = [record["best"]["val_loss"]["value"] for record in records]
+        assert row["n"] == 2 == len(best)
+        assert row["val_loss_best_mean"] == pytest.approx(statistics.mean(best), abs=1e-12)
+        assert row["val_loss_best_std"] == pytest.approx(statistics.stdev(best), abs=1e-12)
+        assert row["wall_time_s_mean"] == pytest.approx(statistics.mean(r["wall_time_s"] for r in records))
+        assert {name.split("-")[1] for name in row["runs"]} == {row["model.pe"]}
