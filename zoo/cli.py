@@ -25,7 +25,7 @@ from zoo.knob_help import knob_help
 from zoo.progress import StepProgressBar, silence_noise
 from zoo.run_folders import RunFolderError, differences, find_resumable, new_run_dir, run_family, run_name
 from zoo.tasks import TaskModule
-from zoo.tracking import RunRecord, define_summaries, flatten, make_wandb_logger
+from zoo.tracking import RunRecord, define_summaries, flatten, make_wandb_logger, wandb_mode
 
 ARCHITECTURE_FIELDS = (
     "d_model",
@@ -171,6 +171,14 @@ class ZooCLI(LightningCLI):
     def before_instantiate_classes(self) -> None:
         if self.subcommand is None:
             return
+        try:
+            wandb_mode()  # a W&B account problem stops the command before anything is created
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
+        if self._config().trainer.get("fast_dev_run"):
+            # Lightning's smoke test: no run folder, checkpoint or record that a later command could pick up
+            print("zoo: fast_dev_run is a smoke test: nothing is saved (no run folder, checkpoint or W&B run)")
+            return
         self.run_dir = self._resolve_run_dir(self._config())
         if self.run_dir is not None:
             os.environ[RUN_DIR_ENV] = str(self.run_dir)
@@ -201,6 +209,7 @@ class ZooCLI(LightningCLI):
         callbacks.append(InterruptedRun(self.record))
         if self.subcommand == "fit":
             callbacks.append(FinalValidation())
+        if self.subcommand == "fit" and trainer_config.get("enable_checkpointing", True) is not False:
             callbacks.append(
                 ModelCheckpoint(
                     dirpath=self.run_dir / "checkpoints",
@@ -254,6 +263,9 @@ class ZooCLI(LightningCLI):
         if self.run_dir is None or self.trainer.global_rank != 0:
             return
         checkpoint = self.trainer.checkpoint_callback
+        if status is not None and checkpoint is None:
+            self.record.record(checkpoints={}, checkpointing=False, status=status)
+            rank_zero_info("zoo: trainer.enable_checkpointing=false: no checkpoints were saved")
         if status is not None and checkpoint is not None:
             paths = {"best": checkpoint.best_model_path, "last": checkpoint.last_model_path}
             self.record.record(checkpoints={k: v for k, v in paths.items() if v}, status=status)

@@ -17,18 +17,31 @@ from lightning.pytorch.utilities import rank_zero_only
 LOWER_IS_BETTER = ("loss", "ppl", "bpc")
 
 
-def wandb_mode() -> str:
-    """``$WANDB_MODE`` if set; otherwise ``online`` when an API key is configured (``$WANDB_API_KEY`` or a
-    netrc entry for api.wandb.ai), else ``offline``, so that no run ever stops at a login prompt."""
-    if os.environ.get("WANDB_MODE"):
-        return os.environ["WANDB_MODE"]
+def _has_api_key() -> bool:
     if os.environ.get("WANDB_API_KEY"):
-        return "online"
+        return True
     try:
         hosts = netrc.netrc().hosts
     except (OSError, netrc.NetrcParseError):
         hosts = {}
-    return "online" if any("wandb" in host for host in hosts) else "offline"
+    return any("wandb" in host for host in hosts)
+
+
+def wandb_mode() -> str:
+    """``$WANDB_MODE`` if set; otherwise ``online`` when an API key is configured (``$WANDB_API_KEY`` or a
+    netrc entry for api.wandb.ai), else ``offline``, so that no run ever stops at a login prompt.
+
+    Raises:
+        ValueError: ``WANDB_MODE=online`` without an API key (wandb would fail with a long traceback after the
+            run folder was made).
+    """
+    mode = os.environ.get("WANDB_MODE") or ("online" if _has_api_key() else "offline")
+    if mode == "online" and not _has_api_key():
+        raise ValueError(
+            "WANDB_MODE=online but no W&B API key is configured: run `wandb login`, set WANDB_API_KEY, "
+            "or use WANDB_MODE=offline (runs are then uploaded later with `wandb sync`)"
+        )
+    return mode
 
 
 def run_grouping() -> dict:

@@ -172,3 +172,31 @@ def test_task_help_shows_the_choices(capsys):
         main(["fit", "--model.help", "zoo.tasks.ClassificationTask"])
     out = capsys.readouterr().out
     assert "--model.pooling {mean,cls}" in out and "--model.norm_position {post,pre}" in out
+
+
+def test_fast_dev_run_leaves_nothing_a_later_command_picks_up(data_dir, cli_env, capsys):
+    args = shakespeare_args(data_dir)
+    main([*args, "--trainer.fast_dev_run=true"])
+    out = capsys.readouterr()
+    assert not (cli_env / "runs").exists() and "wandb sync" not in out.out + out.err
+    err = fails(capsys, [*args, "--ckpt_path=last"])
+    assert "zoo: error: ckpt_path='last': no runs/do-tinyshakespeare-learned-layernorm-pre-h2-s1-" in err
+
+
+def test_training_without_checkpoints_says_so_in_the_record(data_dir, cli_env):
+    main([*shakespeare_args(data_dir), "--trainer.max_steps=3", "--trainer.enable_checkpointing=false"])
+    (run_dir,) = (cli_env / "runs").iterdir()
+    summary = read_run(run_dir)["summary"]
+    assert (summary["status"], summary["checkpointing"], summary["checkpoints"]) == ("finished", False, {})
+    assert "val_loss" in summary["best"] and not (run_dir / "checkpoints").exists()
+
+
+def test_wandb_online_without_an_api_key_fails_before_anything_is_made(data_dir, cli_env, capsys, monkeypatch):
+    monkeypatch.setenv("WANDB_MODE", "online")
+    monkeypatch.delenv("WANDB_API_KEY", raising=False)
+    monkeypatch.setenv("NETRC", str(cli_env / "no-netrc"))
+    monkeypatch.setenv("HOME", str(cli_env))
+    err = fails(capsys, shakespeare_args(data_dir))
+    assert "zoo: error: WANDB_MODE=online but no W&B API key is configured: run `wandb login`" in err
+    assert len([line for line in err.splitlines() if "wandb" in line.lower()]) == 1
+    assert not (cli_env / "runs").exists()
