@@ -9,6 +9,7 @@ from pathlib import Path
 
 import lightning.pytorch as pl
 from lightning.pytorch.callbacks import Callback
+from lightning.pytorch.utilities.exceptions import SIGTERMException
 
 
 class FinalValidation(Callback):
@@ -29,8 +30,12 @@ class FinalValidation(Callback):
 
 
 class InterruptedRun(Callback):
-    """On Ctrl-C (``KeyboardInterrupt``), mark the run record ``interrupted``, list the checkpoints it has, and
-    print the command that resumes it.
+    """When a run is stopped, mark its record ``interrupted``, list the checkpoints it has, and print the
+    command that resumes it.
+
+    SIGTERM (what SLURM and preemptible machines send): Lightning stops at the end of the current step, and a
+    ``last.ckpt`` is saved there first, so ``--ckpt_path last`` continues from that step. Ctrl-C
+    (``KeyboardInterrupt``) can land anywhere in a step, so only the checkpoints saved before it are kept.
 
     Args:
         record: the run's :class:`zoo.tracking.RunRecord`.
@@ -40,9 +45,13 @@ class InterruptedRun(Callback):
         self.record = record
 
     def on_exception(self, trainer: pl.Trainer, pl_module, exception: BaseException) -> None:
-        if not isinstance(exception, KeyboardInterrupt) or trainer.global_rank != 0:
+        if not isinstance(exception, (KeyboardInterrupt, SIGTERMException)):
             return
         run_dir = Path(self.record.run_dir)
+        if isinstance(exception, SIGTERMException) and trainer.checkpoint_callback is not None:
+            trainer.save_checkpoint(run_dir / "checkpoints" / "last.ckpt", weights_only=False)  # every rank
+        if trainer.global_rank != 0:
+            return
         checkpoints = {path.stem: str(path) for path in sorted((run_dir / "checkpoints").glob("*.ckpt"))}
         self.record.record(status="interrupted", checkpoints=checkpoints)
         if "last" in checkpoints:

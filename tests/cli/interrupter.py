@@ -1,6 +1,9 @@
 """A callback for the interruption test: presses Ctrl-C (raises ``KeyboardInterrupt``) at a given step of a
 run that was not resumed."""
 
+import os
+import signal
+
 from lightning.pytorch.callbacks import Callback
 
 
@@ -11,3 +14,14 @@ class InterruptAt(Callback):
     def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
         if trainer.global_step == self.step and trainer.ckpt_path is None:
             raise KeyboardInterrupt
+
+
+class TerminateAt(Callback):
+    """Sends this process SIGTERM (as SLURM does) during a given step of a run that was not resumed."""
+
+    def __init__(self, step: int) -> None:
+        self.step = step
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
+        if trainer.global_step == self.step and trainer.ckpt_path is None:
+            os.kill(os.getpid(), signal.SIGTERM)

@@ -6,6 +6,7 @@ import shlex
 import signal
 
 import pytest
+import torch
 
 from tests.cli.helpers import read_run, shakespeare_args
 from zoo.cli import main
@@ -107,3 +108,19 @@ def test_an_interrupted_run_says_so_and_how_to_resume(data_dir, cli_env, capsys)
     main(shlex.split(command)[3:])  # the printed command continues the same run to its end
     record = read_run(run_dir)
     assert record["summary"]["status"] == "finished" and record["summary"]["best"]["val_loss"]["step"] == 6
+
+
+def test_sigterm_saves_the_step_and_resume_continues_it(data_dir, cli_env, capsys):
+    callback = '--trainer.callbacks=[{"class_path": "tests.cli.interrupter.TerminateAt", "init_args": {"step": 4}}]'
+    args = [*shakespeare_args(data_dir), "--trainer.max_steps=6", callback]
+    with pytest.raises(SystemExit):
+        main(args)
+    run_dir = only_run(cli_env / "runs")
+    summary = read_run(run_dir)["summary"]
+    assert summary["status"] == "interrupted"
+    assert torch.load(run_dir / "checkpoints" / "last.ckpt", weights_only=False)["global_step"] == 5
+    assert "zoo: run interrupted; resume it with:" in capsys.readouterr().err
+    main([*args, "--ckpt_path=last"])
+    record = read_run(run_dir)
+    steps = [line["step"] for line in record["metrics"] if "train_loss" in line]
+    assert steps == list(range(6)) and record["summary"]["status"] == "finished"
