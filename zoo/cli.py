@@ -281,6 +281,53 @@ class ZooCLI(LightningCLI):
             rank_zero_info(f"zoo: W&B run saved offline; upload it (needs a W&B account) with: wandb sync {runs}")
 
 
+def _check_loadable(ckpt_path: str) -> None:
+    """Raise ``ConfigError`` in one line if ``ckpt_path`` is not a checkpoint that loads with
+    ``weights_only=True`` (memory-mapped: the tensors are not read)."""
+    import zipfile
+
+    import torch
+
+    if not zipfile.is_zipfile(ckpt_path):
+        raise ConfigError(f"ckpt_path={ckpt_path!r} is not a checkpoint (not a file written by torch.save)")
+    try:
+        torch.load(ckpt_path, map_location="cpu", weights_only=True, mmap=True)
+    except Exception as error:  # torch raises many kinds for a file that is not a checkpoint
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise ConfigError(f"ckpt_path={ckpt_path!r} is not a checkpoint that zoo can load ({reason})") from None
+
+
+def _flag_values(args: list[str], flag: str) -> list[str]:
+    """The values given to ``flag`` in ``args`` (``--flag VALUE`` or ``--flag=VALUE``)."""
+    values = [value for name, value in zip(args, args[1:], strict=False) if name == flag]
+    return values + [arg.split("=", 1)[1] for arg in args if arg.startswith(f"{flag}=")]
+
+
+def _check_files(args: list[str]) -> None:
+    """Check the files named on the command line before the CLI reads them (LightningCLI loads a checkpoint's
+    hyperparameters while parsing, with a long traceback for a bad file)."""
+    _check_yaml(_flag_values(args, "--config"))
+    for ckpt_path in _flag_values(args, "--ckpt_path"):
+        if Path(ckpt_path).is_file():
+            _check_loadable(ckpt_path)
+
+
+def _check_yaml(paths: list[str]) -> None:
+    """Raise ``ConfigError`` naming the file, line and column of a ``--config`` file that is not valid YAML
+    (jsonargparse names it ``"<unicode string>"``)."""
+    import yaml
+
+    for path in paths:
+        if not Path(path).is_file():
+            continue
+        try:
+            yaml.safe_load(Path(path).read_text())
+        except yaml.MarkedYAMLError as error:
+            mark = error.problem_mark or error.context_mark
+            where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "somewhere"
+            raise ConfigError(f"{path} is not valid YAML: {error.problem or error.context} at {where}") from None
+
+
 def _check_same_run(run_dir: Path, flat: dict, prefix: str) -> None:
     """Raise ``ConfigError`` if the run recorded in ``run_dir`` has another configuration (fields starting with
     ``prefix``) than the command that would continue or evaluate it, so its record is never rewritten by
@@ -346,6 +393,7 @@ def main(args: list[str] | None = None) -> None:
         sys.exit(module.main(argv[1:]))
     silence_noise()
     try:
+        _check_files(argv)
         ZooCLI(args=args)
     except ConfigError as error:
         print(f"zoo: error: {error}", file=sys.stderr)

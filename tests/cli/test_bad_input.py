@@ -5,6 +5,7 @@ import json
 import re
 
 import pytest
+import torch
 
 from tests.cli.helpers import CONFIGS, read_run, shakespeare_args
 from zoo.cli import main
@@ -200,3 +201,22 @@ def test_wandb_online_without_an_api_key_fails_before_anything_is_made(data_dir,
     assert "zoo: error: WANDB_MODE=online but no W&B API key is configured: run `wandb login`" in err
     assert len([line for line in err.splitlines() if "wandb" in line.lower()]) == 1
     assert not (cli_env / "runs").exists()
+
+
+def test_a_file_that_is_not_a_checkpoint_is_one_line(data_dir, cli_env, capsys):
+    (cli_env / "random.ckpt").write_bytes(bytes(range(256)) * 4)
+    err = fails(capsys, [*shakespeare_args(data_dir), "--ckpt_path=random.ckpt"])
+    assert "zoo: error: ckpt_path='random.ckpt' is not a checkpoint (not a file written by torch.save)" in err
+    assert "Traceback" not in err
+
+
+def test_checkpoints_load_with_weights_only(data_dir, cli_env):
+    main([*shakespeare_args(data_dir), "--trainer.max_steps=2"])
+    for checkpoint in (cli_env / "runs").glob("*/checkpoints/*.ckpt"):
+        assert torch.load(checkpoint, weights_only=True)["global_step"] == 2
+
+
+def test_a_yaml_syntax_error_names_the_file_line_and_column(cli_env, capsys):
+    (cli_env / "bad.yaml").write_text("model:\n  init_args: {d_model: 32\n   n_heads: [\n")
+    err = fails(capsys, ["fit", "--config", "bad.yaml"])
+    assert "zoo: error: bad.yaml is not valid YAML: expected ',' or '}', but got ':' at line 3, column 11" in err
