@@ -187,6 +187,11 @@ class ZooCLI(LightningCLI):
         try:
             super().instantiate_classes()
             self.model.check_data(self.datamodule)
+            if self.subcommand == "test" and "test" not in self.datamodule.splits:
+                raise ValueError(
+                    f"data.path={self.datamodule.path!r} has no test split; `test` needs one "
+                    f"(`python -m zoo validate` evaluates the validation split)"
+                )
         except (ValueError, FileNotFoundError, ConnectionError) as error:
             self._remove_unused_run_dir()
             raise ConfigError(str(_root_cause(error))) from error

@@ -152,9 +152,10 @@ def test_resume_with_another_architecture_is_refused(data_dir, cli_env, capsys):
     main(args)
     err = fails(capsys, [*args, "--model.d_ff=128", "--ckpt_path=last"])
     assert "was trained with another configuration: model.d_ff=128 (the run has 64)" in err
-    main(["test", *args[1:], "--ckpt_path=last"])  # `last` finds the run for evaluation too
-    summary = read_run((cli_env / "runs").iterdir().__next__())["summary"]
-    assert summary["status"] == "finished" and "test_loss" in summary["final"]
+    main(["validate", *args[1:], "--ckpt_path=last"])  # `last` finds the run for evaluation too
+    record = read_run((cli_env / "runs").iterdir().__next__())
+    assert record["summary"]["status"] == "finished"
+    assert [line["step"] for line in record["metrics"] if "val_loss" in line] == [2, 2]
 
 
 @pytest.mark.parametrize("subcommand", ["fit", "test"])

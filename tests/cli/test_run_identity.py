@@ -80,15 +80,13 @@ def test_the_final_validation_is_not_repeated_when_due_anyway(data_dir, cli_env)
     assert [line["step"] for line in record["metrics"] if "val_loss" in line] == [3, 6]
 
 
-@pytest.mark.parametrize("subcommand", ["validate", "test"])
-def test_evaluation_records_the_checkpoint_step(subcommand, data_dir, cli_env):
-    args = shakespeare_args(data_dir)
+def test_evaluation_records_the_checkpoint_step(data_dir, cli_env):
+    args = shakespeare_args(data_dir)  # `test` at the checkpoint's step: tests/cli/test_end_to_end.py
     main([*args, "--trainer.max_steps=4"])
     run_dir = only_run(cli_env / "runs")
-    main([subcommand, *args[1:], f"--ckpt_path={run_dir / 'checkpoints' / 'last.ckpt'}"])
-    stage = "val" if subcommand == "validate" else "test"
-    lines = [line for line in read_run(run_dir)["metrics"] if f"{stage}_loss" in line]
-    assert lines[-1]["step"] == 4
+    main(["validate", *args[1:], f"--ckpt_path={run_dir / 'checkpoints' / 'last.ckpt'}"])
+    lines = [line for line in read_run(run_dir)["metrics"] if "val_loss" in line]
+    assert [line["step"] for line in lines] == [3, 4, 4]  # during fit at 3 and 4, then validate at 4
 
 
 def test_an_interrupted_run_says_so_and_how_to_resume(data_dir, cli_env, capsys):

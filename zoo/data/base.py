@@ -7,12 +7,12 @@ from pathlib import Path
 
 import lightning.pytorch as pl
 import torch
-from lightning.pytorch.utilities import rank_zero_warn
 from tokenizers import Tokenizer
 from torch.utils.data import DataLoader
 
 from zoo.data.batching import ShardedBatchSampler
 from zoo.data.cache import atomic_save, atomic_write_text, cache_key, default_cache_dir
+from zoo.data.loading import check_columns, load_splits
 from zoo.data.tokenizer import PAD_ID, TOKENIZERS, train_tokenizer
 from zoo.nn.registry import check_choice
 
@@ -52,7 +52,8 @@ class ZooDataModule(pl.LightningDataModule):
         seed: the shuffling seed.
     """
 
-    eval_splits: tuple[str, ...] = ("validation",)
+    eval_splits: tuple[str, ...] = ("validation",)  # needed besides "train"
+    optional_splits: tuple[str, ...] = ("test",)  # used when the data has them
 
     def __init__(
         self,
@@ -70,6 +71,7 @@ class ZooDataModule(pl.LightningDataModule):
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self.tokenizers: dict[str, Tokenizer] = {}
         self.encoded: dict[str, dict] = {}
+        self.present_optional: tuple[str, ...] = ()
 
     # -- to be provided by subclasses ------------------------------------------------------------
     def load(self):
@@ -101,7 +103,20 @@ class ZooDataModule(pl.LightningDataModule):
     # -- shared --------------------------------------------------------------------------------
     @property
     def splits(self) -> tuple[str, ...]:
-        return ("train", *self.eval_splits)
+        """The splits used: ``train``, :attr:`eval_splits`, and the :attr:`optional_splits` the data has."""
+        return ("train", *self.eval_splits, *self.present_optional)
+
+    def load_checked(self, columns: dict[str, str], name: str | None = None, **kwargs):
+        """Load the splits and check that each has ``columns`` (field -> column name).
+
+        Raises:
+            ValueError: a needed split is missing or empty, or a column is missing (naming the column).
+        """
+        data = load_splits(self.path, ["train", *self.eval_splits], name, **kwargs)
+        self.present_optional = tuple(s for s in self.optional_splits if s in data and len(data[s]) > 0)
+        for split in self.splits:
+            check_columns(data[split], columns, self.path)
+        return data
 
     def prepare(self) -> None:
         """Load, train or reload the tokenizers, and encode every split; idempotent and cached on disk."""
@@ -168,11 +183,11 @@ class ZooDataModule(pl.LightningDataModule):
     def test_dataloader(self) -> DataLoader:
         if "test" in self.splits:
             return self._loader("test", train=False)
-        rank_zero_warn(f"data.path={self.path!r} has no test split here; `test` evaluates the validation split")
-        return self._loader("validation", train=False)
+        raise ValueError(f"data.path={self.path!r} has no test split; `test` needs one (`validate` evaluates)")
 
     def predict_dataloader(self) -> DataLoader:
-        return self.test_dataloader()
+        """The test split's inputs, or the validation split's where there is no test split."""
+        return self._loader("test" if "test" in self.splits else "validation", train=False)
 
     def state_dict(self) -> dict:
         """The tokenizers travel with every checkpoint (``tokenizers``: name -> JSON)."""

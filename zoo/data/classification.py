@@ -5,7 +5,6 @@ from __future__ import annotations
 import torch
 
 from zoo.data.base import pack, pad, unpack
-from zoo.data.loading import check_columns, load_splits
 from zoo.data.sentences import SentenceDataModule
 from zoo.data.tokenizer import BOS_ID
 
@@ -40,12 +39,7 @@ class ClassificationDataModule(SentenceDataModule):
         return {**super().settings(), "text": self.text_column, "label": self.label_column}
 
     def load(self):
-        data = load_splits(self.path, list(self.splits))
-        for split in self.splits:
-            check_columns(
-                data[split], {"data.text_column": self.text_column, "data.label_column": self.label_column}, self.path
-            )
-        return data
+        return self.load_checked({"data.text_column": self.text_column, "data.label_column": self.label_column})
 
     def tokenizer_texts(self, train) -> dict[str, list[str]]:
         return {"text": list(train[self.text_column])}

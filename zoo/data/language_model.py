@@ -6,7 +6,6 @@ import torch
 
 from zoo.data.base import ZooDataModule
 from zoo.data.batching import FixedSizeBatchSampler
-from zoo.data.loading import check_columns, load_splits
 from zoo.nn.registry import check_at_least
 
 
@@ -44,10 +43,7 @@ class LanguageModelDataModule(ZooDataModule):
         self.hub_name, self.text_column, self.block_size, self.batch_size = name, text_column, block_size, batch_size
 
     def load(self):
-        data = load_splits(self.path, list(self.splits), self.hub_name, keep_linebreaks=True)
-        for split in self.splits:
-            check_columns(data[split], {"data.text_column": self.text_column}, self.path)
-        return data
+        return self.load_checked({"data.text_column": self.text_column}, self.hub_name, keep_linebreaks=True)
 
     def tokenizer_texts(self, train) -> dict[str, list[str]]:
         return {"text": list(train[self.text_column])}

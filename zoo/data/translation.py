@@ -6,7 +6,6 @@ import torch
 from tokenizers import Tokenizer
 
 from zoo.data.base import pack, pad, unpack
-from zoo.data.loading import check_columns, load_splits
 from zoo.data.sentences import SentenceDataModule
 from zoo.data.tokenizer import BOS_ID, EOS_ID
 
@@ -28,8 +27,6 @@ class TranslationDataModule(SentenceDataModule):
             ``cache_dir``, ``seed`` (see :class:`zoo.data.sentences.SentenceDataModule`).
     """
 
-    eval_splits = ("validation", "test")
-
     def __init__(
         self,
         path: str = "bentrevett/multi30k",
@@ -46,12 +43,7 @@ class TranslationDataModule(SentenceDataModule):
         return {**super().settings(), **columns, "joint": self.joint_vocabulary}
 
     def load(self):
-        data = load_splits(self.path, list(self.splits))
-        for split in self.splits:
-            check_columns(
-                data[split], {"data.src_column": self.src_column, "data.tgt_column": self.tgt_column}, self.path
-            )
-        return data
+        return self.load_checked({"data.src_column": self.src_column, "data.tgt_column": self.tgt_column})
 
     def tokenizer_texts(self, train) -> dict[str, list[str]]:
         src, tgt = list(train[self.src_column]), list(train[self.tgt_column])
