@@ -50,6 +50,14 @@ def test_typo_in_a_trainer_key_is_caught_although_the_parser_lets_it_through(run
     assert "'trainer.max_step' is not a field" in message and "trainer.max_steps" in message
 
 
+def test_bad_choice_names_the_valid_ones_before_any_trial(run_sweep):
+    message = run_sweep(parameters={"model.norm": {"values": ["layernorm", "groupnorm"]}})
+    assert message.startswith("parameters.model.norm='groupnorm' is rejected by `zoo fit --config")
+    assert message.endswith(
+        "model.norm='groupnorm' is not valid; choose one of: 'layernorm', 'rmsnorm', 'batchnorm', 'powernorm'"
+    )
+
+
 def test_bad_value_names_the_parameter_and_the_value(run_sweep):
     message = run_sweep(parameters={"model.n_heads": {"values": [2, "many"]}})
     assert message.startswith("parameters.model.n_heads='many' is rejected by `zoo fit --config")
