@@ -116,6 +116,11 @@ class ZooCLI(LightningCLI):
             run=run,
         )
 
+    def _parse_ckpt_path(self) -> None:
+        """Keep the command's config as given: LightningCLI would overwrite the model's fields with the
+        checkpoint's hyperparameters, silently dropping a changed ``--model.lr``. zoo instead compares the
+        command with the run's record and refuses a difference in one line (:meth:`_resolve_run_dir`)."""
+
     def add_arguments_to_parser(self, parser) -> None:
         parser.link_arguments("data.num_tokens", "model.init_args.vocab_size", apply_on="instantiate")
         parser.add_argument("--runs_dir", type=str, default="runs", help="Where run folders go.")
@@ -158,11 +163,16 @@ class ZooCLI(LightningCLI):
                 raise ConfigError(str(error)) from None
             config.ckpt_path = str(found / "checkpoints" / "last.ckpt")
             _check_same_model(config)
+            if not evaluating:
+                _check_budget_left(config)
             return found
         if ckpt_path:
             if not Path(ckpt_path).is_file():
                 raise ConfigError(f"ckpt_path={ckpt_path!r} is not a file")
             owner = Path(ckpt_path).resolve().parent.parent
+            _check_same_model(config)
+            if not evaluating:
+                _check_budget_left(config)
             if (owner / "summary.json").exists():
                 _check_same_run(owner, flat, prefix="model." if evaluating else "")
                 return owner
@@ -346,12 +356,28 @@ def _check_same_run(run_dir: Path, flat: dict, prefix: str) -> None:
         )
 
 
+def _check_budget_left(config: Namespace) -> None:
+    """Raise ``ConfigError`` if the checkpoint to continue is already at or past ``trainer.max_steps`` (Lightning
+    would train nothing, and the run's record would be rewritten with the smaller budget)."""
+    import torch
+
+    max_steps = config.trainer.get("max_steps")
+    if max_steps is None or max_steps < 0:
+        return
+    step = torch.load(config.ckpt_path, weights_only=True, map_location="cpu", mmap=True).get("global_step", 0)
+    if step >= max_steps:
+        raise ConfigError(
+            f"ckpt_path={config.ckpt_path!r} is already at step {step} >= trainer.max_steps={max_steps}; "
+            f"pass a larger --trainer.max_steps to continue it"
+        )
+
+
 def _check_same_model(config: Namespace) -> None:
     """Raise ``ConfigError`` if the architecture in ``config`` differs from the one the checkpoint was trained
     with (a resumed run cannot change shapes)."""
     import torch
 
-    saved = torch.load(config.ckpt_path, weights_only=False, map_location="cpu").get("hyper_parameters", {})
+    saved = torch.load(config.ckpt_path, weights_only=True, map_location="cpu", mmap=True).get("hyper_parameters", {})
     current = config.model.init_args
     differs = [
         f"model.{key}={current[key]!r} (the checkpoint has {saved[key]!r})"

@@ -122,3 +122,26 @@ def test_sigterm_saves_the_step_and_resume_continues_it(data_dir, cli_env, capsy
     record = read_run(run_dir)
     steps = [line["step"] for line in record["metrics"] if "train_loss" in line]
     assert steps == list(range(6)) and record["summary"]["status"] == "finished"
+
+
+def test_a_checkpoint_file_of_a_run_refuses_another_config_too(data_dir, cli_env, capsys):
+    args = [*shakespeare_args(data_dir), "--trainer.max_steps=2"]
+    main(args)
+    run_dir = only_run(cli_env / "runs")
+    before = (run_dir / "config.json").read_bytes()
+    last = f"--ckpt_path={run_dir / 'checkpoints' / 'last.ckpt'}"
+    with pytest.raises(SystemExit):
+        main([*shakespeare_args(data_dir), "--trainer.max_steps=4", "--model.lr=0.01", last])
+    assert "was trained with another configuration: model.lr=0.01 (the run has 0.001)" in capsys.readouterr().err
+    assert (run_dir / "config.json").read_bytes() == before
+
+
+def test_resume_refuses_a_budget_already_spent(data_dir, cli_env, capsys):
+    args = shakespeare_args(data_dir)
+    main([*args, "--trainer.max_steps=4"])
+    run_dir = only_run(cli_env / "runs")
+    before = (run_dir / "config.json").read_bytes(), (run_dir / "summary.json").read_bytes()
+    with pytest.raises(SystemExit):
+        main([*args, "--trainer.max_steps=3", "--ckpt_path=last"])
+    assert "is already at step 4 >= trainer.max_steps=3; pass a larger --trainer.max_steps" in capsys.readouterr().err
+    assert ((run_dir / "config.json").read_bytes(), (run_dir / "summary.json").read_bytes()) == before

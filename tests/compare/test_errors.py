@@ -43,6 +43,8 @@ def test_bad_arguments_and_no_runs(runs_dir, compare):
     assert one_error_line(compare) == (
         "name the runs to compare: run folders, globs, a sweep name, or --wandb ENTITY/PROJECT"
     )
+    alpha = one_error_line(compare, runs_dir, "--alpha", "2")
+    assert alpha == "--alpha=2.0 is not valid; it must be in (0, 1), e.g. 0.05"
 
 
 def test_a_task_metric_never_logged(tmp_path, compare):

@@ -89,3 +89,8 @@ def test_random_search_needs_a_count(run_sweep):
 def test_extra_argument_may_not_set_a_swept_key(run_sweep):
     message = run_sweep("--", "--model.pe=none")
     assert message == "extra argument '--model.pe=none' sets model.pe, which the sweep sets for each trial"
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--parallel", "0"), ("--threads", "-3"), ("--count", "0")])
+def test_counts_below_one_name_the_option_and_value(run_sweep, flag, value):
+    assert run_sweep(flag, value) == f"{flag}={value} is not valid; it must be an integer >= 1"

@@ -47,6 +47,8 @@ def run(argv: list[str]) -> None:
     args = parser().parse_args(argv)
     if not args.runs and not args.wandb:
         raise CompareError("name the runs to compare: run folders, globs, a sweep name, or --wandb ENTITY/PROJECT")
+    if not 0 < args.alpha < 1:
+        raise CompareError(f"--alpha={args.alpha} is not valid; it must be in (0, 1), e.g. 0.05")
     runs = load_local_runs(args.runs, Path(args.runs_dir)) if args.runs else []
     runs += load_wandb_runs(args.wandb) if args.wandb else []
     comparison = compare(runs, args.metric, args.baseline, args.value, args.alpha, args.include_unfinished)

@@ -64,8 +64,9 @@ def main(argv: list[str]) -> int:
 
 def _checked_command(config: dict, extra: list[str], options) -> callable:
     """The trial command builder, after checking options, extra arguments and every parameter against the CLI."""
-    if options.parallel < 1 or (options.count is not None and options.count < 1):
-        raise SweepError("--parallel and --count must be at least 1")
+    for flag, value in (("--parallel", options.parallel), ("--count", options.count), ("--threads", options.threads)):
+        if value is not None and value < 1:
+            raise SweepError(f"{flag}={value} is not valid; it must be an integer >= 1")
     swept = set(config["parameters"]) | {"run_name", "runs_dir", "ckpt_path"}
     for argument in extra:
         key = argument.removeprefix("--").split("=", 1)[0]
