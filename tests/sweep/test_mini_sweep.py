@@ -29,7 +29,7 @@ TRIALS = [
 BROKEN = "mini-rope-rmsnorm-s2"
 
 
-def sweep(tmp_path, data_dir, zoo_cache) -> subprocess.CompletedProcess:
+def sweep(tmp_path, data_dir, zoo_cache, *more: str) -> subprocess.CompletedProcess:
     config = {
         "name": "mini",
         "command": [
@@ -47,7 +47,7 @@ def sweep(tmp_path, data_dir, zoo_cache) -> subprocess.CompletedProcess:
         "parameters": PARAMETERS,
     }
     (tmp_path / "mini.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
-    extra = [f"--data.path={data_dir / 'tinyshakespeare'}", *TINY_MODEL, "--model.num_layers=1", *FEW_STEPS]
+    extra = [f"--data.path={data_dir / 'tinyshakespeare'}", *TINY_MODEL, "--model.num_layers=1", *FEW_STEPS, *more]
     env = {**os.environ, "WANDB_MODE": "offline", "ZOO_CACHE": str(zoo_cache)}
     env.pop("ZOO_RUN_DIR", None)
     command = [sys.executable, "-m", "zoo", "sweep", "mini.yaml", "--parallel", "2", "--", *extra]
@@ -126,3 +126,8 @@ def test_mini_sweep_runs_groups_skips_and_retries(tmp_path, data_dir, zoo_cache)
         assert row["val_loss_best_std"] == pytest.approx(statistics.stdev(best), abs=1e-12)
         assert row["wall_time_s_mean"] == pytest.approx(statistics.mean(r["wall_time_s"] for r in records))
         assert {name.split("-")[1] for name in row["runs"]} == {row["model.pe"]}
+
+    # the same sweep with another width must not report the finished trials as its own
+    changed = sweep(tmp_path, data_dir, zoo_cache, "--model.d_ff=32")
+    assert changed.returncode == 2
+    assert "finished earlier with another configuration than this sweep would run: model.d_ff=32" in changed.stderr

@@ -18,7 +18,7 @@ from zoo.sweep.runner import Runner
 from zoo.sweep.search import bayes_source, list_source
 from zoo.sweep.spec import SweepError, Trial, expand, load_sweep
 from zoo.sweep.state import SweepState, is_finished, metric_of, run_summary
-from zoo.sweep.validate import check_against_cli
+from zoo.sweep.validate import check_against_cli, check_finished_trials
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,6 +54,7 @@ def main(argv: list[str]) -> int:
         command_for = _checked_command(config, extra, options)
         state = SweepState(Path(options.runs_dir), config["name"])
         trials = _planned_trials(config, options, state)
+        check_finished_trials(trials, command_for, Path(options.runs_dir))
     except SweepError as error:
         print(f"zoo sweep: error: {error}", file=sys.stderr)
         return 2

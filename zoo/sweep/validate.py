@@ -114,3 +114,32 @@ def check_against_cli(config: dict, command_for) -> None:
                 parse(parser, zoo_arguments(command_for({**base, key: value})))
             except SweepError as error:
                 raise SweepError(f"parameters.{key}={value!r} is rejected by `zoo {where}`: {error}") from error
+
+
+def check_finished_trials(trials, command_for, runs_dir) -> None:
+    """Refuse to skip a finished trial whose recorded configuration is not what the sweep would run now (the
+    extra arguments after ``--`` or the config file changed): its result would be reported for a
+    configuration it never had.
+
+    Raises:
+        SweepError: naming the trial and the fields that differ (the training budget may differ).
+    """
+    import json
+
+    from zoo.run_folders import differences
+    from zoo.sweep.command import zoo_arguments
+    from zoo.sweep.state import is_finished
+    from zoo.tracking import flatten
+
+    parser = cli_parser()
+    for trial in trials:
+        run_dir = runs_dir / trial.name
+        if not is_finished(run_dir) or not (run_dir / "config.json").exists():
+            continue
+        command = flatten(parse(parser, zoo_arguments(command_for(trial.params))).as_dict())
+        differs = differences(json.loads((run_dir / "config.json").read_text()), command)
+        if differs:
+            raise SweepError(
+                f"trial {trial.name} finished earlier with another configuration than this sweep would run: "
+                f"{', '.join(differs[:4])}; pass another --runs_dir, or remove {run_dir} to run it again"
+            )
