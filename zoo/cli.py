@@ -7,6 +7,7 @@ recent run of the same name: weights, optimiser, schedule and W&B run.
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -21,7 +22,7 @@ from lightning.pytorch.utilities import rank_zero_info
 
 from zoo.callbacks import FinalValidation, InterruptedRun
 from zoo.data import ZooDataModule
-from zoo.knob_help import knob_help
+from zoo.knob_help import field_names, knob_help
 from zoo.progress import StepProgressBar, silence_noise
 from zoo.run_folders import RunFolderError, differences, find_resumable, new_run_dir, run_family, run_name
 from zoo.tasks import TaskModule
@@ -67,7 +68,7 @@ class ZooArgumentParser(LightningArgumentParser):
         return text if not epilog else f"{text}\n{epilog}\n"
 
     def error(self, message: str, ex: Exception | None = None):
-        choice = _bad_choice(str(message))
+        choice = _bad_choice(str(message)) or _unknown_option(str(message))
         if choice:
             sys.stderr.write(f"zoo: error: {choice}\n")
             self.exit(2)
@@ -78,6 +79,20 @@ class ZooArgumentParser(LightningArgumentParser):
 
 
 SUBCOMMANDS = ("fit", "validate", "test", "predict")
+_COMMAND_LINE: list[str] = []  # the arguments of this command, for messages that need the field's group
+_UNKNOWN_OPTION = re.compile(r"^Option '(\w+)' is not accepted")
+
+
+def _unknown_option(message: str) -> str | None:
+    """jsonargparse's message for an unknown model or data field, with the group and the nearest valid names."""
+    match = _UNKNOWN_OPTION.search(message.strip())
+    if match is None:
+        return None
+    name = match.group(1)
+    groups = [g for g in ("model", "data") if any(a.startswith(f"--{g}.{name}") for a in _COMMAND_LINE)] or ["model"]
+    near = difflib.get_close_matches(name, field_names(groups[0]), n=3, cutoff=0.6)
+    hint = f"did you mean {', '.join(f'{groups[0]}.{n}' for n in near)}?" if near else "--help lists every field"
+    return f"{groups[0]}.{name} is not a field; {hint}"
 
 
 _LITERAL_ERROR = re.compile(r'Parser key "(\w+)":\s+Expected a typing\.Literal\[(.*)\]\. Got value: (.*)$', re.S)
@@ -109,7 +124,8 @@ class ZooCLI(LightningCLI):
             trainer_defaults={"use_distributed_sampler": False},
             parser_kwargs={
                 "description": __doc__,
-                **{sub: {"epilog": knob_help()} for sub in SUBCOMMANDS},
+                "allow_abbrev": False,  # a shortened key (--trainer.max_step) must not set a field silently
+                **{sub: {"epilog": knob_help(), "allow_abbrev": False} for sub in SUBCOMMANDS},
             },
             parser_class=ZooArgumentParser,
             args=args,
@@ -419,6 +435,7 @@ def main(args: list[str] | None = None) -> None:
     ``main(argv)`` of their modules.
     """
     argv = sys.argv[1:] if args is None else list(args)
+    _COMMAND_LINE[:] = argv
     if argv and argv[0] in TOOLS:
         module = __import__(TOOLS[argv[0]], fromlist=["main"])
         sys.exit(module.main(argv[1:]))

@@ -44,3 +44,17 @@ def knob_help() -> str:
     for task in TASKS:
         lines += _lines(f"{task.__module__.rsplit('.', 1)[0]}.{task.__name__}", _knobs(task))
     return "\n".join(lines)
+
+
+def _data_modules() -> tuple[type, ...]:
+    from zoo.data import ClassificationDataModule, LanguageModelDataModule, TranslationDataModule
+
+    return (TranslationDataModule, ClassificationDataModule, LanguageModelDataModule)
+
+
+def field_names(group: str) -> list[str]:
+    """Every constructor argument of the tasks (``group="model"``) or data modules (``"data"``), for
+    suggestions after a typo."""
+    classes = (TaskModule, *TASKS) if group == "model" else _data_modules()
+    names = {p.name for cls in classes for p in inspect.signature(cls.__init__).parameters.values()}
+    return sorted(names - {"self", "kwargs", "args"})

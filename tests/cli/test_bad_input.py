@@ -52,7 +52,7 @@ def fails(capsys, args) -> str:
         ("--model.min_lr_ratio=2", "zoo: error: model.min_lr_ratio=2.0 is not valid; it must be in [0.0, 1.0]"),
         ("--model.num_decoder_layers=0", "zoo: error: model.num_decoder_layers=0 is not valid"),
         ("--data.max_tokens=0", "zoo: error: data.max_tokens=0 is not valid; it must be an integer >= 1"),
-        ("--model.nheads=4", "zoo: error: Option 'nheads' is not accepted"),
+        ("--model.nheads=4", "zoo: error: model.nheads is not a field; did you mean model.n_heads?"),
     ],
 )
 def test_bad_knob(override, message, data_dir, cli_env, capsys):
@@ -221,3 +221,21 @@ def test_a_yaml_syntax_error_names_the_file_line_and_column(cli_env, capsys):
     (cli_env / "bad.yaml").write_text("model:\n  init_args: {d_model: 32\n   n_heads: [\n")
     err = fails(capsys, ["fit", "--config", "bad.yaml"])
     assert "zoo: error: bad.yaml is not valid YAML: expected ',' or '}', but got ':' at line 3, column 11" in err
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("--model.norm_postion=pre", "model.norm_postion is not a field; did you mean model.norm_position?"),
+        ("--data.pth=x", "data.pth is not a field; did you mean data.path?"),
+    ],
+)
+def test_a_typo_in_a_field_suggests_the_nearest(override, message, cli_env, capsys):
+    config = str(CONFIGS / "decoder_only" / "tinyshakespeare.yaml")
+    assert f"zoo: error: {message}" in fails(capsys, ["fit", "--config", config, override])
+
+
+def test_a_shortened_key_sets_nothing(cli_env, capsys):
+    config = str(CONFIGS / "decoder_only" / "tinyshakespeare.yaml")
+    err = fails(capsys, ["fit", "--config", config, "--trainer.max_step=7"])
+    assert "unrecognized arguments: --trainer.max_step=7" in err
