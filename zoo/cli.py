@@ -8,6 +8,7 @@ recent run of the same name: weights, optimiser, schedule and W&B run.
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import os
 import re
@@ -312,17 +313,28 @@ class ZooCLI(LightningCLI):
             rank_zero_info(f"zoo: W&B run saved offline; upload it (needs a W&B account) with: wandb sync {runs}")
 
 
+def _load_checkpoint(ckpt_path: str) -> dict:
+    """The checkpoint at ``ckpt_path``, memory-mapped (tensors are not read) and loaded once for all the checks
+    before training (again if the file has changed since)."""
+    return _load_checkpoint_version(str(ckpt_path), Path(ckpt_path).stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=1)
+def _load_checkpoint_version(ckpt_path: str, mtime_ns: int) -> dict:
+    import torch
+
+    return torch.load(ckpt_path, map_location="cpu", weights_only=True, mmap=True)
+
+
 def _check_loadable(ckpt_path: str) -> None:
     """Raise ``ConfigError`` in one line if ``ckpt_path`` is not a checkpoint that loads with
     ``weights_only=True`` (memory-mapped: the tensors are not read)."""
     import zipfile
 
-    import torch
-
     if not zipfile.is_zipfile(ckpt_path):
         raise ConfigError(f"ckpt_path={ckpt_path!r} is not a checkpoint (not a file written by torch.save)")
     try:
-        torch.load(ckpt_path, map_location="cpu", weights_only=True, mmap=True)
+        _load_checkpoint(ckpt_path)
     except Exception as error:  # torch raises many kinds for a file that is not a checkpoint
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise ConfigError(f"ckpt_path={ckpt_path!r} is not a checkpoint that zoo can load ({reason})") from None
@@ -375,12 +387,11 @@ def _check_same_run(run_dir: Path, flat: dict, prefix: str) -> None:
 def _check_budget_left(config: Namespace) -> None:
     """Raise ``ConfigError`` if the checkpoint to continue is already at or past ``trainer.max_steps`` (Lightning
     would train nothing, and the run's record would be rewritten with the smaller budget)."""
-    import torch
 
     max_steps = config.trainer.get("max_steps")
     if max_steps is None or max_steps < 0:
         return
-    step = torch.load(config.ckpt_path, weights_only=True, map_location="cpu", mmap=True).get("global_step", 0)
+    step = _load_checkpoint(config.ckpt_path).get("global_step", 0)
     if step >= max_steps:
         raise ConfigError(
             f"ckpt_path={config.ckpt_path!r} is already at step {step} >= trainer.max_steps={max_steps}; "
@@ -391,9 +402,8 @@ def _check_budget_left(config: Namespace) -> None:
 def _check_same_model(config: Namespace) -> None:
     """Raise ``ConfigError`` if the architecture in ``config`` differs from the one the checkpoint was trained
     with (a resumed run cannot change shapes)."""
-    import torch
 
-    saved = torch.load(config.ckpt_path, weights_only=True, map_location="cpu", mmap=True).get("hyper_parameters", {})
+    saved = _load_checkpoint(config.ckpt_path).get("hyper_parameters", {})
     current = config.model.init_args
     differs = [
         f"model.{key}={current[key]!r} (the checkpoint has {saved[key]!r})"

@@ -48,16 +48,22 @@ def test_causal_batchnorm_uses_running_statistics_then_updates_them():
     torch.testing.assert_close(norm.running_var, 3.6 + 0.1 * tokens.var(0, unbiased=False))
 
 
+def backward_through(norm):
+    """Backpropagate a random upstream gradient through ``norm`` (running second moment 2.0, weight 1) and
+    return ``(x, upstream, z, scale)`` with ``z = x * scale`` the normalised input."""
+    x = torch.randn(2, 4, 3, dtype=torch.float64, requires_grad=True)
+    upstream = torch.randn(2, 4, 3, dtype=torch.float64)
+    (norm(x) * upstream).sum().backward()
+    scale = (2.0 + 1e-5) ** -0.5
+    return x, upstream, x.detach() * scale, scale
+
+
 def test_causal_batchnorm_backward_corrects_mean_and_scale_with_running_estimates():
     norm = MaskedBatchNorm(3, causal=True).double().train()
     norm.running_var.fill_(2.0)
     norm.grad_mean.fill_(0.2)
     norm.grad_scale.fill_(0.3)
-    x = torch.randn(2, 4, 3, dtype=torch.float64, requires_grad=True)
-    upstream = torch.randn(2, 4, 3, dtype=torch.float64)
-    (norm(x) * upstream).sum().backward()
-    scale = (2.0 + 1e-5) ** -0.5
-    z = x.detach() * scale
+    x, upstream, z, scale = backward_through(norm)
     corrected = upstream - 0.2 - 0.3 * z  # BatchNorm's g - mean(g) - z mean(g z), with running means
     torch.testing.assert_close(x.grad, corrected * scale)
     torch.testing.assert_close(norm.grad_mean, 0.2 + 0.1 * corrected.mean((0, 1)))
@@ -90,11 +96,7 @@ def test_powernorm_backward_is_algorithm_1_of_shen_et_al():
     norm = PowerNorm(3).double().train()
     norm.running_phi.fill_(2.0)
     norm.running_nu.fill_(0.3)
-    x = torch.randn(2, 4, 3, dtype=torch.float64, requires_grad=True)
-    upstream = torch.randn(2, 4, 3, dtype=torch.float64)
-    (norm(x) * upstream).sum().backward()
-    scale = (2.0 + 1e-5) ** -0.5
-    z = x.detach() * scale
+    x, upstream, z, scale = backward_through(norm)
     torch.testing.assert_close(x.grad, (upstream - 0.3 * z) * scale)  # weight is 1: dL/dz = upstream
     gamma, lam = (z * z).mean((0, 1)), (upstream * z).mean((0, 1))
     torch.testing.assert_close(norm.running_nu, 0.3 * (1 - 0.1 * gamma) + 0.1 * lam)
