@@ -24,7 +24,9 @@ from lightning.pytorch.utilities import rank_zero_info
 from zoo.callbacks import FinalValidation, InterruptedRun
 from zoo.data import ZooDataModule
 from zoo.knob_help import field_names, knob_help
+from zoo.nonfinite import NonFiniteAction, NonFiniteLoss, NonFiniteLossError
 from zoo.progress import StepProgressBar, silence_noise
+from zoo.resume import SaveLastEvery, StepSeed
 from zoo.run_folders import RunFolderError, differences, find_resumable, new_run_dir, run_family, run_name
 from zoo.tasks import TaskModule
 from zoo.tracking import RunRecord, define_summaries, flatten, make_wandb_logger, wandb_mode
@@ -143,6 +145,20 @@ class ZooCLI(LightningCLI):
         parser.add_argument("--runs_dir", type=str, default="runs", help="Where run folders go.")
         parser.add_argument("--run_name", type=str | None, default=None, help="Override the automatic run name.")
         parser.add_argument("--wandb_project", type=str, default="zoo", help="The W&B project.")
+        parser.add_argument(
+            "--checkpoint_every_n_steps",
+            type=int | None,
+            default=None,
+            help="Also save checkpoints/last.ckpt every N optimiser steps (default: at each validation and at the "
+            "end), so that a killed run loses at most N steps.",
+        )
+        parser.add_argument(
+            "--nonfinite_loss",
+            type=NonFiniteAction,
+            default="stop",
+            help="On a NaN or infinite loss: stop before the optimiser step (the last checkpoint stays good), or "
+            "skip the batch and go on.",
+        )
 
     # -- run folder ----------------------------------------------------------------------------
     def _config(self) -> Namespace:
@@ -237,10 +253,12 @@ class ZooCLI(LightningCLI):
         if self.run_dir is None:
             return super().instantiate_trainer(callbacks=callbacks, logger=False, **kwargs)
         self.record = RunRecord(self.run_dir)
-        loggers = [make_wandb_logger(self.run_dir, self.run_dir.name, self._config().wandb_project), self.record]
-        callbacks.append(InterruptedRun(self.record))
         if self.subcommand == "fit":
-            callbacks.append(FinalValidation())
+            callbacks += self._training_callbacks(trainer_config)  # raises before anything is written
+        record_failure = functools.partial(_record_wandb_failure, self.record)
+        wandb_logger = make_wandb_logger(self.run_dir, self.run_dir.name, self._config().wandb_project, record_failure)
+        loggers = [wandb_logger, self.record]
+        callbacks.append(InterruptedRun(self.record))
         if self.subcommand == "fit" and trainer_config.get("enable_checkpointing", True) is not False:
             callbacks.append(
                 ModelCheckpoint(
@@ -255,6 +273,24 @@ class ZooCLI(LightningCLI):
         return super().instantiate_trainer(
             callbacks=callbacks, logger=loggers, default_root_dir=str(self.run_dir), **kwargs
         )
+
+    def _training_callbacks(self, trainer_config) -> list:
+        """What every ``fit`` adds: a final validation, per-step seeds, the non-finite loss check, and a
+        ``last.ckpt`` every ``checkpoint_every_n_steps`` if asked.
+
+        Raises:
+            ValueError: ``checkpoint_every_n_steps`` below 1, or given with ``trainer.enable_checkpointing=false``.
+        """
+        config = self._config()
+        callbacks = [FinalValidation(), StepSeed(), NonFiniteLoss(config.nonfinite_loss, self.record)]
+        every = config.checkpoint_every_n_steps
+        if every is not None:
+            if trainer_config.get("enable_checkpointing", True) is False:
+                raise ValueError(
+                    f"checkpoint_every_n_steps={every} needs checkpoints, but trainer.enable_checkpointing=false"
+                )
+            callbacks.append(SaveLastEvery(every))
+        return callbacks
 
     # -- around the subcommands ----------------------------------------------------------------
     def _record_config(self) -> None:
@@ -274,6 +310,8 @@ class ZooCLI(LightningCLI):
     def before_fit(self) -> None:
         if self.run_dir is not None:
             self._record_config()
+            if self._config().get("ckpt_path"):  # what a killed process logged after this checkpoint is redone
+                self.record.rewind(_load_checkpoint(self._config().ckpt_path).get("global_step", 0))
 
     def after_fit(self) -> None:
         if self.run_dir is not None and self.trainer.checkpoint_callback is not None:
@@ -306,11 +344,15 @@ class ZooCLI(LightningCLI):
             else:
                 rank_zero_info(f"zoo: no validation ran, so no best checkpoint (last: {paths['last']})")
         wandb_logger = self.trainer.loggers[0]
-        wandb_logger.experiment.finish()  # one W&B run per command, even when several run in one process
+        wandb_logger.finish()  # one W&B run per command, even when several run in one process
         rank_zero_info(f"zoo: run folder {self.run_dir} (config, metrics.jsonl, summary.json, checkpoints/)")
-        if os.environ.get("WANDB_MODE") == "offline":
+        if os.environ.get("WANDB_MODE") == "offline" and wandb_logger.failure is None:
             runs = f"{wandb_logger.save_dir}/wandb/offline-run-*"
             rank_zero_info(f"zoo: W&B run saved offline; upload it (needs a W&B account) with: wandb sync {runs}")
+
+
+def _record_wandb_failure(record: RunRecord, message: str) -> None:
+    record.record(wandb_error=message)
 
 
 def _load_checkpoint(ckpt_path: str) -> dict:
@@ -456,3 +498,6 @@ def main(args: list[str] | None = None) -> None:
     except ConfigError as error:
         print(f"zoo: error: {error}", file=sys.stderr)
         sys.exit(2)
+    except NonFiniteLossError as error:
+        print(f"zoo: error: {error}", file=sys.stderr)
+        sys.exit(1)

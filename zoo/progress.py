@@ -30,6 +30,8 @@ def silence_noise() -> None:
         if not any(isinstance(f, _DropNoise) for f in logger.filters):
             logger.addFilter(_DropNoise())
     warnings.filterwarnings("ignore", message=r".*isinstance\(treespec, LeafSpec\).*")
+    # Wrong for zoo: its data modules keep the train position in the checkpoint themselves (ZooDataModule.state_dict)
+    warnings.filterwarnings("ignore", message=r"You're resuming from a checkpoint that ended before the epoch ended")
 
 
 class StepProgressBar(RichProgressBar):

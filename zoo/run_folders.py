@@ -21,6 +21,8 @@ BOOKKEEPING_FIELDS = (
     "run_name",
     "runs_dir",
     "wandb_project",
+    "checkpoint_every_n_steps",  # how often to save, not what is trained
+    "nonfinite_loss",  # so that a run stopped by a NaN can continue with nonfinite_loss=skip
     "model.vocab_size",  # derived from the data
     "trainer.enable_progress_bar",
     "trainer.enable_model_summary",

@@ -9,12 +9,16 @@ import netrc
 import os
 import secrets
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from lightning.pytorch.loggers import Logger, WandbLogger
+from lightning.pytorch.loggers import Logger
 from lightning.pytorch.utilities import rank_zero_only
 
+from zoo.wandb_guard import GuardedWandbLogger
+
 LOWER_IS_BETTER = ("loss", "ppl", "bpc")
+EVALUATION_PREFIXES = ("val_", "test_")
 
 
 def _has_api_key() -> bool:
@@ -55,8 +59,11 @@ def run_grouping() -> dict:
     }
 
 
-def make_wandb_logger(run_dir: Path, name: str, project: str) -> WandbLogger:
-    """A W&B logger writing under ``run_dir``.
+def make_wandb_logger(
+    run_dir: Path, name: str, project: str, on_failure: Callable[[str], None] | None = None
+) -> GuardedWandbLogger:
+    """A W&B logger writing under ``run_dir``; a W&B failure turns it off and calls ``on_failure`` with a line
+    (:class:`zoo.wandb_guard.GuardedWandbLogger`), and training goes on.
 
     The run id is, in this order: the one kept in ``run_dir/wandb_id`` (a resumed training continues the same
     W&B run), the one ``wandb agent`` assigned (``$WANDB_RUN_ID``, so that the run joins its sweep), or a new
@@ -73,7 +80,8 @@ def make_wandb_logger(run_dir: Path, name: str, project: str) -> WandbLogger:
         run_dir.mkdir(parents=True, exist_ok=True)
         id_file.write_text(run_id)
     grouping = run_grouping()
-    logger = WandbLogger(
+    logger = GuardedWandbLogger(
+        on_failure=on_failure,
         name=name,
         project=project,
         save_dir=str(run_dir),
@@ -90,15 +98,19 @@ def make_wandb_logger(run_dir: Path, name: str, project: str) -> WandbLogger:
 EVALUATION_METRICS = ("loss", "ppl", "bpc", "acc", "f1", "bleu", "exact_match")
 
 
-def define_summaries(logger: WandbLogger) -> None:
+def define_summaries(logger: GuardedWandbLogger) -> None:
     """Give each evaluation metric its direction in W&B (``summary="min"`` for loss, perplexity and bits per
     character, ``"max"`` for BLEU, accuracy, F1, exact match), so that the run summary, a sweep's ``metric``
     and the parallel-coordinates and parameter-importance panels use the best value, not the last."""
-    for stage in ("val", "test"):
-        for name in EVALUATION_METRICS:
-            metric = f"{stage}_{name}"
-            direction = "min" if lower_is_better(metric) else "max"
-            logger.experiment.define_metric(metric, step_metric="trainer/global_step", summary=direction)
+
+    def define_all() -> None:
+        for stage in ("val", "test"):
+            for name in EVALUATION_METRICS:
+                metric = f"{stage}_{name}"
+                direction = "min" if lower_is_better(metric) else "max"
+                logger.experiment.define_metric(metric, step_metric="trainer/global_step", summary=direction)
+
+    logger.safely("define_metric", define_all)
 
 
 def flatten(config: dict, prefix: str = "") -> dict:
@@ -115,6 +127,11 @@ def flatten(config: dict, prefix: str = "") -> dict:
 
 def lower_is_better(metric: str) -> bool:
     return metric.rsplit("_", 1)[-1] in LOWER_IS_BETTER
+
+
+def _is_evaluation(line: dict) -> bool:
+    """Whether a logged line holds validation or test metrics."""
+    return any(key.startswith(EVALUATION_PREFIXES) for key in line)
 
 
 class RunRecord(Logger):
@@ -176,13 +193,37 @@ class RunRecord(Logger):
         self.run_dir.mkdir(parents=True, exist_ok=True)
         with open(self.run_dir / "metrics.jsonl", "a") as f:
             f.write(json.dumps({"step": step, **values}) + "\n")
+        self._summarise(values, step)
+        self._write_summary()
+
+    def _summarise(self, values: dict[str, float], step: int | None) -> None:
+        """Update ``final`` and ``best`` with one logged line."""
         for key, value in values.items():
             self.summary["final"][key] = value
-            if key.startswith(("val_", "test_")) and math.isfinite(value):
+            if key.startswith(EVALUATION_PREFIXES) and math.isfinite(value):
                 best = self.summary["best"].get(key)
                 better = best is None or (value < best["value"] if lower_is_better(key) else value > best["value"])
                 if better:
                     self.summary["best"][key] = {"value": value, "step": step}
+
+    @rank_zero_only
+    def rewind(self, step: int) -> None:
+        """Forget what a killed process logged after its last checkpoint, at ``step``, which the run resumed
+        from that checkpoint logs again: training lines from ``step`` on and evaluation lines after it (an
+        evaluation at ``step`` itself is not repeated). ``final`` and ``best`` are recomputed."""
+        file = self.run_dir / "metrics.jsonl"
+        if not file.exists():
+            return
+        lines = [json.loads(line) for line in file.read_text().splitlines() if line.strip()]
+        kept = [line for line in lines if line["step"] is None or line["step"] < step + _is_evaluation(line)]
+        if len(kept) == len(lines):
+            return
+        partial = file.with_suffix(".jsonl.partial")
+        partial.write_text("".join(json.dumps(line) + "\n" for line in kept))
+        partial.replace(file)
+        self.summary["final"], self.summary["best"] = {}, {}
+        for line in kept:
+            self._summarise({k: v for k, v in line.items() if k != "step"}, line["step"])
         self._write_summary()
 
     def _write_summary(self) -> None:

@@ -25,3 +25,17 @@ class TerminateAt(Callback):
     def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
         if trainer.global_step == self.step and trainer.ckpt_path is None:
             os.kill(os.getpid(), signal.SIGTERM)
+
+
+class SignalFromEnv(Callback):
+    """Sends this process the signal that ``$ZOO_TEST_SIGNAL`` names (``STEP:SIGNAL``, e.g. ``8:SIGKILL``) at the
+    start of that optimiser step: a kill at a point fixed in advance, with no sleeping. Without the variable it
+    does nothing, so runs with and without a kill share one configuration."""
+
+    def __init__(self) -> None:
+        step, _, name = os.environ.get("ZOO_TEST_SIGNAL", ":").partition(":")
+        self.step, self.signal = (int(step), getattr(signal, name)) if step else (None, None)
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
+        if trainer.global_step == self.step:
+            os.kill(os.getpid(), self.signal)

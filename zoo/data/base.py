@@ -72,6 +72,8 @@ class ZooDataModule(pl.LightningDataModule):
         self.tokenizers: dict[str, Tokenizer] = {}
         self.encoded: dict[str, dict] = {}
         self.present_optional: tuple[str, ...] = ()
+        self.train_sampler: ShardedBatchSampler | None = None
+        self.train_position: dict[str, int] | None = None  # from a checkpoint, until the train sampler exists
 
     # -- to be provided by subclasses ------------------------------------------------------------
     def load(self):
@@ -165,8 +167,7 @@ class ZooDataModule(pl.LightningDataModule):
         trainer = self.trainer
         return (trainer.world_size, trainer.global_rank) if trainer is not None else (1, 0)
 
-    def _loader(self, split: str, train: bool) -> DataLoader:
-        sampler = self.batch_sampler(split, train)
+    def _loader(self, split: str, sampler: ShardedBatchSampler) -> DataLoader:
         return DataLoader(
             range(self.num_examples(split)),
             batch_sampler=sampler,
@@ -175,23 +176,45 @@ class ZooDataModule(pl.LightningDataModule):
         )
 
     def train_dataloader(self) -> DataLoader:
-        return self._loader("train", train=True)
+        """The train batches, from where training stands: a run resumed from a checkpoint continues the epoch
+        it was in, and a new loader (``reload_dataloaders_every_n_epochs``) continues the previous one's."""
+        if self.train_sampler is not None:
+            self.train_position = {"epoch": self.train_sampler.epoch, "batches": self.train_sampler.start}
+        self.train_sampler = self.batch_sampler("train", train=True)
+        if self.train_position is not None:
+            self.train_sampler.load_state_dict(self.train_position)
+        return self._loader("train", self.train_sampler)
+
+    def on_before_batch_transfer(self, batch, dataloader_idx: int):
+        """Count each train batch as training takes it (a loader fetches ahead of training)."""
+        if self.train_sampler is not None and self.trainer is not None and self.trainer.training:
+            self.train_sampler.advance()
+        return batch
 
     def val_dataloader(self) -> DataLoader:
-        return self._loader("validation", train=False)
+        return self._loader("validation", self.batch_sampler("validation", train=False))
 
     def test_dataloader(self) -> DataLoader:
         if "test" in self.splits:
-            return self._loader("test", train=False)
+            return self._loader("test", self.batch_sampler("test", train=False))
         raise ValueError(f"data.path={self.path!r} has no test split; `test` needs one (`validate` evaluates)")
 
     def predict_dataloader(self) -> DataLoader:
         """The test split's inputs, or the validation split's where there is no test split."""
-        return self._loader("test" if "test" in self.splits else "validation", train=False)
+        split = "test" if "test" in self.splits else "validation"
+        return self._loader(split, self.batch_sampler(split, train=False))
 
     def state_dict(self) -> dict:
-        """The tokenizers travel with every checkpoint (``tokenizers``: name -> JSON)."""
-        return {"tokenizers": {name: t.to_str() for name, t in self.tokenizers.items()}}
+        """What travels with every checkpoint: the tokenizers (``tokenizers``: name -> JSON) and where training
+        stands in the train batches (``train_position``, see :meth:`ShardedBatchSampler.state_dict`)."""
+        state = {"tokenizers": {name: t.to_str() for name, t in self.tokenizers.items()}}
+        if self.train_sampler is not None:
+            state["train_position"] = self.train_sampler.state_dict()
+        return state
 
     def load_state_dict(self, state: dict) -> None:
+        """Restore a :meth:`state_dict`. Lightning calls it before it asks for the train loader (but for
+        strategies that restore after their setup, such as FSDP and DeepSpeed, whose first epoch after a
+        mid-epoch resume then starts over)."""
         self.tokenizers.update({name: Tokenizer.from_str(t) for name, t in state.get("tokenizers", {}).items()})
+        self.train_position = state.get("train_position")

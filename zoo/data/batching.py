@@ -1,5 +1,6 @@
 """Batch samplers that shard by rank: batches by a token budget (fairseq-style length bucketing) and batches
-of a fixed number of examples. Each rank draws a disjoint share of every epoch's batches."""
+of a fixed number of examples. Each rank draws a disjoint share of every epoch's batches, and a sampler knows
+where training stands in its stream of batches, so that a run resumed mid-epoch continues it exactly."""
 
 from __future__ import annotations
 
@@ -9,6 +10,12 @@ from collections.abc import Iterator, Sequence
 
 class ShardedBatchSampler:
     """Base: subclasses build an epoch's batches; this class shuffles, shards and iterates them.
+
+    Each ``iter()`` yields one epoch, the next one each time (epoch ``e`` is shuffled with ``seed + e``): the
+    sampler counts epochs itself, because Lightning calls ``set_epoch`` on a loader's sampler but not on its
+    batch sampler. Its position is ``(epoch, batches)``: the next iteration yields epoch ``epoch`` from its batch
+    ``batches`` on. Training reports each batch it takes (:meth:`advance`); a loader that prefetches batches
+    runs ahead of that count, so the count, not the number of batches yielded, is what :meth:`state_dict` saves.
 
     Args:
         shuffle: shuffle the batches (and, in subclasses, the examples) at each epoch.
@@ -21,19 +28,19 @@ class ShardedBatchSampler:
         if not 0 <= rank < num_replicas:
             raise ValueError(f"rank={rank} must be in [0, num_replicas={num_replicas})")
         self.shuffle, self.seed, self.num_replicas, self.rank = shuffle, seed, num_replicas, rank
-        self.epoch = 0
+        self.load_state_dict({"epoch": 0, "batches": 0})
 
     def set_epoch(self, epoch: int) -> None:
-        """Called by Lightning at the start of each epoch."""
-        self.epoch = epoch
+        """Make the next iteration yield epoch ``epoch`` from its start."""
+        self.load_state_dict({"epoch": epoch, "batches": 0})
 
     def all_batches(self, rng: random.Random) -> list[list[int]]:
         """Every batch of the epoch, for all ranks."""
         raise NotImplementedError
 
     def batches(self, epoch: int | None = None) -> list[list[int]]:
-        """This rank's batches for ``epoch`` (the current one by default). Every rank gets the same number of
-        batches (the remainder is dropped in training) so that DDP ranks stay in step."""
+        """This rank's batches for ``epoch`` (by default the one the next iteration yields). Every rank gets
+        the same number of batches (the remainder is dropped in training) so that DDP ranks stay in step."""
         rng = random.Random(self.seed + (self.epoch if epoch is None else epoch))
         batches = self.all_batches(rng)
         if self.shuffle:
@@ -44,10 +51,29 @@ class ShardedBatchSampler:
         return batches
 
     def __iter__(self) -> Iterator[list[int]]:
-        return iter(self.batches())
+        epoch, start = self.epoch, self.start
+        self.epoch, self.start = epoch + 1, 0
+        self.taken = [epoch, start]
+        return iter(self.batches(epoch)[start:])
 
     def __len__(self) -> int:
+        """The number of batches of a whole epoch (the same for every epoch)."""
         return len(self.batches())
+
+    def advance(self) -> None:
+        """Count one batch of the current iteration as taken by training."""
+        self.taken[1] += 1
+
+    def state_dict(self) -> dict[str, int]:
+        """Where training stands: ``{"epoch": e, "batches": b}`` when it has taken the first ``b`` batches of
+        epoch ``e`` (``b = 0`` of the next epoch after a whole one)."""
+        epoch, batches = self.taken
+        return {"epoch": epoch + 1, "batches": 0} if batches >= len(self) else {"epoch": epoch, "batches": batches}
+
+    def load_state_dict(self, state: dict[str, int]) -> None:
+        """Continue from a :meth:`state_dict`: the next iteration yields the batches training has not taken."""
+        self.epoch, self.start = state["epoch"], state["batches"]
+        self.taken = [self.epoch, self.start]
 
 
 class TokenBudgetBatchSampler(ShardedBatchSampler):

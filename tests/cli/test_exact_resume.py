@@ -1,0 +1,97 @@
+"""A run killed mid-epoch (SIGKILL, then SIGTERM) and resumed with ``--ckpt_path last`` gives the loss curve of
+the uninterrupted run exactly, in one run folder and one W&B run, for each of the three variants.
+
+The kills are real: ``python -m zoo fit`` in a subprocess sends itself the signal at a step fixed in advance
+(:class:`tests.cli.interrupter.SignalFromEnv`). The uninterrupted runs and the last resume run in this process,
+on one thread like the subprocesses, so that the arithmetic is the same.
+"""
+
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from tests.cli.helpers import CONFIGS, TINY_MODEL, VARIANTS, read_run
+from tests.conftest import REPO
+from zoo.cli import main
+
+KILL = 8  # SIGKILL at the start of step 8: the last checkpoint is at step 6 and steps 6, 7 are done again
+TERM = 10  # SIGTERM during step 10: Lightning finishes the step and the checkpoint is at step 11
+RUN = [
+    "--trainer.max_steps=14",
+    "--checkpoint_every_n_steps=3",
+    "--trainer.val_check_interval=5",
+    "--trainer.limit_val_batches=1",
+    "--trainer.log_every_n_steps=1",
+    "--trainer.enable_progress_bar=false",
+    "--trainer.enable_model_summary=false",
+    '--trainer.callbacks=[{"class_path": "tests.cli.interrupter.SignalFromEnv"}]',
+]
+COMPARED = ("train_loss", "lr", "val_loss", "val_acc", "val_bleu", "val_bpc")
+
+
+def fit_args(variant: str, data_dir, runs_dir) -> list[str]:
+    config, data, extra, _ = VARIANTS[variant]
+    return [
+        "fit",
+        f"--config={CONFIGS / config}",
+        f"--data.path={data_dir / data}",
+        *TINY_MODEL,
+        *extra,
+        "--model.dropout=0.1",  # the dropout masks after a resume must be those of the uninterrupted run
+        *RUN,
+        f"--runs_dir={runs_dir}",
+    ]
+
+
+def start(args: list[str], signal: str, zoo_cache) -> subprocess.Popen:
+    env = {**os.environ, "WANDB_MODE": "offline", "ZOO_CACHE": str(zoo_cache), "OMP_NUM_THREADS": "1"}
+    env["ZOO_TEST_SIGNAL"] = signal
+    env.pop("ZOO_RUN_DIR", None)
+    env.pop("WANDB_SERVICE", None)  # this process's W&B service would keep the killed run's W&B run open
+    command = [sys.executable, "-m", "zoo", *args]
+    return subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def curve(run_dir) -> list[dict]:
+    """Every logged line's compared metrics, by step (wall-clock metrics left out)."""
+    lines = [{k: v for k, v in line.items() if k in ("step", *COMPARED)} for line in read_run(run_dir)["metrics"]]
+    return [line for line in lines if len(line) > 1]
+
+
+@pytest.fixture
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_killed_runs_resume_exactly(data_dir, cli_env, zoo_cache, one_thread):
+    variants = ("decoder_only", "encoder_only", "encoder_decoder")
+    killed = {v: fit_args(v, data_dir, cli_env / v) for v in variants}
+    for variant in variants:  # tokenise once, before the processes that share the cache start
+        main([*fit_args(variant, data_dir, cli_env / "uninterrupted" / variant)])
+    runs = {v: start(killed[v], f"{KILL}:SIGKILL", zoo_cache) for v in variants}
+    for variant, process in runs.items():
+        assert process.wait(timeout=600) == -9, f"{variant}: {process.stderr.read()[-2000:]}"
+        (run_dir,) = (cli_env / variant).iterdir()
+        assert torch.load(run_dir / "checkpoints" / "last.ckpt", weights_only=False)["global_step"] == 6
+    runs = {v: start([*killed[v], "--ckpt_path=last"], f"{TERM}:SIGTERM", zoo_cache) for v in variants}
+    for variant, process in runs.items():
+        _, err = process.communicate(timeout=600)
+        assert "zoo: run interrupted; resume it with:" in err, f"{variant}: {err[-2000:]}"
+    for variant in variants:
+        main([*killed[variant], "--ckpt_path=last"])
+
+    for variant in variants:
+        (run_dir,) = (cli_env / variant).iterdir()
+        (uninterrupted,) = (cli_env / "uninterrupted" / variant).iterdir()
+        assert curve(run_dir) == curve(uninterrupted), variant
+        assert [line["step"] for line in curve(run_dir) if "train_loss" in line] == list(range(14)), variant
+        assert read_run(run_dir)["summary"]["status"] == "finished", variant
+        wandb_id = (run_dir / "wandb_id").read_text()
+        attempts = sorted(path.name for path in (run_dir / "wandb").glob("offline-run-*"))
+        assert len(attempts) == 3 and all(name.endswith(f"-{wandb_id}") for name in attempts), (variant, attempts)

@@ -1,0 +1,66 @@
+"""What lets a killed run continue as if it had never stopped: a ``last.ckpt`` every N steps, and random draws
+(dropout) that depend on the step, not on what the process did before it.
+
+With both, and the position in the train batches that every checkpoint keeps (:mod:`zoo.data.batching`),
+``fit --ckpt_path last`` after a kill gives the loss curve of the uninterrupted run, exactly on CPU.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+import lightning.pytorch as pl
+import torch
+from lightning.pytorch.callbacks import Callback
+
+
+def step_seed(seed: int, step: int, rank: int) -> int:
+    """A 63-bit seed that is a function of the run's seed, the optimiser step and the rank only."""
+    digest = hashlib.sha256(f"{seed}:{step}:{rank}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") >> 1
+
+
+class StepSeed(Callback):
+    """Seed torch's generators at the start of every training step from ``(seed_everything, step, rank)``.
+
+    A resumed process has drawn other random numbers before its first step than the process it continues
+    (model initialisation, sanity check, data loader seeds), and Lightning does not save generator states in a
+    checkpoint; seeding each step makes the dropout masks of step ``t`` the same in both. Does nothing when
+    no seed is set (``seed_everything: false``).
+    """
+
+    def on_train_batch_start(self, trainer: pl.Trainer, pl_module, batch, batch_idx: int) -> None:
+        seed = os.environ.get("PL_GLOBAL_SEED")  # set by Lightning's seed_everything
+        if seed is not None:
+            torch.manual_seed(step_seed(int(seed), trainer.global_step, trainer.global_rank))
+
+
+class SaveLastEvery(Callback):
+    """Save ``last.ckpt`` (the file the run's ``ModelCheckpoint`` keeps as its last) every
+    ``every_n_train_steps`` optimiser steps, so that a kill -9 (out of memory, a lost machine) loses at most that
+    many steps. Lightning writes a checkpoint to a temporary file and moves it into place, so a kill while
+    saving leaves the previous ``last.ckpt`` whole.
+
+    Args:
+        every_n_train_steps: the interval, in optimiser steps (the name of Lightning's ``ModelCheckpoint``).
+
+    Raises:
+        ValueError: for an interval below 1, naming the field.
+    """
+
+    def __init__(self, every_n_train_steps: int) -> None:
+        if every_n_train_steps < 1:
+            raise ValueError(
+                f"checkpoint_every_n_steps={every_n_train_steps} is not valid; it must be a positive integer"
+            )
+        self.every_n_train_steps = every_n_train_steps
+        self._saved_step: int | None = None
+
+    def on_train_batch_end(self, trainer: pl.Trainer, pl_module, outputs, batch, batch_idx: int) -> None:
+        step, checkpoint = trainer.global_step, trainer.checkpoint_callback
+        if checkpoint is None or step % self.every_n_train_steps or step == self._saved_step:
+            return  # the same step again: gradient accumulation
+        path = os.path.join(checkpoint.dirpath, checkpoint.CHECKPOINT_NAME_LAST + checkpoint.FILE_EXTENSION)
+        trainer.save_checkpoint(path, weights_only=False)  # every rank calls it; rank 0 writes
+        checkpoint.last_model_path, self._saved_step = path, step  # ModelCheckpoint then overwrites, not "last-v1"
