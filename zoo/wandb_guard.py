@@ -43,12 +43,22 @@ class GuardedWandbLogger(WandbLogger):
         _warn(f"zoo: {self.failure}; training goes on and the run folder's record is complete")
         if self.on_failure is not None:
             self.on_failure(self.failure)
-        try:
-            import wandb
+        self._abandon()
 
-            wandb.teardown()  # else wandb's exit hook prints the same failure as a traceback
-        except Exception:
-            pass
+    def _abandon(self) -> None:
+        """Leave W&B as after a finished run: finish this one if W&B still can, forget it (a later
+        ``WandbLogger`` in this process would reuse ``wandb.run``), and close the service connection (else
+        W&B's exit hook prints the failure again as a traceback)."""
+        import wandb
+
+        run = self._experiment
+        for close in (lambda: run is not None and run.finish(exit_code=1), wandb.teardown):
+            try:
+                close()
+            except Exception:  # the service may be gone: nothing more to do for it
+                pass
+        if wandb.run is run:
+            wandb.run = None
 
     @property
     def experiment(self) -> Any:

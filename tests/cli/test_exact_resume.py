@@ -95,3 +95,22 @@ def test_killed_runs_resume_exactly(data_dir, cli_env, zoo_cache, one_thread):
         wandb_id = (run_dir / "wandb_id").read_text()
         attempts = sorted(path.name for path in (run_dir / "wandb").glob("offline-run-*"))
         assert len(attempts) == 3 and all(name.endswith(f"-{wandb_id}") for name in attempts), (variant, attempts)
+
+
+def test_a_run_continued_past_max_steps_finishes_its_epoch_then_reshuffles(data_dir, cli_env, one_thread):
+    folder = cli_env / "shakespeare"  # the first 1,100 characters: 17 batches an epoch
+    folder.mkdir()
+    for split, size in (("train", 1100), ("validation", 300)):
+        text = (data_dir / "tinyshakespeare" / f"{split}.txt").read_text()[:size]
+        (folder / f"{split}.txt").write_text(text)
+    args = [*fit_args("decoder_only", data_dir, cli_env / "continued"), f"--data.path={folder}", "--data.block_size=16"]
+    args += ["--data.batch_size=4", "--model.max_len=16", "--trainer.val_check_interval=40"]
+    args += ["--model.schedule=constant"]  # the other schedules' length is max_steps
+    main([*args, "--trainer.max_steps=10"])  # stops at batch 10 of epoch 0
+    main([*args, "--trainer.max_steps=40", "--ckpt_path=last"])  # the rest of epoch 0, all of epoch 1, ...
+    main([*args, "--trainer.max_steps=40", f"--runs_dir={cli_env / 'uninterrupted'}"])
+    (continued,) = (cli_env / "continued").iterdir()
+    (uninterrupted,) = (cli_env / "uninterrupted").iterdir()
+    losses = [[line["train_loss"] for line in curve(run) if "train_loss" in line] for run in (continued, uninterrupted)]
+    assert losses[0] == losses[1]
+    assert len(losses[1]) == 40 and losses[1][17:34] != losses[1][:17]  # epoch 1 is not epoch 0 again

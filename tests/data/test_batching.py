@@ -61,3 +61,36 @@ def test_evaluation_order_is_fixed_and_complete_across_ranks():
     shares = [TokenBudgetBatchSampler(LENGTHS, 256, shuffle=False, num_replicas=3, rank=r) for r in range(3)]
     seen = sorted(i for s in shares for b in s for i in b)
     assert seen == list(range(len(LENGTHS)))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda: TokenBudgetBatchSampler(LENGTHS, 256, seed=2), lambda: FixedSizeBatchSampler(1000, 32, seed=2)],
+    ids=["token_budget", "fixed_size"],
+)
+def test_each_iteration_is_the_next_epoch(make):
+    sampler = make()  # Lightning calls set_epoch on a loader's sampler, never on its batch sampler
+    assert [list(sampler), list(sampler)] == [make().batches(0), make().batches(1)]
+    assert make().batches(0) != make().batches(1)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda: TokenBudgetBatchSampler(LENGTHS, 256, seed=2), lambda: FixedSizeBatchSampler(1000, 32, seed=2)],
+    ids=["token_budget", "fixed_size"],
+)
+def test_the_position_is_what_training_took_and_a_restored_sampler_continues_it(make):
+    sampler = make()
+    iterator = iter(sampler)
+    for _ in range(5):  # a loader fetches ahead of training ...
+        next(iterator)
+    for _ in range(3):  # ... which took three batches
+        sampler.advance()
+    assert sampler.state_dict() == {"epoch": 0, "batches": 3}
+    restored = make()
+    restored.load_state_dict(sampler.state_dict())
+    assert list(restored) == make().batches(0)[3:]
+    assert list(restored) == make().batches(1)  # and the next iteration is the next epoch, whole
+    for _ in range(len(restored)):
+        restored.advance()
+    assert restored.state_dict() == {"epoch": 2, "batches": 0}  # an epoch taken whole: the next one's start

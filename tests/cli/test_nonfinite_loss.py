@@ -1,0 +1,54 @@
+"""A NaN or infinite loss stops training before the optimiser step, naming the step and the last good
+checkpoint, which stays as it was; ``--nonfinite_loss=skip`` skips the batch instead and goes on."""
+
+import pytest
+import torch
+
+from tests.cli.helpers import read_run, shakespeare_args
+from zoo.cli import main
+
+
+def poison(steps: list[int], value: str = "nan") -> str:
+    spec = f'{{"class_path": "tests.cli.poison.PoisonLoss", "init_args": {{"steps": {steps}, "value": {value!r}}}}}'
+    return f"--trainer.callbacks=[{spec}]"
+
+
+def only_run(cli_env):
+    (run_dir,) = (cli_env / "runs").iterdir()
+    return run_dir
+
+
+def finite(checkpoint: dict) -> bool:
+    return all(torch.isfinite(t).all() for t in checkpoint["state_dict"].values() if t.is_floating_point())
+
+
+@pytest.mark.parametrize("value", ["nan", "inf"])
+def test_a_nonfinite_loss_stops_and_keeps_the_last_good_checkpoint(data_dir, cli_env, capsys, value):
+    args = [*shakespeare_args(data_dir), "--trainer.max_steps=8", "--checkpoint_every_n_steps=2", poison([5], value)]
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    assert exit_info.value.code == 1
+    run_dir = only_run(cli_env)
+    last = run_dir / "checkpoints" / "last.ckpt"
+    expected = (
+        f"zoo: error: train loss is {value} at step 5; stopped before the optimiser step, so no weight changed. "
+        f"The last good checkpoint is {last} (step 4); continue with --ckpt_path last --nonfinite_loss=skip to "
+        f"skip such batches, or start again with a lower model.lr.\n"
+    )
+    assert capsys.readouterr().err.endswith(expected)
+    checkpoint = torch.load(last, weights_only=False)
+    assert checkpoint["global_step"] == 4 and finite(checkpoint)
+    summary = read_run(run_dir)["summary"]
+    assert summary["status"] == "failed" and summary["error"] == expected.removeprefix("zoo: error: ").strip()
+
+
+def test_skip_drops_the_batch_and_goes_on(data_dir, cli_env, capsys):
+    main([*shakespeare_args(data_dir), "--trainer.max_steps=8", "--nonfinite_loss=skip", poison([2, 5])])
+    run_dir = only_run(cli_env)
+    assert "zoo: train loss nan at step 5; batch skipped (nonfinite_loss=skip)" in capsys.readouterr().err
+    record = read_run(run_dir)
+    assert record["summary"]["status"] == "finished" and record["summary"]["skipped_steps"] == [2, 5]
+    checkpoint = torch.load(run_dir / "checkpoints" / "last.ckpt", weights_only=False)
+    assert checkpoint["global_step"] == 8 and finite(checkpoint)
+    adam_steps = {float(state["step"]) for state in checkpoint["optimizer_states"][0]["state"].values()}
+    assert adam_steps == {6.0}  # the two skipped steps changed no weight and no optimiser state
