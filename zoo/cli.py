@@ -289,6 +289,10 @@ class ZooCLI(LightningCLI):
         self._finish(None)
 
     def after_test(self) -> None:
+        signature = getattr(getattr(self.model, "corpus", None), "signature", None)
+        if signature and self.run_dir is not None and self.trainer.global_rank == 0:
+            self.record.record(test_bleu_signature=signature)  # sacreBLEU's, so that scores can be compared
+            rank_zero_info(f"zoo: test BLEU signature {signature}")
         self._finish(None)
 
     def _finish(self, status: str | None) -> None:
