@@ -110,7 +110,9 @@ def _newest_first(folders) -> list[Path]:
     return sorted(folders, key=lambda p: (p / "checkpoints" / "last.ckpt").stat().st_mtime, reverse=True)
 
 
-def find_resumable(runs_dir: Path, name: str, flat_config: dict, family: str | None = None, prefix: str = "") -> Path:
+def find_resumable(
+    runs_dir: Path, name: str, flat_config: dict, family: str | None = None, prefix: str = ""
+) -> Path:
     """The most recent ``runs_dir/name[-k]`` with ``checkpoints/last.ckpt`` whose recorded configuration equals
     ``flat_config`` (but for the budget).
 
