@@ -107,3 +107,16 @@ def test_average_of_the_last_checkpoints(translation_checkpoints, tmp_path, caps
 def test_bad_input_is_one_line(translation_checkpoints, capsys, command, extra, message):
     code, _, err = run([command, "--ckpt_path", translation_checkpoints["last"], *extra], capsys)
     assert code == 2 and err.count("\n") == 1 and message in err
+
+
+def test_evaluation_translates_with_the_configured_decoder(translation_checkpoints, data_dir):
+    from zoo.inference.text import translate_texts
+
+    model = load_trained(translation_checkpoints["last"])
+    texts = german(data_dir, 2)
+    greedy = translate_texts(model, texts)
+    assert all(score != score for (_, score), in greedy)  # NaN: greedy search adds no scores up
+    model.task.hparams.beam_size = 3
+    searched = translate_texts(model, texts)
+    assert all(score < 0 for (_, score), in searched)
+    assert [t for (t, _), in translate_texts(model, texts, beam_size=1)] == [t for (t, _), in greedy]
