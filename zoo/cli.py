@@ -143,6 +143,12 @@ class ZooCLI(LightningCLI):
         parser.add_argument("--runs_dir", type=str, default="runs", help="Where run folders go.")
         parser.add_argument("--run_name", type=str | None, default=None, help="Override the automatic run name.")
         parser.add_argument("--wandb_project", type=str, default="zoo", help="The W&B project.")
+        parser.add_argument(
+            "--keep_last",
+            type=int,
+            default=0,
+            help="fit: also keep the checkpoints of the last N validations (for `python -m zoo average`).",
+        )
 
     # -- run folder ----------------------------------------------------------------------------
     def _config(self) -> Namespace:
@@ -252,9 +258,23 @@ class ZooCLI(LightningCLI):
                     save_last=True,
                 )
             )
+            callbacks += self._keep_last()
         return super().instantiate_trainer(
             callbacks=callbacks, logger=loggers, default_root_dir=str(self.run_dir), **kwargs
         )
+
+    def _keep_last(self) -> list[ModelCheckpoint]:
+        """With ``--keep_last N``, a checkpoint ``step<S>.ckpt`` at each validation, the newest N kept (Lightning
+        ranks them by the evaluated step, which :class:`TaskModule` logs as ``step``)."""
+        keep = self._config().keep_last
+        if keep < 0:
+            raise ConfigError(f"keep_last={keep} is not valid; it must be an integer >= 0 (0: keep none)")
+        if keep == 0:
+            return []
+        folder = self.run_dir / "checkpoints"
+        return [
+            ModelCheckpoint(folder, "step{step}", "step", save_top_k=keep, mode="max", auto_insert_metric_name=False)
+        ]
 
     # -- around the subcommands ----------------------------------------------------------------
     def _record_config(self) -> None:
@@ -289,6 +309,10 @@ class ZooCLI(LightningCLI):
         self._finish(None)
 
     def after_test(self) -> None:
+        signature = getattr(getattr(self.model, "corpus", None), "signature", None)
+        if signature and self.run_dir is not None and self.trainer.global_rank == 0:
+            self.record.record(test_bleu_signature=signature)  # sacreBLEU's, so that scores can be compared
+            rank_zero_info(f"zoo: test BLEU signature {signature}")
         self._finish(None)
 
     def _finish(self, status: str | None) -> None:
@@ -300,6 +324,8 @@ class ZooCLI(LightningCLI):
             rank_zero_info("zoo: trainer.enable_checkpointing=false: no checkpoints were saved")
         if status is not None and checkpoint is not None:
             paths = {"best": checkpoint.best_model_path, "last": checkpoint.last_model_path}
+            kept = sorted(str(p) for p in (self.run_dir / "checkpoints").glob("step*.ckpt"))
+            paths.update({"kept": kept} if kept else {})
             self.record.record(checkpoints={k: v for k, v in paths.items() if v}, status=status)
             if paths["best"]:
                 rank_zero_info(f"zoo: best checkpoint {paths['best']} (last: {paths['last']})")
@@ -435,14 +461,21 @@ def _plain(config: Namespace) -> dict:
     return plain
 
 
-TOOLS = {"sweep": "zoo.sweep", "compare": "zoo.compare"}  # subcommands outside LightningCLI's four
+TOOLS = {  # subcommands outside LightningCLI's four
+    "sweep": "zoo.sweep",
+    "compare": "zoo.compare",
+    "translate": "zoo.inference.translate",
+    "generate": "zoo.inference.generate",
+    "attention": "zoo.inference.attention",
+    "average": "zoo.inference.average",
+}
 
 
 def main(args: list[str] | None = None) -> None:
     """Entry point of ``python -m zoo``: bad configuration is one line on stderr and exit status 2.
 
-    ``fit``, ``validate``, ``test`` and ``predict`` go to :class:`ZooCLI`; ``sweep`` and ``compare`` to the
-    ``main(argv)`` of their modules.
+    ``fit``, ``validate``, ``test`` and ``predict`` go to :class:`ZooCLI`; ``sweep``, ``compare``,
+    ``translate``, ``generate``, ``attention`` and ``average`` to the ``main(argv)`` of their modules.
     """
     argv = sys.argv[1:] if args is None else list(args)
     _COMMAND_LINE[:] = argv

@@ -25,6 +25,10 @@ class LayerCache:
     self_attn: KeyValueCache = field(default_factory=KeyValueCache)
     cross_attn: KeyValueCache = field(default_factory=lambda: KeyValueCache(static=True))
 
+    def reorder(self, index: Tensor) -> None:
+        """Keep rows ``index`` of the self-attention cache (see :meth:`KeyValueCache.reorder`)."""
+        self.self_attn.reorder(index)
+
 
 class TransformerLayer(nn.Module):
     """Self-attention, optional encoder-decoder attention, and FFN, each in a residual connection with a
