@@ -13,7 +13,8 @@ from torch.utils.data import DataLoader
 from zoo.data.batching import ShardedBatchSampler
 from zoo.data.cache import atomic_save, atomic_write_text, cache_key, default_cache_dir
 from zoo.data.loading import check_columns, load_splits
-from zoo.data.tokenizer import PAD_ID, TOKENIZERS, train_tokenizer
+from zoo.data.tokenizer import PAD_ID, TOKENIZERS, load_tokenizer, train_tokenizer
+from zoo.nn.masks import padding_mask
 from zoo.nn.registry import check_choice
 
 
@@ -30,9 +31,19 @@ def unpack(packed: dict[str, torch.Tensor], index: int) -> torch.Tensor:
     return packed["ids"][start:end].long()
 
 
-def pad(sequences: list[torch.Tensor], value: int = PAD_ID) -> torch.Tensor:
-    """Right-pad 1-D tensors to ``(B, max length)``."""
-    return torch.nn.utils.rnn.pad_sequence(sequences, batch_first=True, padding_value=value)
+IGNORE_INDEX = -100  # the target at padding: ``F.cross_entropy``'s default ``ignore_index``, never a token id
+
+
+def pad(sequences: list[torch.Tensor], value: int = PAD_ID) -> tuple[torch.Tensor, torch.Tensor]:
+    """Right-pad 1-D tensors to ``(B, S)``, ``S`` the longest, and say where the padding is.
+
+    Returns:
+        ``(B, S)`` the padded tensor, and its ``(B, S)`` bool padding mask (``True`` at padding), made from the
+        lengths: a real token equal to ``value`` is never taken for padding.
+    """
+    lengths = torch.tensor([len(s) for s in sequences])
+    padded = torch.nn.utils.rnn.pad_sequence(sequences, batch_first=True, padding_value=value)
+    return padded, padding_mask(lengths, padded.shape[1])
 
 
 class ZooDataModule(pl.LightningDataModule):
@@ -129,7 +140,7 @@ class ZooDataModule(pl.LightningDataModule):
         for name, texts in self.tokenizer_texts(data["train"]).items():
             file = folder / f"tokenizer-{name}.json"
             if file.exists():
-                self.tokenizers[name] = Tokenizer.from_file(str(file))
+                self.tokenizers[name] = load_tokenizer(file.read_text(encoding="utf-8"))
             else:
                 self.tokenizers[name] = train_tokenizer(self.tokenizer_kind, texts, self.vocab_size)
                 atomic_write_text(self.tokenizers[name].to_str(), file)
@@ -194,4 +205,4 @@ class ZooDataModule(pl.LightningDataModule):
         return {"tokenizers": {name: t.to_str() for name, t in self.tokenizers.items()}}
 
     def load_state_dict(self, state: dict) -> None:
-        self.tokenizers.update({name: Tokenizer.from_str(t) for name, t in state.get("tokenizers", {}).items()})
+        self.tokenizers.update({name: load_tokenizer(t) for name, t in state.get("tokenizers", {}).items()})

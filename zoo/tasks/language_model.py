@@ -42,8 +42,8 @@ class LanguageModelTask(TaskModule):
     def _nll(self, batch: dict) -> tuple[Tensor, Tensor]:
         logits = self(batch["tokens"])
         targets = batch["targets"]
-        loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=PAD_ID, reduction="sum")
-        return loss, (targets != PAD_ID).sum()
+        loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction="sum")
+        return loss, torch.tensor(targets.numel(), device=targets.device)  # blocks are never padded
 
     def training_loss(self, batch: dict) -> tuple[Tensor, int]:
         loss, tokens = self._nll(batch)

@@ -71,32 +71,37 @@ class TranslationTask(TaskModule):
             PAD_ID,
         )
 
-    def forward(self, src: Tensor, tgt_in: Tensor) -> Tensor:
-        """``(B, S)`` source and ``(B, T)`` shifted target ids -> ``(B, T, V)`` logits."""
-        return self.network(src, tgt_in, src == PAD_ID, tgt_in == PAD_ID)
+    def forward(
+        self,
+        src: Tensor,
+        tgt_in: Tensor,
+        src_padding_mask: Tensor | None = None,
+        tgt_padding_mask: Tensor | None = None,
+    ) -> Tensor:
+        """``(B, S)`` source and ``(B, T)`` shifted target ids, with their padding masks (``True`` at padding;
+        ``None``: no padding) -> ``(B, T, V)`` logits."""
+        return self.network(src, tgt_in, src_padding_mask, tgt_padding_mask)
 
     def _token_losses(self, batch: dict, label_smoothing: float) -> tuple[Tensor, Tensor]:
-        logits = self(batch["src"], batch["tgt_in"])
-        target = batch["tgt_out"]
+        """The summed loss over real target tokens (``tgt_out`` holds ``F.cross_entropy``'s ignore index at
+        padding) and their number."""
+        logits = self(batch["src"], batch["tgt_in"], batch["src_padding_mask"], batch["tgt_padding_mask"])
         loss = F.cross_entropy(
-            logits.flatten(0, 1),
-            target.flatten(),
-            ignore_index=PAD_ID,
-            label_smoothing=label_smoothing,
-            reduction="sum",
+            logits.flatten(0, 1), batch["tgt_out"].flatten(), label_smoothing=label_smoothing, reduction="sum"
         )
-        return loss, (target != PAD_ID).sum()
+        return loss, (~batch["tgt_padding_mask"]).sum()
 
     def training_loss(self, batch: dict) -> tuple[Tensor, int]:
         loss, tokens = self._token_losses(batch, self.hparams.label_smoothing)
         return loss / tokens, int(tokens)
 
-    def translate(self, src: Tensor) -> list[str]:
-        """Greedy translations of ``(B, S)`` source ids, detokenised."""
+    def translate(self, src: Tensor, src_padding_mask: Tensor | None = None) -> list[str]:
+        """Greedy translations of ``(B, S)`` source ids (``src_padding_mask`` ``(B, S)``, ``True`` at padding),
+        detokenised."""
         limit = src.shape[1] + self.hparams.max_decode_extra
         if self.hparams.pe == "learned":
             limit = min(limit, self.hparams.max_len - 1)
-        ids = greedy_decode(self.network, src, src == PAD_ID, BOS_ID, EOS_ID, PAD_ID, limit)
+        ids = greedy_decode(self.network, src, src_padding_mask, BOS_ID, EOS_ID, PAD_ID, limit)
         return self.trainer.datamodule.target_tokenizer.decode_batch(strip_after_eos(ids, EOS_ID))
 
     def check_data(self, datamodule) -> None:
@@ -114,7 +119,7 @@ class TranslationTask(TaskModule):
         metrics["tokens"].update(tokens)
         limit = self.hparams.bleu_batches
         if limit is None or batch_idx < limit:
-            hypotheses = self.translate(batch["src"])
+            hypotheses = self.translate(batch["src"], batch["src_padding_mask"])
             references = batch["tgt_text"]
             metrics["bleu"].update(hypotheses, [[r] for r in references])
             metrics["exact"].update(
@@ -133,4 +138,4 @@ class TranslationTask(TaskModule):
             metric.reset()
 
     def predict_step(self, batch: dict, batch_idx: int) -> list[str]:
-        return self.translate(batch["src"])
+        return self.translate(batch["src"], batch["src_padding_mask"])
