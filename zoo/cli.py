@@ -214,6 +214,7 @@ class ZooCLI(LightningCLI):
         try:
             super().instantiate_classes()
             self.model.check_data(self.datamodule)
+            self.datamodule.check_ranks(self.trainer.num_devices * self.trainer.num_nodes)
             if self.subcommand == "test" and "test" not in self.datamodule.splits:
                 raise ValueError(
                     f"data.path={self.datamodule.path!r} has no test split; `test` needs one "
@@ -224,7 +225,11 @@ class ZooCLI(LightningCLI):
             raise ConfigError(str(_root_cause(error))) from error
 
     def _remove_unused_run_dir(self) -> None:
-        """A run that failed before it started leaves no folder behind (only an empty one can be ours)."""
+        """A run that failed before it started leaves no folder behind (only a folder that is empty, or holds
+        no more than the W&B id its logger wrote, can be ours)."""
+        id_file = None if self.run_dir is None else self.run_dir / "wandb_id"
+        if id_file is not None and id_file.exists() and list(self.run_dir.iterdir()) == [id_file]:
+            id_file.unlink()
         for folder in (self.run_dir, None if self.run_dir is None else self.run_dir.parent):
             if folder is not None and folder.is_dir() and not any(folder.iterdir()):
                 folder.rmdir()

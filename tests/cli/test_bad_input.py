@@ -264,3 +264,19 @@ def test_a_data_file_that_is_not_utf8_is_one_line(config, data, train, added, da
         f"byte 0x{ord(char):02x}); zoo reads data files as UTF-8, so convert it first, e.g. iconv -f latin1 -t utf-8"
     )
     assert "Traceback" not in err and not (cli_env / "runs").exists()
+
+
+def test_fewer_validation_examples_than_ranks_is_refused_before_training(data_dir, cli_env, capsys):
+    folder = cli_env / "sst2"
+    folder.mkdir()
+    for split, count in (("train", 200), ("validation", 3)):
+        lines = (data_dir / "sst2" / f"{split}.jsonl").read_text().splitlines(keepends=True)[:count]
+        (folder / f"{split}.jsonl").write_text("".join(lines))
+    args = ["fit", "--config", str(CONFIGS / "encoder_only" / "sst2.yaml"), f"--data.path={folder}"]
+    ddp = ["--data.vocab_size=300", "--trainer.accelerator=cpu", "--trainer.devices=4", "--trainer.strategy=ddp"]
+    err = fails(capsys, [*args, *ddp])
+    assert err.splitlines()[-1] == (
+        f"zoo: error: the 'validation' split of data.path='{folder}' has 3 examples, fewer than the 4 ranks "
+        "(trainer.devices x trainer.num_nodes); every rank needs at least one: use fewer devices or more data"
+    )
+    assert not (cli_env / "runs").exists()

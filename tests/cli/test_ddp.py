@@ -1,4 +1,5 @@
-"""Two-process DDP on CPU (gloo) through Lightning: one run record, one W&B run, disjoint data shares."""
+"""Two-process DDP on CPU (gloo) through Lightning: one run record, one W&B run, disjoint data shares, and a
+validation split of 8 rows (one batch) that still gives each rank a batch and counts each row once."""
 
 import os
 import subprocess
@@ -9,6 +10,11 @@ from tests.conftest import REPO
 
 
 def test_ddp_two_ranks_on_cpu(data_dir, zoo_cache, tmp_path):
+    data = tmp_path / "sst2"
+    data.mkdir()
+    for split, count in (("train", 2000), ("validation", 8)):
+        lines = (data_dir / "sst2" / f"{split}.jsonl").read_text().splitlines(keepends=True)[:count]
+        (data / f"{split}.jsonl").write_text("".join(lines))
     callbacks = tmp_path / "callbacks.yaml"
     shards = tmp_path / "shards"
     callbacks.write_text(
@@ -25,7 +31,7 @@ def test_ddp_two_ranks_on_cpu(data_dir, zoo_cache, tmp_path):
         str(CONFIGS / "encoder_only" / "sst2.yaml"),
         "--config",
         str(callbacks),
-        f"--data.path={data_dir / 'sst2'}",
+        f"--data.path={data}",
         *TINY_MODEL,
         "--model.num_layers=1",
         "--data.vocab_size=500",
@@ -56,3 +62,14 @@ def test_ddp_two_ranks_on_cpu(data_dir, zoo_cache, tmp_path):
     ]
     assert len(seen[0]) > 0 and len(seen[1]) > 0
     assert not set(seen[0]) & set(seen[1]), "the two ranks trained on overlapping examples"
+
+    validated = {}  # step -> rank -> indices
+    for rank in (0, 1):
+        for line in (shards / f"validation-rank{rank}.txt").read_text().splitlines():
+            step, indices = line.split(":")
+            validated.setdefault(int(step), {}).setdefault(rank, []).extend(int(i) for i in indices.split())
+    assert list(validated) == [4]
+    assert all(validated[4][rank] for rank in (0, 1))
+    assert sorted(validated[4][0] + validated[4][1]) == list(range(8))  # each row once: no double count
+    accuracy = record["summary"]["final"]["val_acc"]
+    assert round(accuracy * 8, 6) == round(accuracy * 8)  # a fraction of the 8 rows

@@ -52,7 +52,7 @@ def multi30k(data_dir):
 def test_decoded_references_score_bleu_100_on_multi30k(kind, multi30k):
     """What BLEU compares: detokenised target ids (a perfect model's output) with the reference text."""
     train, references = multi30k["train"], list(multi30k["validation"]["en"])
-    tokenizer = train_tokenizer(kind, list(train["de"]) + list(train["en"]), 2000)  # the joint vocabulary, as the data module
+    tokenizer = train_tokenizer(kind, list(train["de"]) + list(train["en"]), 2000)  # joint, as the data module
     decoded = tokenizer.decode_batch([e.ids for e in tokenizer.encode_batch(references)])
     assert len(decoded) == 1014
     assert [d for d, r in zip(decoded, references, strict=True) if d != r] == []

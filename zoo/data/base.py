@@ -152,6 +152,22 @@ class ZooDataModule(pl.LightningDataModule):
                 self.encoded[split] = self.encode(data[split])
                 atomic_save(self.encoded[split], file)
 
+    def check_ranks(self, world_size: int) -> None:
+        """Every rank needs at least one example of every split (a rank without a validation batch would skip
+        the metric synchronisation that the others wait in).
+
+        Raises:
+            ValueError: naming the split, its size and the number of ranks.
+        """
+        self.prepare()
+        for split in self.splits:
+            if self.num_examples(split) < world_size:
+                raise ValueError(
+                    f"the {split!r} split of data.path={self.path!r} has {self.num_examples(split)} examples, "
+                    f"fewer than the {world_size} ranks (trainer.devices x trainer.num_nodes); every rank needs at "
+                    f"least one: use fewer devices or more data"
+                )
+
     def get_tokenizer(self, name: str | None = None) -> Tokenizer:
         """The tokenizer ``name`` (the first one by default); prepares the data if needed."""
         if not self.tokenizers:
