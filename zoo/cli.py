@@ -24,6 +24,7 @@ from lightning.pytorch.utilities import rank_zero_info
 from zoo.callbacks import FinalValidation, InterruptedRun
 from zoo.data import ZooDataModule
 from zoo.knob_help import field_names, knob_help
+from zoo.predictions import PredictionWriter
 from zoo.progress import StepProgressBar, silence_noise
 from zoo.run_folders import RunFolderError, differences, find_resumable, new_run_dir, run_family, run_name
 from zoo.tasks import TaskModule
@@ -240,12 +241,18 @@ class ZooCLI(LightningCLI):
         if trainer_config.get("enable_progress_bar", True) is not False:
             callbacks.append(StepProgressBar())
         if self.run_dir is None:
+            smoke_test = trainer_config.get("fast_dev_run")
+            if self.subcommand == "predict" and self._config().get("ckpt_path") and not smoke_test:
+                # a checkpoint outside a run folder: the predictions go next to it
+                callbacks.append(PredictionWriter(Path(self._config().ckpt_path).resolve().parent))
             return super().instantiate_trainer(callbacks=callbacks, logger=False, **kwargs)
         self.record = RunRecord(self.run_dir)
         loggers = [make_wandb_logger(self.run_dir, self.run_dir.name, self._config().wandb_project), self.record]
         callbacks.append(InterruptedRun(self.record))
         if self.subcommand == "fit":
             callbacks.append(FinalValidation())
+        if self.subcommand == "predict":
+            callbacks.append(PredictionWriter(self.run_dir, self.record))
         if self.subcommand == "fit" and trainer_config.get("enable_checkpointing", True) is not False:
             callbacks.append(
                 ModelCheckpoint(
@@ -294,6 +301,9 @@ class ZooCLI(LightningCLI):
         self._finish(None)
 
     def after_test(self) -> None:
+        self._finish(None)
+
+    def after_predict(self) -> None:
         self._finish(None)
 
     def _finish(self, status: str | None) -> None:

@@ -212,9 +212,13 @@ class ZooDataModule(pl.LightningDataModule):
             return self._loader("test", train=False)
         raise ValueError(f"data.path={self.path!r} has no test split; `test` needs one (`validate` evaluates)")
 
+    @property
+    def predict_split(self) -> str:
+        """The split ``predict`` runs on: the test split, or the validation split where there is no test split."""
+        return "test" if "test" in self.splits else "validation"
+
     def predict_dataloader(self) -> DataLoader:
-        """The test split's inputs, or the validation split's where there is no test split."""
-        return self._loader("test" if "test" in self.splits else "validation", train=False)
+        return self._loader(self.predict_split, train=False)
 
     def state_dict(self) -> dict:
         """The tokenizers travel with every checkpoint (``tokenizers``: name -> JSON)."""

@@ -95,8 +95,10 @@ class ClassificationTask(TaskModule):
         self.losses[stage].reset()
         self.metrics[stage].reset()
 
-    def predict_step(self, batch: dict, batch_idx: int) -> Tensor:
-        return self(batch["tokens"], batch["padding_mask"]).argmax(dim=-1)
+    def predict_step(self, batch: dict, batch_idx: int) -> dict:
+        """The predicted label of each example: ``{"index": (B,), "prediction": B ints}``."""
+        labels = self(batch["tokens"], batch["padding_mask"]).argmax(dim=-1)
+        return {"index": batch["index"], "prediction": labels.tolist()}
 
 
 __all__ = ["ClassificationTask", "pool"]

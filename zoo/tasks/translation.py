@@ -137,5 +137,6 @@ class TranslationTask(TaskModule):
         for metric in metrics.values():
             metric.reset()
 
-    def predict_step(self, batch: dict, batch_idx: int) -> list[str]:
-        return self.translate(batch["src"], batch["src_padding_mask"])
+    def predict_step(self, batch: dict, batch_idx: int) -> dict:
+        """The translation of each source: ``{"index": (B,), "prediction": B strings}``."""
+        return {"index": batch["index"], "prediction": self.translate(batch["src"], batch["src_padding_mask"])}
