@@ -7,7 +7,7 @@ import re
 import pytest
 import torch
 
-from tests.cli.helpers import CONFIGS, read_run, shakespeare_args
+from tests.cli.helpers import CONFIGS, read_run, shakespeare_args, small_copy
 from zoo.cli import main
 
 TRANSLATION = str(CONFIGS / "encoder_decoder" / "multi30k.yaml")
@@ -267,11 +267,7 @@ def test_a_data_file_that_is_not_utf8_is_one_line(config, data, train, added, da
 
 
 def test_fewer_validation_examples_than_ranks_is_refused_before_training(data_dir, cli_env, capsys):
-    folder = cli_env / "sst2"
-    folder.mkdir()
-    for split, count in (("train", 200), ("validation", 3)):
-        lines = (data_dir / "sst2" / f"{split}.jsonl").read_text().splitlines(keepends=True)[:count]
-        (folder / f"{split}.jsonl").write_text("".join(lines))
+    folder = small_copy(data_dir, "sst2", cli_env / "sst2", {"train": 200, "validation": 3})
     args = ["fit", "--config", str(CONFIGS / "encoder_only" / "sst2.yaml"), f"--data.path={folder}"]
     ddp = ["--data.vocab_size=300", "--trainer.accelerator=cpu", "--trainer.devices=4", "--trainer.strategy=ddp"]
     err = fails(capsys, [*args, *ddp])

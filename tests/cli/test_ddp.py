@@ -5,16 +5,12 @@ import os
 import subprocess
 import sys
 
-from tests.cli.helpers import CONFIGS, TINY_MODEL, read_run
+from tests.cli.helpers import CONFIGS, TINY_MODEL, read_run, small_copy
 from tests.conftest import REPO
 
 
 def test_ddp_two_ranks_on_cpu(data_dir, zoo_cache, tmp_path):
-    data = tmp_path / "sst2"
-    data.mkdir()
-    for split, count in (("train", 2000), ("validation", 8)):
-        lines = (data_dir / "sst2" / f"{split}.jsonl").read_text().splitlines(keepends=True)[:count]
-        (data / f"{split}.jsonl").write_text("".join(lines))
+    data = small_copy(data_dir, "sst2", tmp_path / "sst2", {"train": 2000, "validation": 8})
     callbacks = tmp_path / "callbacks.yaml"
     shards = tmp_path / "shards"
     callbacks.write_text(

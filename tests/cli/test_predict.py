@@ -5,19 +5,10 @@ import json
 import pytest
 import torch
 
-from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL, VARIANTS, read_run
+from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL, VARIANTS, read_run, small_copy
 from zoo.cli import main
 from zoo.data import ClassificationDataModule, LanguageModelDataModule
 from zoo.tasks import ClassificationTask, LanguageModelTask
-
-
-def small_copy(data_dir, name, folder, counts):
-    """The first rows of each split of a real data set."""
-    folder.mkdir()
-    for split, count in counts.items():
-        lines = (data_dir / name / f"{split}.jsonl").read_text().splitlines(keepends=True)[:count]
-        (folder / f"{split}.jsonl").write_text("".join(lines))
-    return folder
 
 
 def fit_and_predict(config, path, extra, cli_env):

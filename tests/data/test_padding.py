@@ -4,6 +4,7 @@
 import pytest
 import torch
 
+from tests.cli.helpers import small_copy
 from zoo.data import ClassificationDataModule
 from zoo.data.base import pad, unpack
 from zoo.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, SPECIAL_TOKENS
@@ -13,10 +14,7 @@ from zoo.tasks import ClassificationTask
 @pytest.fixture(scope="module")
 def sst2(data_dir, tmp_path_factory):
     """SST-2's first 400 training and 50 validation rows, tokenised with the module's WordPiece."""
-    folder = tmp_path_factory.mktemp("sst2")
-    for split, count in (("train", 400), ("validation", 50)):
-        rows = (data_dir / "sst2" / f"{split}.jsonl").read_text().splitlines(keepends=True)[:count]
-        (folder / f"{split}.jsonl").write_text("".join(rows))
+    folder = small_copy(data_dir, "sst2", tmp_path_factory.mktemp("data") / "sst2", {"train": 400, "validation": 50})
     data = ClassificationDataModule(path=str(folder), vocab_size=300, cache_dir=str(folder / "cache"))
     data.prepare()
     return data
