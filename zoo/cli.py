@@ -24,6 +24,7 @@ from lightning.pytorch.utilities import rank_zero_info
 from zoo.callbacks import FinalValidation, InterruptedRun
 from zoo.data import ZooDataModule
 from zoo.knob_help import field_names, knob_help
+from zoo.predictions import PredictionWriter
 from zoo.progress import StepProgressBar, silence_noise
 from zoo.run_folders import RunFolderError, differences, find_resumable, new_run_dir, run_family, run_name
 from zoo.tasks import TaskModule
@@ -220,6 +221,7 @@ class ZooCLI(LightningCLI):
         try:
             super().instantiate_classes()
             self.model.check_data(self.datamodule)
+            self.datamodule.check_ranks(self.trainer.num_devices * self.trainer.num_nodes)
             if self.subcommand == "test" and "test" not in self.datamodule.splits:
                 raise ValueError(
                     f"data.path={self.datamodule.path!r} has no test split; `test` needs one "
@@ -230,7 +232,11 @@ class ZooCLI(LightningCLI):
             raise ConfigError(str(_root_cause(error))) from error
 
     def _remove_unused_run_dir(self) -> None:
-        """A run that failed before it started leaves no folder behind (only an empty one can be ours)."""
+        """A run that failed before it started leaves no folder behind (only a folder that is empty, or holds
+        no more than the W&B id its logger wrote, can be ours)."""
+        id_file = None if self.run_dir is None else self.run_dir / "wandb_id"
+        if id_file is not None and id_file.exists() and list(self.run_dir.iterdir()) == [id_file]:
+            id_file.unlink()
         for folder in (self.run_dir, None if self.run_dir is None else self.run_dir.parent):
             if folder is not None and folder.is_dir() and not any(folder.iterdir()):
                 folder.rmdir()
@@ -241,12 +247,18 @@ class ZooCLI(LightningCLI):
         if trainer_config.get("enable_progress_bar", True) is not False:
             callbacks.append(StepProgressBar())
         if self.run_dir is None:
+            smoke_test = trainer_config.get("fast_dev_run")
+            if self.subcommand == "predict" and self._config().get("ckpt_path") and not smoke_test:
+                # a checkpoint outside a run folder: the predictions go next to it
+                callbacks.append(PredictionWriter(Path(self._config().ckpt_path).resolve().parent))
             return super().instantiate_trainer(callbacks=callbacks, logger=False, **kwargs)
         self.record = RunRecord(self.run_dir)
         loggers = [make_wandb_logger(self.run_dir, self.run_dir.name, self._config().wandb_project), self.record]
         callbacks.append(InterruptedRun(self.record))
         if self.subcommand == "fit":
             callbacks.append(FinalValidation())
+        if self.subcommand == "predict":
+            callbacks.append(PredictionWriter(self.run_dir, self.record))
         if self.subcommand == "fit" and trainer_config.get("enable_checkpointing", True) is not False:
             callbacks.append(
                 ModelCheckpoint(
@@ -313,6 +325,9 @@ class ZooCLI(LightningCLI):
         if signature and self.run_dir is not None and self.trainer.global_rank == 0:
             self.record.record(test_bleu_signature=signature)  # sacreBLEU's, so that scores can be compared
             rank_zero_info(f"zoo: test BLEU signature {signature}")
+        self._finish(None)
+
+    def after_predict(self) -> None:
         self._finish(None)
 
     def _finish(self, status: str | None) -> None:

@@ -30,6 +30,8 @@ def silence_noise() -> None:
         if not any(isinstance(f, _DropNoise) for f in logger.filters):
             logger.addFilter(_DropNoise())
     warnings.filterwarnings("ignore", message=r".*isinstance\(treespec, LeafSpec\).*")
+    # the zoo's batch samplers return every example in evaluation and prediction (tests/data/test_batching.py)
+    warnings.filterwarnings("ignore", message=r"You are using a custom batch sampler .* for prediction")
 
 
 class StepProgressBar(RichProgressBar):

@@ -48,8 +48,8 @@ def translate_texts(
     sources = [e.ids[:longest] + [EOS_ID] for e in model.source_tokenizer.encode_batch(texts)]
     results: list = [None] * len(texts)
     for batch in _batches([len(s) for s in sources], batch_size):
-        src = pad([torch.tensor(sources[i]) for i in batch]).to(task.device)
-        found = task.hypotheses(src, beam_size, length_penalty, n_best, max_len_a, max_len_b)
+        src, mask = (t.to(task.device) for t in pad([torch.tensor(sources[i]) for i in batch]))
+        found = task.hypotheses(src, mask, beam_size, length_penalty, n_best, max_len_a, max_len_b)
         for i, hypotheses in zip(batch, found, strict=True):
             decoded = model.target_tokenizer.decode_batch([h.tokens for h in hypotheses])
             results[i] = [(text, h.score) for text, h in zip(decoded, hypotheses, strict=True)]

@@ -85,21 +85,25 @@ class TranslationTask(TaskModule):
             PAD_ID,
         )
 
-    def forward(self, src: Tensor, tgt_in: Tensor) -> Tensor:
-        """``(B, S)`` source and ``(B, T)`` shifted target ids -> ``(B, T, V)`` logits."""
-        return self.network(src, tgt_in, src == PAD_ID, tgt_in == PAD_ID)
+    def forward(
+        self,
+        src: Tensor,
+        tgt_in: Tensor,
+        src_padding_mask: Tensor | None = None,
+        tgt_padding_mask: Tensor | None = None,
+    ) -> Tensor:
+        """``(B, S)`` source and ``(B, T)`` shifted target ids, with their padding masks (``True`` at padding;
+        ``None``: no padding) -> ``(B, T, V)`` logits."""
+        return self.network(src, tgt_in, src_padding_mask, tgt_padding_mask)
 
     def _token_losses(self, batch: dict, label_smoothing: float) -> tuple[Tensor, Tensor]:
-        logits = self(batch["src"], batch["tgt_in"])
-        target = batch["tgt_out"]
+        """The summed loss over real target tokens (``tgt_out`` holds ``F.cross_entropy``'s ignore index at
+        padding) and their number."""
+        logits = self(batch["src"], batch["tgt_in"], batch["src_padding_mask"], batch["tgt_padding_mask"])
         loss = F.cross_entropy(
-            logits.flatten(0, 1),
-            target.flatten(),
-            ignore_index=PAD_ID,
-            label_smoothing=label_smoothing,
-            reduction="sum",
+            logits.flatten(0, 1), batch["tgt_out"].flatten(), label_smoothing=label_smoothing, reduction="sum"
         )
-        return loss, (target != PAD_ID).sum()
+        return loss, (~batch["tgt_padding_mask"]).sum()
 
     def training_loss(self, batch: dict) -> tuple[Tensor, int]:
         loss, tokens = self._token_losses(batch, self.hparams.label_smoothing)
@@ -108,26 +112,29 @@ class TranslationTask(TaskModule):
     def hypotheses(
         self,
         src: Tensor,
+        src_padding_mask: Tensor,
         beam_size: int | None = None,
         length_penalty: float | None = None,
         n_best: int = 1,
         max_len_a: float | None = None,
         max_len_b: int | None = None,
     ) -> list[list[Hypothesis]]:
-        """The ``n_best`` translations of each of ``(B, S)`` source ids, best first, as token ids; every
-        setting left ``None`` is the model's own (``model.beam_size``, ...)."""
+        """The ``n_best`` translations of each of ``(B, S)`` source ids (``src_padding_mask`` ``(B, S)``, ``True``
+        at padding), best first, as token ids; every setting left ``None`` is the model's own
+        (``model.beam_size``, ...)."""
         hp = self.hparams
         positions = hp.max_len if hp.pe == "learned" else None
-        mask = src == PAD_ID
         a, b = hp.max_len_a if max_len_a is None else max_len_a, hp.max_len_b if max_len_b is None else max_len_b
-        limit = max_lengths(mask, a, b, positions)
+        limit = max_lengths(src_padding_mask, a, b, positions)
         beam_size = hp.beam_size if beam_size is None else beam_size
         alpha = hp.length_penalty if length_penalty is None else length_penalty
+        mask = src_padding_mask
         return translate_ids(self.network, src, mask, BOS_ID, EOS_ID, PAD_ID, limit, beam_size, alpha, n_best)
 
-    def translate(self, src: Tensor) -> list[str]:
-        """The translations of ``(B, S)`` source ids by the configured decoder, detokenised."""
-        best = [found[0].tokens for found in self.hypotheses(src)]
+    def translate(self, src: Tensor, src_padding_mask: Tensor) -> list[str]:
+        """The translations of ``(B, S)`` source ids (``src_padding_mask`` ``(B, S)``, ``True`` at padding) by the
+        configured decoder, detokenised."""
+        best = [found[0].tokens for found in self.hypotheses(src, src_padding_mask)]
         return self.trainer.datamodule.target_tokenizer.decode_batch(best)
 
     def check_data(self, datamodule) -> None:
@@ -145,7 +152,7 @@ class TranslationTask(TaskModule):
         metrics["tokens"].update(tokens)
         limit = self.hparams.bleu_batches
         if limit is None or batch_idx < limit:
-            hypotheses = self.translate(batch["src"])
+            hypotheses = self.translate(batch["src"], batch["src_padding_mask"])
             references = batch["tgt_text"]
             if stage == "test":
                 self.corpus.update(hypotheses, references)
@@ -171,5 +178,6 @@ class TranslationTask(TaskModule):
         for metric in metrics.values():
             metric.reset()
 
-    def predict_step(self, batch: dict, batch_idx: int) -> list[str]:
-        return self.translate(batch["src"])
+    def predict_step(self, batch: dict, batch_idx: int) -> dict:
+        """The translation of each source: ``{"index": (B,), "prediction": B strings}``."""
+        return {"index": batch["index"], "prediction": self.translate(batch["src"], batch["src_padding_mask"])}
