@@ -25,6 +25,7 @@ from zoo.callbacks import FinalValidation, InterruptedRun
 from zoo.data import ZooDataModule
 from zoo.knob_help import field_names, knob_help
 from zoo.nonfinite import NonFiniteAction, NonFiniteLoss, NonFiniteLossError
+from zoo.predictions import PredictionWriter
 from zoo.progress import StepProgressBar, silence_noise
 from zoo.resume import SaveLastEvery, StepSeed
 from zoo.run_folders import RunFolderError, differences, find_resumable, new_run_dir, run_family, run_name
@@ -159,6 +160,12 @@ class ZooCLI(LightningCLI):
             help="On a NaN or infinite loss: stop before the optimiser step (the last checkpoint stays good), or "
             "skip the batch and go on.",
         )
+        parser.add_argument(
+            "--keep_last",
+            type=int,
+            default=0,
+            help="fit: also keep the checkpoints of the last N validations (for `python -m zoo average`).",
+        )
 
     # -- run folder ----------------------------------------------------------------------------
     def _config(self) -> Namespace:
@@ -230,6 +237,7 @@ class ZooCLI(LightningCLI):
         try:
             super().instantiate_classes()
             self.model.check_data(self.datamodule)
+            self.datamodule.check_ranks(self.trainer.num_devices * self.trainer.num_nodes)
             if self.subcommand == "test" and "test" not in self.datamodule.splits:
                 raise ValueError(
                     f"data.path={self.datamodule.path!r} has no test split; `test` needs one "
@@ -240,7 +248,11 @@ class ZooCLI(LightningCLI):
             raise ConfigError(str(_root_cause(error))) from error
 
     def _remove_unused_run_dir(self) -> None:
-        """A run that failed before it started leaves no folder behind (only an empty one can be ours)."""
+        """A run that failed before it started leaves no folder behind (only a folder that is empty, or holds
+        no more than the W&B id its logger wrote, can be ours)."""
+        id_file = None if self.run_dir is None else self.run_dir / "wandb_id"
+        if id_file is not None and id_file.exists() and list(self.run_dir.iterdir()) == [id_file]:
+            id_file.unlink()
         for folder in (self.run_dir, None if self.run_dir is None else self.run_dir.parent):
             if folder is not None and folder.is_dir() and not any(folder.iterdir()):
                 folder.rmdir()
@@ -251,6 +263,10 @@ class ZooCLI(LightningCLI):
         if trainer_config.get("enable_progress_bar", True) is not False:
             callbacks.append(StepProgressBar())
         if self.run_dir is None:
+            smoke_test = trainer_config.get("fast_dev_run")
+            if self.subcommand == "predict" and self._config().get("ckpt_path") and not smoke_test:
+                # a checkpoint outside a run folder: the predictions go next to it
+                callbacks.append(PredictionWriter(Path(self._config().ckpt_path).resolve().parent))
             return super().instantiate_trainer(callbacks=callbacks, logger=False, **kwargs)
         self.record = RunRecord(self.run_dir)
         if self.subcommand == "fit":
@@ -259,6 +275,8 @@ class ZooCLI(LightningCLI):
         wandb_logger = make_wandb_logger(self.run_dir, self.run_dir.name, self._config().wandb_project, record_failure)
         loggers = [wandb_logger, self.record]
         callbacks.append(InterruptedRun(self.record))
+        if self.subcommand == "predict":
+            callbacks.append(PredictionWriter(self.run_dir, self.record))
         if self.subcommand == "fit" and trainer_config.get("enable_checkpointing", True) is not False:
             callbacks.append(
                 ModelCheckpoint(
@@ -270,6 +288,7 @@ class ZooCLI(LightningCLI):
                     save_last=True,
                 )
             )
+            callbacks += self._keep_last()
         return super().instantiate_trainer(
             callbacks=callbacks, logger=loggers, default_root_dir=str(self.run_dir), **kwargs
         )
@@ -291,6 +310,19 @@ class ZooCLI(LightningCLI):
                 )
             callbacks.append(SaveLastEvery(every))
         return callbacks
+
+    def _keep_last(self) -> list[ModelCheckpoint]:
+        """With ``--keep_last N``, a checkpoint ``step<S>.ckpt`` at each validation, the newest N kept (Lightning
+        ranks them by the evaluated step, which :class:`TaskModule` logs as ``step``)."""
+        keep = self._config().keep_last
+        if keep < 0:
+            raise ConfigError(f"keep_last={keep} is not valid; it must be an integer >= 0 (0: keep none)")
+        if keep == 0:
+            return []
+        folder = self.run_dir / "checkpoints"
+        return [
+            ModelCheckpoint(folder, "step{step}", "step", save_top_k=keep, mode="max", auto_insert_metric_name=False)
+        ]
 
     # -- around the subcommands ----------------------------------------------------------------
     def _record_config(self) -> None:
@@ -327,6 +359,13 @@ class ZooCLI(LightningCLI):
         self._finish(None)
 
     def after_test(self) -> None:
+        signature = getattr(getattr(self.model, "corpus", None), "signature", None)
+        if signature and self.run_dir is not None and self.trainer.global_rank == 0:
+            self.record.record(test_bleu_signature=signature)  # sacreBLEU's, so that scores can be compared
+            rank_zero_info(f"zoo: test BLEU signature {signature}")
+        self._finish(None)
+
+    def after_predict(self) -> None:
         self._finish(None)
 
     def _finish(self, status: str | None) -> None:
@@ -338,6 +377,8 @@ class ZooCLI(LightningCLI):
             rank_zero_info("zoo: trainer.enable_checkpointing=false: no checkpoints were saved")
         if status is not None and checkpoint is not None:
             paths = {"best": checkpoint.best_model_path, "last": checkpoint.last_model_path}
+            kept = sorted(str(p) for p in (self.run_dir / "checkpoints").glob("step*.ckpt"))
+            paths.update({"kept": kept} if kept else {})
             self.record.record(checkpoints={k: v for k, v in paths.items() if v}, status=status)
             if paths["best"]:
                 rank_zero_info(f"zoo: best checkpoint {paths['best']} (last: {paths['last']})")
@@ -477,14 +518,21 @@ def _plain(config: Namespace) -> dict:
     return plain
 
 
-TOOLS = {"sweep": "zoo.sweep", "compare": "zoo.compare"}  # subcommands outside LightningCLI's four
+TOOLS = {  # subcommands outside LightningCLI's four
+    "sweep": "zoo.sweep",
+    "compare": "zoo.compare",
+    "translate": "zoo.inference.translate",
+    "generate": "zoo.inference.generate",
+    "attention": "zoo.inference.attention",
+    "average": "zoo.inference.average",
+}
 
 
 def main(args: list[str] | None = None) -> None:
     """Entry point of ``python -m zoo``: bad configuration is one line on stderr and exit status 2.
 
-    ``fit``, ``validate``, ``test`` and ``predict`` go to :class:`ZooCLI`; ``sweep`` and ``compare`` to the
-    ``main(argv)`` of their modules.
+    ``fit``, ``validate``, ``test`` and ``predict`` go to :class:`ZooCLI`; ``sweep``, ``compare``,
+    ``translate``, ``generate``, ``attention`` and ``average`` to the ``main(argv)`` of their modules.
     """
     argv = sys.argv[1:] if args is None else list(args)
     _COMMAND_LINE[:] = argv

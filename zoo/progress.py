@@ -32,6 +32,8 @@ def silence_noise() -> None:
     warnings.filterwarnings("ignore", message=r".*isinstance\(treespec, LeafSpec\).*")
     # Wrong for zoo: its data modules keep the train position in the checkpoint themselves (ZooDataModule.state_dict)
     warnings.filterwarnings("ignore", message=r"You're resuming from a checkpoint that ended before the epoch ended")
+    # the zoo's batch samplers return every example in evaluation and prediction (tests/data/test_batching.py)
+    warnings.filterwarnings("ignore", message=r"You are using a custom batch sampler .* for prediction")
 
 
 class StepProgressBar(RichProgressBar):

@@ -26,6 +26,16 @@ BOOKKEEPING_FIELDS = (
     "model.vocab_size",  # derived from the data
     "trainer.enable_progress_bar",
     "trainer.enable_model_summary",
+    "keep_last",
+)
+# Model fields that only choose the decoder that evaluation translates with: a run's checkpoint may be
+# evaluated with other values (a beam of 5 after training with greedy validation).
+DECODING_FIELDS = (
+    "model.beam_size",
+    "model.length_penalty",
+    "model.max_len_a",
+    "model.max_len_b",
+    "model.bleu_batches",
 )
 
 
@@ -47,10 +57,11 @@ def config_hash(flat_config: dict, length: int = 6) -> str:
 
 def differences(recorded: dict, current: dict, prefix: str = "") -> list[str]:
     """``key=<current> (the run has <recorded>)`` for every identity field (starting with ``prefix``) that
-    differs."""
+    differs; with a ``prefix`` (evaluation of a checkpoint) the :data:`DECODING_FIELDS` may differ."""
     a, b = identity(recorded), identity(current)
-    a = {k: v for k, v in a.items() if k.startswith(prefix)}
-    b = {k: v for k, v in b.items() if k.startswith(prefix)}
+    free = DECODING_FIELDS if prefix else ()
+    a = {k: v for k, v in a.items() if k.startswith(prefix) and k not in free}
+    b = {k: v for k, v in b.items() if k.startswith(prefix) and k not in free}
     missing = object()
     return [
         f"{key}={b.get(key, missing)!r} (the run has {a.get(key, missing)!r})".replace(repr(missing), "unset")

@@ -77,6 +77,15 @@ def shakespeare_args(data_dir: Path, tiny: bool = True) -> list[str]:
     return [*args, *TINY_MODEL, "--model.num_layers=1", *FEW_STEPS] if tiny else args
 
 
+def small_copy(data_dir: Path, name: str, folder: Path, counts: dict[str, int]) -> Path:
+    """``folder`` holding the first ``counts[split]`` rows of each split of the real data set ``name``."""
+    folder.mkdir()
+    for split, count in counts.items():
+        lines = (data_dir / name / f"{split}.jsonl").read_text().splitlines(keepends=True)[:count]
+        (folder / f"{split}.jsonl").write_text("".join(lines))
+    return folder
+
+
 def read_run(run_dir: Path) -> dict:
     """The local record of a run: config, metric lines and summary."""
     lines = (run_dir / "metrics.jsonl").read_text().splitlines()

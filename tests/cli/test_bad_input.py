@@ -7,7 +7,7 @@ import re
 import pytest
 import torch
 
-from tests.cli.helpers import CONFIGS, read_run, shakespeare_args
+from tests.cli.helpers import CONFIGS, read_run, shakespeare_args, small_copy
 from zoo.cli import main
 
 TRANSLATION = str(CONFIGS / "encoder_decoder" / "multi30k.yaml")
@@ -239,3 +239,40 @@ def test_a_shortened_key_sets_nothing(cli_env, capsys):
     config = str(CONFIGS / "decoder_only" / "tinyshakespeare.yaml")
     err = fails(capsys, ["fit", "--config", config, "--trainer.max_step=7"])
     assert "unrecognized arguments: --trainer.max_step=7" in err
+
+
+@pytest.mark.parametrize(
+    ("config", "data", "train", "added"),
+    [
+        ("decoder_only/tinyshakespeare.yaml", "tinyshakespeare", "train.txt", "Café au lait for the naïve.\n"),
+        ("encoder_only/sst2.yaml", "sst2", "train.jsonl", '{"idx": -1, "sentence": "a naïve café ", "label": 1}\n'),
+        ("encoder_decoder/multi30k.yaml", "multi30k", "train.jsonl", None),  # German: umlauts on line 1
+    ],
+)
+def test_a_data_file_that_is_not_utf8_is_one_line(config, data, train, added, data_dir, cli_env, capsys):
+    folder = cli_env / data
+    folder.mkdir()
+    lines = (data_dir / data / train).read_text(encoding="utf-8").splitlines(keepends=True)[:200]
+    lines[2:2] = [added] if added else []
+    (folder / train).write_bytes("".join(lines).encode("latin-1"))  # a file saved by an editor set to Latin-1
+    (folder / "validation.txt" if train.endswith(".txt") else folder / "validation.jsonl").write_text(lines[-1])
+    number, line = next((n, line) for n, line in enumerate(lines, start=1) if not line.isascii())
+    column, char = next((c, ch) for c, ch in enumerate(line, start=1) if not ch.isascii())
+    err = fails(capsys, ["fit", "--config", str(CONFIGS / config), f"--data.path={folder}"])
+    assert err.splitlines()[-1] == (
+        f"zoo: error: data.path='{folder}': {train} is not UTF-8 text (line {number}, column {column}: "
+        f"byte 0x{ord(char):02x}); zoo reads data files as UTF-8, so convert it first, e.g. iconv -f latin1 -t utf-8"
+    )
+    assert "Traceback" not in err and not (cli_env / "runs").exists()
+
+
+def test_fewer_validation_examples_than_ranks_is_refused_before_training(data_dir, cli_env, capsys):
+    folder = small_copy(data_dir, "sst2", cli_env / "sst2", {"train": 200, "validation": 3})
+    args = ["fit", "--config", str(CONFIGS / "encoder_only" / "sst2.yaml"), f"--data.path={folder}"]
+    ddp = ["--data.vocab_size=300", "--trainer.accelerator=cpu", "--trainer.devices=4", "--trainer.strategy=ddp"]
+    err = fails(capsys, [*args, *ddp])
+    assert err.splitlines()[-1] == (
+        f"zoo: error: the 'validation' split of data.path='{folder}' has 3 examples, fewer than the 4 ranks "
+        "(trainer.devices x trainer.num_nodes); every rank needs at least one: use fewer devices or more data"
+    )
+    assert not (cli_env / "runs").exists()

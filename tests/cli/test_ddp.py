@@ -1,14 +1,16 @@
-"""Two-process DDP on CPU (gloo) through Lightning: one run record, one W&B run, disjoint data shares."""
+"""Two-process DDP on CPU (gloo) through Lightning: one run record, one W&B run, disjoint data shares, and a
+validation split of 8 rows (one batch) that still gives each rank a batch and counts each row once."""
 
 import os
 import subprocess
 import sys
 
-from tests.cli.helpers import CONFIGS, TINY_MODEL, read_run
+from tests.cli.helpers import CONFIGS, TINY_MODEL, read_run, small_copy
 from tests.conftest import REPO
 
 
 def test_ddp_two_ranks_on_cpu(data_dir, zoo_cache, tmp_path):
+    data = small_copy(data_dir, "sst2", tmp_path / "sst2", {"train": 2000, "validation": 8})
     callbacks = tmp_path / "callbacks.yaml"
     shards = tmp_path / "shards"
     callbacks.write_text(
@@ -25,7 +27,7 @@ def test_ddp_two_ranks_on_cpu(data_dir, zoo_cache, tmp_path):
         str(CONFIGS / "encoder_only" / "sst2.yaml"),
         "--config",
         str(callbacks),
-        f"--data.path={data_dir / 'sst2'}",
+        f"--data.path={data}",
         *TINY_MODEL,
         "--model.num_layers=1",
         "--data.vocab_size=500",
@@ -56,3 +58,14 @@ def test_ddp_two_ranks_on_cpu(data_dir, zoo_cache, tmp_path):
     ]
     assert len(seen[0]) > 0 and len(seen[1]) > 0
     assert not set(seen[0]) & set(seen[1]), "the two ranks trained on overlapping examples"
+
+    validated = {}  # step -> rank -> indices
+    for rank in (0, 1):
+        for line in (shards / f"validation-rank{rank}.txt").read_text().splitlines():
+            step, indices = line.split(":")
+            validated.setdefault(int(step), {}).setdefault(rank, []).extend(int(i) for i in indices.split())
+    assert list(validated) == [4]
+    assert all(validated[4][rank] for rank in (0, 1))
+    assert sorted(validated[4][0] + validated[4][1]) == list(range(8))  # each row once: no double count
+    accuracy = record["summary"]["final"]["val_acc"]
+    assert round(accuracy * 8, 6) == round(accuracy * 8)  # a fraction of the 8 rows

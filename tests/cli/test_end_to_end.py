@@ -41,6 +41,12 @@ def test_fit_validate_test_on_real_data(variant, data_dir, cli_env):
         main(["test", *common, f"--ckpt_path={last}"])
         tested = [line for line in read_run(run_dir)["metrics"] if "test_loss" in line]
         assert [line["step"] for line in tested] == [6]  # the checkpoint's step, not 0
+        if task_metric == "val_bleu":
+            summary = read_run(run_dir)["summary"]
+            assert {"test_bleu", "test_chrf"} <= set(summary["final"])
+            assert re.fullmatch(
+                r"nrefs:1\|case:mixed\|eff:no\|tok:13a\|smooth:exp\|version:[\d.]+", summary["test_bleu_signature"]
+            )
     else:  # SST-2's test labels are hidden: the local copy has no test split, and `test` says so
         with pytest.raises(SystemExit) as exit_info:
             main(["test", *common, f"--ckpt_path={last}"])

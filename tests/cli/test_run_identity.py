@@ -145,3 +145,15 @@ def test_resume_refuses_a_budget_already_spent(data_dir, cli_env, capsys):
         main([*args, "--trainer.max_steps=3", "--ckpt_path=last"])
     assert "is already at step 4 >= trainer.max_steps=3; pass a larger --trainer.max_steps" in capsys.readouterr().err
     assert ((run_dir / "config.json").read_bytes(), (run_dir / "summary.json").read_bytes()) == before
+
+
+def test_a_checkpoint_may_be_evaluated_with_another_decoder():
+    from zoo.run_folders import differences
+
+    recorded = {"model.beam_size": 1, "model.length_penalty": 0.6, "model.d_model": 32}
+    current = {"model.beam_size": 5, "model.length_penalty": 1.0, "model.d_model": 32}
+    assert differences(recorded, current, prefix="model.") == []  # validate/test compare the model's fields
+    assert differences(recorded, current) == [
+        "model.beam_size=5 (the run has 1)",
+        "model.length_penalty=1.0 (the run has 0.6)",
+    ]  # but a resumed run trains with what it was started with

@@ -94,3 +94,28 @@ def test_the_position_is_what_training_took_and_a_restored_sampler_continues_it(
     for _ in range(len(restored)):
         restored.advance()
     assert restored.state_dict() == {"epoch": 2, "batches": 0}  # an epoch taken whole: the next one's start
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda ranks, rank: TokenBudgetBatchSampler([9] * 8, 1024, shuffle=False, num_replicas=ranks, rank=rank),
+        lambda ranks, rank: FixedSizeBatchSampler(8, 12, shuffle=False, num_replicas=ranks, rank=rank),
+        lambda ranks, rank: TokenBudgetBatchSampler([9] * 8, 1024, shuffle=True, num_replicas=ranks, rank=rank),
+    ],
+    ids=["token_budget", "fixed_size", "training"],
+)
+@pytest.mark.parametrize("ranks", [2, 3, 8])
+def test_a_split_of_one_batch_gives_every_rank_a_batch_and_no_example_twice(make, ranks):
+    """8 rows (one batch) on several ranks: a rank without a batch would skip the metric sync the others wait in."""
+    shares = [[i for batch in make(ranks, rank) for i in batch] for rank in range(ranks)]
+    assert all(len(share) > 0 for share in shares)
+    seen = sorted(i for share in shares for i in share)
+    assert seen == sorted(set(seen))  # no example counted twice
+    if not make(ranks, 0).shuffle:  # evaluation sees every example; training may drop a remainder
+        assert seen == list(range(8))
+
+
+def test_fewer_examples_than_ranks_is_an_error():
+    with pytest.raises(ValueError, match=r"^3 examples cannot give each of 4 ranks a batch$"):
+        FixedSizeBatchSampler(3, 12, shuffle=False, num_replicas=4, rank=0).batches()

@@ -1,10 +1,24 @@
-"""Tokenizers: special tokens at their documented ids, lossless round trips."""
+"""Tokenizers: special tokens at their documented ids, lossless round trips, and no special id from raw text."""
 
 import pytest
+from torchmetrics.text import SacreBLEUScore
 
-from zoo.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, SPECIAL_TOKENS, TOKENIZERS, UNK_ID, train_tokenizer
+from zoo.data.loading import load_splits
+from zoo.data.tokenizer import (
+    BOS_ID,
+    EOS_ID,
+    PAD_ID,
+    SPECIAL_TOKENS,
+    TOKENIZERS,
+    UNK_ID,
+    load_tokenizer,
+    train_tokenizer,
+)
 
 TEXTS = ["Zwei junge weiße Männer sind im Freien.", "A man in an orange hat starring at something."] * 20
+# BERT's decoder turned these into "woman ' s" and "dirt - bikes"; spaces, tabs and line breaks must survive too
+HARD = "A woman's shoulders, two dirt-bikes (one four-wheeler)!\n  two  spaces\tand a tab ## x"
+LITERAL_SPECIALS = "a " + " b ".join(SPECIAL_TOKENS) + " c"  # "a <pad> b <bos> b <eos> b <unk> c"
 
 
 @pytest.mark.parametrize("kind", TOKENIZERS)
@@ -13,12 +27,36 @@ def test_special_tokens_have_fixed_ids(kind):
     assert [tokenizer.token_to_id(t) for t in SPECIAL_TOKENS] == [PAD_ID, BOS_ID, EOS_ID, UNK_ID] == [0, 1, 2, 3]
 
 
-@pytest.mark.parametrize("kind", ["bpe", "char"])
+@pytest.mark.parametrize("kind", TOKENIZERS)
 def test_round_trip_is_lossless(kind):
-    extra = ["\n  two  spaces\n"]
-    tokenizer = train_tokenizer(kind, TEXTS + extra, 300)
-    for text in TEXTS[:2] + extra:
+    tokenizer = train_tokenizer(kind, TEXTS + [HARD], 300)
+    for text in TEXTS[:2] + [HARD]:
         assert tokenizer.decode(tokenizer.encode(text).ids) == text
+
+
+@pytest.mark.parametrize("kind", TOKENIZERS)
+def test_literal_special_tokens_are_ordinary_text(kind):
+    tokenizer = train_tokenizer(kind, TEXTS + [LITERAL_SPECIALS], 300)
+    for loaded in (tokenizer, load_tokenizer(tokenizer.to_str())):  # as from the cache or a checkpoint
+        ids = loaded.encode(LITERAL_SPECIALS).ids
+        assert not set(ids) & {PAD_ID, BOS_ID, EOS_ID, UNK_ID}, loaded.encode(LITERAL_SPECIALS).tokens
+        assert loaded.decode(ids) == LITERAL_SPECIALS
+
+
+@pytest.fixture(scope="module")
+def multi30k(data_dir):
+    return load_splits(str(data_dir / "multi30k"), ["train", "validation"])
+
+
+@pytest.mark.parametrize("kind", TOKENIZERS)
+def test_decoded_references_score_bleu_100_on_multi30k(kind, multi30k):
+    """What BLEU compares: detokenised target ids (a perfect model's output) with the reference text."""
+    train, references = multi30k["train"], list(multi30k["validation"]["en"])
+    tokenizer = train_tokenizer(kind, list(train["de"]) + list(train["en"]), 2000)  # joint, as the data module
+    decoded = tokenizer.decode_batch([e.ids for e in tokenizer.encode_batch(references)])
+    assert len(decoded) == 1014
+    assert [d for d, r in zip(decoded, references, strict=True) if d != r] == []
+    assert SacreBLEUScore()(decoded, [[r] for r in references]).item() == pytest.approx(1.0)
 
 
 def test_char_vocabulary_is_the_characters_plus_specials():

@@ -96,3 +96,21 @@ def test_static_cross_attention_cache_is_filled_once():
 def test_d_model_not_divisible_by_n_heads_raises(d_model, n_heads):
     with pytest.raises(ValueError, match=f"model.d_model={d_model} .*model.n_heads={n_heads}"):
         MultiHeadAttention(d_model, n_heads)
+
+
+def test_recorded_weights_only_when_asked_and_the_output_is_unchanged():
+    from zoo.nn.attention_maps import recorded_attention
+
+    torch.manual_seed(2)
+    attn = MultiHeadAttention(16, 4).double()
+    x = torch.randn(2, 5, 16, dtype=torch.float64)
+    mask = torch.tensor([[False] * 5, [False] * 3 + [True] * 2])
+    fast = attn(x, key_padding_mask=mask, is_causal=True)
+    assert attn.weights is None
+    with recorded_attention(attn) as weights:
+        slow = attn(x, key_padding_mask=mask, is_causal=True)
+    torch.testing.assert_close(slow, fast, atol=1e-10, rtol=0)
+    assert weights[""].shape == (2, 4, 5, 5) and attn.weights is None and not attn.keep_weights
+    torch.testing.assert_close(weights[""].sum(-1), torch.ones(2, 4, 5, dtype=torch.float64))
+    future = torch.ones(5, 5, dtype=torch.bool).triu(1)
+    assert (weights[""][:, :, future] == 0).all() and (weights[""][1, :, :, 3:] == 0).all()

@@ -33,19 +33,45 @@ def test_batchnorm_eval_uses_running_statistics_at_batch_size_one():
     torch.testing.assert_close(norm(x), torch.full((1, 1, 3), 2.0 / (4.0 + 1e-5) ** 0.5, dtype=torch.float64))
 
 
-def test_causal_batchnorm_uses_running_statistics_then_updates_them():
+def naive_prefix_statistics(x, mask, t):
+    """Mean and variance over the real tokens at positions <= t of every sequence, in float64."""
+    tokens = x[:, : t + 1][~mask[:, : t + 1]]
+    return tokens.mean(0), tokens.var(0, unbiased=False)
+
+
+def test_causal_batchnorm_normalises_each_position_with_its_causal_prefix():
     torch.manual_seed(0)
-    norm = MaskedBatchNorm(3, causal=True).double().train()
-    norm.running_mean.fill_(1.0)
-    norm.running_var.fill_(4.0)
+    norm = MaskedBatchNorm(3, causal=True, max_len=8).double().train()
     x = torch.randn(2, 4, 3, dtype=torch.float64) * 5 + 3
     mask = torch.zeros(2, 4, dtype=torch.bool)
     mask[1, 2:] = True
     out = norm(x, mask)
-    torch.testing.assert_close(out, (x - 1.0) / (4.0 + 1e-5) ** 0.5)  # no statistic of this batch
-    tokens = x[~mask]  # then the running statistics follow the batch's real tokens
-    torch.testing.assert_close(norm.running_mean, 0.9 + 0.1 * tokens.mean(0))
-    torch.testing.assert_close(norm.running_var, 3.6 + 0.1 * tokens.var(0, unbiased=False))
+    for t in range(4):
+        mean, var = naive_prefix_statistics(x, mask, t)
+        torch.testing.assert_close(out[:, t], (x[:, t] - mean) / (var + 1e-5) ** 0.5)
+        # each position's running statistics follow its own prefix statistics; unseen positions stay put
+        torch.testing.assert_close(norm.running_mean[t], 0.1 * mean)
+        torch.testing.assert_close(norm.running_var[t], 0.9 + 0.1 * var)
+    assert torch.equal(norm.running_mean[4:], torch.zeros(4, 3, dtype=torch.float64))
+
+
+def test_causal_batchnorm_prefix_statistics_are_accurate_far_from_zero():
+    x = (torch.randn(4, 6, 2) + 3e3).double()  # float32 values, and float32 arithmetic below
+    out = MaskedBatchNorm(2, causal=True).train()(x.float()).double()
+    for t in range(6):
+        mean, var = naive_prefix_statistics(x, torch.zeros(4, 6, dtype=torch.bool), t)
+        torch.testing.assert_close(out[:, t], (x[:, t] - mean) / (var + 1e-5) ** 0.5, atol=1e-3, rtol=0)
+
+
+def test_causal_batchnorm_evaluates_each_position_with_its_running_statistics():
+    norm = MaskedBatchNorm(2, causal=True, max_len=3).double().eval()
+    norm.running_mean.copy_(torch.tensor([[0.0, 0.0], [1.0, 2.0], [3.0, 4.0]]))
+    norm.running_var.fill_(4.0)
+    x = torch.full((1, 5, 2), 5.0, dtype=torch.float64)
+    expected = (x - torch.tensor([[0.0, 0.0], [1.0, 2.0], [3.0, 4.0], [3.0, 4.0], [3.0, 4.0]])) / (4.0 + 1e-5) ** 0.5
+    torch.testing.assert_close(norm(x), expected)  # positions past max_len take the last one's
+    torch.testing.assert_close(norm(x[:, 3:], offset=3), expected[:, 3:])  # decoding with a cache
+    torch.testing.assert_close(norm(x[:, 1:2], offset=1), expected[:, 1:2])
 
 
 def backward_through(norm):
@@ -58,22 +84,14 @@ def backward_through(norm):
     return x, upstream, x.detach() * scale, scale
 
 
-def test_causal_batchnorm_backward_corrects_mean_and_scale_with_running_estimates():
-    norm = MaskedBatchNorm(3, causal=True).double().train()
-    norm.running_var.fill_(2.0)
-    norm.grad_mean.fill_(0.2)
-    norm.grad_scale.fill_(0.3)
-    x, upstream, z, scale = backward_through(norm)
-    corrected = upstream - 0.2 - 0.3 * z  # BatchNorm's g - mean(g) - z mean(g z), with running means
-    torch.testing.assert_close(x.grad, corrected * scale)
-    torch.testing.assert_close(norm.grad_mean, 0.2 + 0.1 * corrected.mean((0, 1)))
-    torch.testing.assert_close(norm.grad_scale, 0.3 + 0.1 * (corrected * z).mean((0, 1)))
-
-
-def test_batchnorm_gradient_flows_through_the_statistics():
-    norm = MaskedBatchNorm(2).double().train()
+@pytest.mark.parametrize("causal", [False, True], ids=["encoder", "causal"])
+def test_batchnorm_gradient_flows_through_the_statistics(causal):
+    norm = MaskedBatchNorm(2, causal=causal).double().train()
     x = torch.randn(3, 4, 2, dtype=torch.float64, requires_grad=True)
-    norm(x).sum().backward()  # normalised outputs sum to zero per feature whatever x is
+    out = norm(x)
+    # normalised outputs sum to zero per feature over the statistics' tokens, whatever x is: over the batch,
+    # or (causal) over the first position's tokens
+    (out.sum() if not causal else out[:, 0].sum()).backward()
     torch.testing.assert_close(x.grad, torch.zeros_like(x), atol=1e-10, rtol=0)
 
 
@@ -102,10 +120,12 @@ def test_powernorm_backward_is_algorithm_1_of_shen_et_al():
     torch.testing.assert_close(norm.running_nu, 0.3 * (1 - 0.1 * gamma) + 0.1 * lam)
 
 
-def test_batchnorm_with_all_padding_keeps_running_statistics():
-    norm = MaskedBatchNorm(2).train()
+@pytest.mark.parametrize("causal", [False, True], ids=["encoder", "causal"])
+def test_batchnorm_with_all_padding_keeps_running_statistics(causal):
+    norm = MaskedBatchNorm(2, causal=causal, max_len=3).train()
+    before = norm.running_mean.clone()
     out = norm(torch.randn(1, 3, 2), torch.ones(1, 3, dtype=torch.bool))
-    assert torch.isfinite(out).all() and torch.equal(norm.running_mean, torch.zeros(2))
+    assert torch.isfinite(out).all() and torch.equal(norm.running_mean, before)
 
 
 @pytest.mark.parametrize("name", NORMS.names())

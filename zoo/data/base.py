@@ -13,7 +13,8 @@ from torch.utils.data import DataLoader
 from zoo.data.batching import ShardedBatchSampler
 from zoo.data.cache import atomic_save, atomic_write_text, cache_key, default_cache_dir
 from zoo.data.loading import check_columns, load_splits
-from zoo.data.tokenizer import PAD_ID, TOKENIZERS, train_tokenizer
+from zoo.data.tokenizer import PAD_ID, TOKENIZERS, load_tokenizer, train_tokenizer
+from zoo.nn.masks import padding_mask
 from zoo.nn.registry import check_choice
 
 
@@ -30,9 +31,19 @@ def unpack(packed: dict[str, torch.Tensor], index: int) -> torch.Tensor:
     return packed["ids"][start:end].long()
 
 
-def pad(sequences: list[torch.Tensor], value: int = PAD_ID) -> torch.Tensor:
-    """Right-pad 1-D tensors to ``(B, max length)``."""
-    return torch.nn.utils.rnn.pad_sequence(sequences, batch_first=True, padding_value=value)
+IGNORE_INDEX = -100  # the target at padding: ``F.cross_entropy``'s default ``ignore_index``, never a token id
+
+
+def pad(sequences: list[torch.Tensor], value: int = PAD_ID) -> tuple[torch.Tensor, torch.Tensor]:
+    """Right-pad 1-D tensors to ``(B, S)``, ``S`` the longest, and say where the padding is.
+
+    Returns:
+        ``(B, S)`` the padded tensor, and its ``(B, S)`` bool padding mask (``True`` at padding), made from the
+        lengths: a real token equal to ``value`` is never taken for padding.
+    """
+    lengths = torch.tensor([len(s) for s in sequences])
+    padded = torch.nn.utils.rnn.pad_sequence(sequences, batch_first=True, padding_value=value)
+    return padded, padding_mask(lengths, padded.shape[1])
 
 
 class ZooDataModule(pl.LightningDataModule):
@@ -131,7 +142,7 @@ class ZooDataModule(pl.LightningDataModule):
         for name, texts in self.tokenizer_texts(data["train"]).items():
             file = folder / f"tokenizer-{name}.json"
             if file.exists():
-                self.tokenizers[name] = Tokenizer.from_file(str(file))
+                self.tokenizers[name] = load_tokenizer(file.read_text(encoding="utf-8"))
             else:
                 self.tokenizers[name] = train_tokenizer(self.tokenizer_kind, texts, self.vocab_size)
                 atomic_write_text(self.tokenizers[name].to_str(), file)
@@ -142,6 +153,22 @@ class ZooDataModule(pl.LightningDataModule):
             else:
                 self.encoded[split] = self.encode(data[split])
                 atomic_save(self.encoded[split], file)
+
+    def check_ranks(self, world_size: int) -> None:
+        """Every rank needs at least one example of every split (a rank without a validation batch would skip
+        the metric synchronisation that the others wait in).
+
+        Raises:
+            ValueError: naming the split, its size and the number of ranks.
+        """
+        self.prepare()
+        for split in self.splits:
+            if self.num_examples(split) < world_size:
+                raise ValueError(
+                    f"the {split!r} split of data.path={self.path!r} has {self.num_examples(split)} examples, "
+                    f"fewer than the {world_size} ranks (trainer.devices x trainer.num_nodes); every rank needs at "
+                    f"least one: use fewer devices or more data"
+                )
 
     def get_tokenizer(self, name: str | None = None) -> Tokenizer:
         """The tokenizer ``name`` (the first one by default); prepares the data if needed."""
@@ -199,10 +226,13 @@ class ZooDataModule(pl.LightningDataModule):
             return self._loader("test", self.batch_sampler("test", train=False))
         raise ValueError(f"data.path={self.path!r} has no test split; `test` needs one (`validate` evaluates)")
 
+    @property
+    def predict_split(self) -> str:
+        """The split ``predict`` runs on: the test split, or the validation split where there is no test split."""
+        return "test" if "test" in self.splits else "validation"
+
     def predict_dataloader(self) -> DataLoader:
-        """The test split's inputs, or the validation split's where there is no test split."""
-        split = "test" if "test" in self.splits else "validation"
-        return self._loader(split, self.batch_sampler(split, train=False))
+        return self._loader(self.predict_split, self.batch_sampler(self.predict_split, train=False))
 
     def state_dict(self) -> dict:
         """What travels with every checkpoint: the tokenizers (``tokenizers``: name -> JSON) and where training
@@ -216,5 +246,5 @@ class ZooDataModule(pl.LightningDataModule):
         """Restore a :meth:`state_dict`. Lightning calls it before it asks for the train loader (but for
         strategies that restore after their setup, such as FSDP and DeepSpeed, whose first epoch after a
         mid-epoch resume then starts over)."""
-        self.tokenizers.update({name: Tokenizer.from_str(t) for name, t in state.get("tokenizers", {}).items()})
+        self.tokenizers.update({name: load_tokenizer(t) for name, t in state.get("tokenizers", {}).items()})
         self.train_position = state.get("train_position")

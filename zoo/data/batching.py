@@ -39,10 +39,13 @@ class ShardedBatchSampler:
         raise NotImplementedError
 
     def batches(self, epoch: int | None = None) -> list[list[int]]:
-        """This rank's batches for ``epoch`` (by default the one the next iteration yields). Every rank gets
-        the same number of batches (the remainder is dropped in training) so that DDP ranks stay in step."""
+        """This rank's batches for ``epoch`` (by default the one the next iteration yields). Every rank gets at
+        least one batch (batches are split when there are fewer than ranks), so that every rank reaches the end of an
+        evaluation and its metric synchronisation; in training every rank gets the same number of batches
+        (the remainder is dropped) so that DDP ranks stay in step. No example is repeated, so metrics summed
+        over ranks count each example once."""
         rng = random.Random(self.seed + (self.epoch if epoch is None else epoch))
-        batches = self.all_batches(rng)
+        batches = split_to_at_least(self.all_batches(rng), self.num_replicas)
         if self.shuffle:
             rng.shuffle(batches)
         if self.num_replicas > 1:
@@ -74,6 +77,23 @@ class ShardedBatchSampler:
         """Continue from a :meth:`state_dict`: the next iteration yields the batches training has not taken."""
         self.epoch, self.start = state["epoch"], state["batches"]
         self.taken = [self.epoch, self.start]
+
+
+def split_to_at_least(batches: list[list[int]], count: int) -> list[list[int]]:
+    """Halve the largest batch until there are at least ``count`` batches (a split batch stays in place).
+
+    Raises:
+        ValueError: if there are fewer than ``count`` examples.
+    """
+    total = sum(len(batch) for batch in batches)
+    if total < count:
+        raise ValueError(f"{total} examples cannot give each of {count} ranks a batch")
+    batches = list(batches)
+    while len(batches) < count:
+        largest = max(range(len(batches)), key=lambda i: len(batches[i]))
+        batch = batches[largest]
+        batches[largest : largest + 1] = [batch[: len(batch) // 2], batch[len(batch) // 2 :]]
+    return batches
 
 
 class TokenBudgetBatchSampler(ShardedBatchSampler):

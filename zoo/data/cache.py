@@ -9,7 +9,7 @@ from pathlib import Path
 
 import torch
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: lossless wordpiece decoding
 
 
 def default_cache_dir() -> Path:
@@ -35,5 +35,5 @@ def atomic_write_text(text: str, path: Path) -> None:
     """Write ``text`` to a temporary file, then rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(text)
+    tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)

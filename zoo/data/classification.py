@@ -64,9 +64,12 @@ class ClassificationDataModule(SentenceDataModule):
         return self.encoded[split]["tokens"]["offsets"].diff().tolist()
 
     def collate(self, split: str, indices: list[int]) -> dict:
+        """Padded ``tokens`` ``(B, S)``, their ``padding_mask``, ``labels`` ``(B,)`` and the example indices."""
         data = self.encoded[split]
+        tokens, padding_mask = pad([unpack(data["tokens"], i) for i in indices])
         return {
-            "tokens": pad([unpack(data["tokens"], i) for i in indices]),
+            "tokens": tokens,
+            "padding_mask": padding_mask,
             "labels": data["labels"][indices],
             "index": torch.tensor(indices),
         }

@@ -8,6 +8,11 @@ import socket
 from pathlib import Path
 
 HUB_HOST = "huggingface.co"
+NOT_TEXT = (".gz", ".bz2", ".xz", ".zst", ".zip", ".lz4", ".parquet", ".arrow")  # read by datasets, not checked here
+
+
+class EncodingError(ValueError):
+    """A data file that is not UTF-8 text."""
 
 
 def _looks_local(path: str) -> bool:
@@ -40,7 +45,7 @@ def load_splits(path: str, splits: list[str], name: str | None = None, **kwargs)
     Raises:
         FileNotFoundError: ``data.path`` names a local folder that does not exist.
         ConnectionError: ``data.path`` is a hub id and the hub cannot be reached (checked once, no retries).
-        ValueError: a split is missing or empty.
+        ValueError: a split is missing or empty, or a local data file is not UTF-8 text.
     """
     import datasets
     import huggingface_hub
@@ -51,7 +56,12 @@ def load_splits(path: str, splits: list[str], name: str | None = None, **kwargs)
     local = Path(path).expanduser()
     if local.is_dir():
         try:
-            loaded = datasets.load_dataset(str(local), **kwargs)  # a local copy holds one configuration
+            builder = datasets.load_dataset_builder(str(local), **kwargs)  # a local copy holds one configuration
+            for files in (builder.config.data_files or {}).values():
+                check_utf8(files, path)
+            loaded = datasets.load_dataset(str(local), **kwargs)
+        except EncodingError:
+            raise
         except (ValueError, StopIteration) as error:  # e.g. 'Instruction "validation" corresponds to no data!'
             empty = [split for split in splits if f'"{split}" corresponds to no data' in str(error)]
             if empty:
@@ -91,3 +101,30 @@ def check_columns(dataset, columns: dict[str, str], path: str) -> None:
                 f"{field}={column!r} is not a column of data.path={path!r}; its columns are: "
                 f"{', '.join(dataset.column_names)}"
             )
+
+
+def check_utf8(files: list[str], path: str) -> None:
+    """Check that text data files are UTF-8, the encoding ``datasets`` reads them in.
+
+    Args:
+        files: data file paths (compressed and binary formats such as Parquet are skipped).
+        path: the data path, for the message.
+
+    Raises:
+        EncodingError: a ``ValueError`` naming the first file that is not UTF-8, the line and column of its
+            first bad byte, and the encoding expected.
+    """
+    for file in map(Path, files):
+        if file.suffix in NOT_TEXT:
+            continue
+        with file.open("rb") as lines:
+            for number, line in enumerate(lines, start=1):  # b"\n" never occurs inside a UTF-8 character
+                try:
+                    line.decode("utf-8")
+                except UnicodeDecodeError as error:
+                    column = len(line[: error.start].decode("utf-8")) + 1
+                    raise EncodingError(
+                        f"data.path={path!r}: {file.name} is not UTF-8 text (line {number}, column {column}: "
+                        f"byte 0x{line[error.start]:02x}); zoo reads data files as UTF-8, so convert it first, "
+                        f"e.g. iconv -f latin1 -t utf-8"
+                    ) from None

@@ -1,15 +1,23 @@
 """Tokenizers built with the ``tokenizers`` library, with special tokens at fixed ids.
 
 Ids: ``<pad>`` 0, ``<bos>`` 1 (also the ``[CLS]`` token of classification), ``<eos>`` 2, ``<unk>`` 3.
-Kinds (``data.tokenizer``): ``bpe`` (byte-level BPE, GPT-2 style, lossless), ``wordpiece`` (BERT-style
-WordPiece) and ``char`` (one token per character).
+Kinds (``data.tokenizer``): ``bpe`` (byte-level BPE, GPT-2 style), ``wordpiece`` (WordPiece sub-words with
+the spaces kept as ``▁``, as in SentencePiece) and ``char`` (one token per character). Every kind is
+lossless: decoding the encoding of a text gives the text back (characters unseen in training aside, which
+``wordpiece`` and ``char`` encode as ``<unk>``), so BLEU compares detokenised hypotheses with references that
+a perfect model would reproduce exactly.
+
+Special tokens come only from the pipeline (the data modules add ``<bos>`` and ``<eos>``; the collate pads):
+the literal text ``<pad>`` in an input is encoded as the characters ``<``, ``p``, ``a``, ``d``, ``>``, never as
+id 0 (``encode_special_tokens``, which :func:`load_tokenizer` sets again after loading, as the library does
+not save it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 
 from zoo.nn.registry import check_choice
 
@@ -17,6 +25,7 @@ PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
 SPECIAL_TOKENS = [PAD, BOS, EOS, UNK]
 PAD_ID, BOS_ID, EOS_ID, UNK_ID = range(4)
 TOKENIZERS = ["bpe", "wordpiece", "char"]
+SPACE = "▁"  # U+2581, SentencePiece's visible space (Kudo and Richardson 2018)
 
 
 def _bpe(texts: Iterable[str], vocab_size: int) -> Tokenizer:
@@ -34,10 +43,25 @@ def _bpe(texts: Iterable[str], vocab_size: int) -> Tokenizer:
 
 
 def _wordpiece(texts: Iterable[str], vocab_size: int) -> Tokenizer:
+    """WordPiece (Wu et al. 2016) over words that carry their leading space as ``▁``; punctuation and
+    whitespace other than spaces are words of their own (as BERT's pre-tokenizer splits them). BERT's own
+    decoder joins words with spaces ("woman ' s"); here pieces are concatenated and ``▁`` turned back into a
+    space, which inverts the encoding."""
     tokenizer = Tokenizer(models.WordPiece(unk_token=UNK))
-    tokenizer.normalizer = normalizers.NFC()
-    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    tokenizer.decoder = decoders.WordPiece()
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Metaspace(replacement=SPACE, prepend_scheme="never"),
+            pre_tokenizers.Split(Regex(r"\s"), "isolated"),
+            pre_tokenizers.Punctuation("isolated"),
+        ]
+    )
+    tokenizer.decoder = decoders.Sequence(
+        [
+            decoders.WordPiece(cleanup=False),  # strips "##" and puts a space before every word ...
+            decoders.Replace(" ", ""),  # ... which is removed again: spaces are the "▁" inside the tokens
+            decoders.Metaspace(replacement=SPACE, prepend_scheme="never"),
+        ]
+    )
     trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS, show_progress=False)
     tokenizer.train_from_iterator(texts, trainer)
     return tokenizer
@@ -62,7 +86,8 @@ def train_tokenizer(kind: str, texts: list[str], vocab_size: int) -> Tokenizer:
             vocabulary is the characters of ``texts``).
 
     Returns:
-        A ``tokenizers.Tokenizer`` with :data:`SPECIAL_TOKENS` at ids 0-3.
+        A ``tokenizers.Tokenizer`` with :data:`SPECIAL_TOKENS` at ids 0-3, which encodes their literal text
+        as ordinary text.
 
     Raises:
         ValueError: for an unknown ``kind`` or a ``vocab_size`` too small to hold the special tokens.
@@ -73,4 +98,13 @@ def train_tokenizer(kind: str, texts: list[str], vocab_size: int) -> Tokenizer:
     tokenizer = {"bpe": _bpe, "wordpiece": _wordpiece, "char": _char}[kind](texts, vocab_size)
     tokenizer.add_special_tokens(SPECIAL_TOKENS)
     assert [tokenizer.token_to_id(t) for t in SPECIAL_TOKENS] == [PAD_ID, BOS_ID, EOS_ID, UNK_ID]
+    tokenizer.encode_special_tokens = True
+    return tokenizer
+
+
+def load_tokenizer(json: str) -> Tokenizer:
+    """A tokenizer saved with ``Tokenizer.to_str``, set to encode the literal text of special tokens as
+    ordinary text (a setting ``to_str`` does not keep)."""
+    tokenizer = Tokenizer.from_str(json)
+    tokenizer.encode_special_tokens = True
     return tokenizer

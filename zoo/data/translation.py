@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from tokenizers import Tokenizer
 
-from zoo.data.base import pack, pad, unpack
+from zoo.data.base import IGNORE_INDEX, pack, pad, unpack
 from zoo.data.sentences import SentenceDataModule
 from zoo.data.tokenizer import BOS_ID, EOS_ID
 
@@ -77,13 +77,19 @@ class TranslationDataModule(SentenceDataModule):
         return torch.maximum(src, tgt + 1).tolist()
 
     def collate(self, split: str, indices: list[int]) -> dict:
+        """Padded ``src`` ``(B, S)``, ``tgt_in`` and ``tgt_out`` ``(B, T)`` (``tgt_out`` padded with
+        :data:`IGNORE_INDEX`), their padding masks, the reference texts and the example indices."""
         data = self.encoded[split]
         tgt = [unpack(data["tgt"], i) for i in indices]
         bos, eos = torch.tensor([BOS_ID]), torch.tensor([EOS_ID])
+        src, src_padding_mask = pad([unpack(data["src"], i) for i in indices])
+        tgt_in, tgt_padding_mask = pad([torch.cat([bos, t]) for t in tgt])
         return {
-            "src": pad([unpack(data["src"], i) for i in indices]),
-            "tgt_in": pad([torch.cat([bos, t]) for t in tgt]),
-            "tgt_out": pad([torch.cat([t, eos]) for t in tgt]),
+            "src": src,
+            "src_padding_mask": src_padding_mask,
+            "tgt_in": tgt_in,
+            "tgt_out": pad([torch.cat([t, eos]) for t in tgt], IGNORE_INDEX)[0],
+            "tgt_padding_mask": tgt_padding_mask,
             "tgt_text": [data["tgt_text"][i] for i in indices],
             "index": torch.tensor(indices),
         }

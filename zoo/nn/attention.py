@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
@@ -28,13 +29,22 @@ class KeyValueCache:
         """The number of cached positions."""
         return 0 if self.k is None else self.k.shape[2]
 
+    def reorder(self, index: Tensor) -> None:
+        """Keep rows ``index`` (``(N',)`` long) of a self-attention cache, in that order: beam search's
+        hypotheses move between beams. A static (cross-attention) cache is left as it is, since the
+        reordered rows share their memory (the beams of one sentence)."""
+        if not self.static and self.k is not None:
+            self.k, self.v = self.k.index_select(0, index), self.v.index_select(0, index)
+
 
 class MultiHeadAttention(nn.Module):
     """MultiHead(Q, K, V) = Concat(head_1, ..., head_H) W^O, head_h = Attention(Q W^Q_h, K W^K_h, V W^V_h),
     with Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V (Vaswani et al. 2017, eq. 1 and section 3.2.2).
 
     Built on ``torch.nn.functional.scaled_dot_product_attention``. Masks follow :mod:`zoo.nn.masks`. A query
-    whose keys are all masked gets a zero output (never NaN).
+    whose keys are all masked gets a zero output (never NaN). With ``keep_weights = True`` (set by
+    :func:`zoo.nn.attention_maps.recorded_attention`) it computes the softmax itself and keeps the attention
+    weights of its last call in ``weights``; otherwise it stays on the fused SDPA kernel and keeps nothing.
 
     Args:
         d_model: ``D``, the model width.
@@ -63,6 +73,8 @@ class MultiHeadAttention(nn.Module):
         self.k_proj = nn.Linear(d_model, d_model)
         self.v_proj = nn.Linear(d_model, d_model)
         self.out_proj = nn.Linear(d_model, d_model)
+        self.keep_weights = False
+        self.weights: Tensor | None = None
 
     def _heads(self, x: Tensor) -> Tensor:
         """``(B, T, D)`` -> ``(B, H, T, D/H)``."""
@@ -121,9 +133,23 @@ class MultiHeadAttention(nn.Module):
 
     def _attend(self, q: Tensor, k: Tensor, v: Tensor, allowed: Tensor | None) -> Tensor:
         dropout = self.dropout if self.training else 0.0
+        if self.keep_weights:
+            return self._attend_keeping_weights(q, k, v, allowed, dropout)
         if allowed is None:
             return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout)
         # A row with no allowed key would be softmax over -inf only (NaN): let it attend anywhere, then zero it.
         has_key = allowed.any(dim=-1, keepdim=True)
         out = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed | ~has_key, dropout_p=dropout)
         return out * has_key
+
+    def _attend_keeping_weights(
+        self, q: Tensor, k: Tensor, v: Tensor, allowed: Tensor | None, dropout: float
+    ) -> Tensor:
+        """softmax(Q K^T / sqrt(d_k)) V written out (eq. 1), keeping the ``(B, H, T, S)`` weights in
+        ``self.weights`` (zero at masked keys; a row with no allowed key is all zero)."""
+        scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)
+        self.weights = weights.detach()
+        return F.dropout(weights, dropout) @ v

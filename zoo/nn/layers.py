@@ -25,6 +25,10 @@ class LayerCache:
     self_attn: KeyValueCache = field(default_factory=KeyValueCache)
     cross_attn: KeyValueCache = field(default_factory=lambda: KeyValueCache(static=True))
 
+    def reorder(self, index: Tensor) -> None:
+        """Keep rows ``index`` of the self-attention cache (see :meth:`KeyValueCache.reorder`)."""
+        self.self_attn.reorder(index)
+
 
 class TransformerLayer(nn.Module):
     """Self-attention, optional encoder-decoder attention, and FFN, each in a residual connection with a
@@ -43,7 +47,7 @@ class TransformerLayer(nn.Module):
         d_model = config.d_model
 
         def norm() -> nn.Module:
-            return NORMS.build(config.norm, d_model, causal=is_causal)
+            return NORMS.build(config.norm, d_model, causal=is_causal, max_len=config.max_len)
 
         self.self_attn = MultiHeadAttention(d_model, config.n_heads, config.dropout)
         self.self_attn_norm = norm()
@@ -54,11 +58,16 @@ class TransformerLayer(nn.Module):
         self.dropout = nn.Dropout(config.dropout)
 
     def _residual(
-        self, x: Tensor, norm: nn.Module, sublayer: Callable[[Tensor], Tensor], padding_mask: Tensor | None
+        self,
+        x: Tensor,
+        norm: nn.Module,
+        sublayer: Callable[[Tensor], Tensor],
+        padding_mask: Tensor | None,
+        offset: int,
     ) -> Tensor:
         if self.pre_norm:
-            return x + self.dropout(sublayer(norm(x, padding_mask)))
-        return norm(x + self.dropout(sublayer(x)), padding_mask)
+            return x + self.dropout(sublayer(norm(x, padding_mask, offset)))
+        return norm(x + self.dropout(sublayer(x)), padding_mask, offset)
 
     def forward(
         self,
@@ -85,11 +94,13 @@ class TransformerLayer(nn.Module):
         """
         own_mask = padding_mask if padding_mask is None else padding_mask[:, -x.shape[1] :]
         self_cache = None if cache is None else cache.self_attn
+        offset = 0 if self_cache is None else self_cache.length
         x = self._residual(
             x,
             self.self_attn_norm,
             lambda h: self.self_attn(h, None, padding_mask, self.is_causal, rotary, self_cache),
             own_mask,
+            offset,
         )
         if self.cross_attn is not None:
             cross_cache = None if cache is None else cache.cross_attn
@@ -98,8 +109,9 @@ class TransformerLayer(nn.Module):
                 self.cross_attn_norm,
                 lambda h: self.cross_attn(h, memory, memory_padding_mask, False, None, cross_cache),
                 own_mask,
+                offset,
             )
-        return self._residual(x, self.ffn_norm, self.ffn, own_mask)
+        return self._residual(x, self.ffn_norm, self.ffn, own_mask, offset)
 
 
 class TransformerStack(nn.Module):
@@ -123,8 +135,9 @@ class TransformerStack(nn.Module):
         if not isinstance(num_layers, int) or num_layers < 0:
             raise ValueError(f"the number of layers must be a non-negative integer, got {num_layers!r}")
         self.layers = nn.ModuleList(TransformerLayer(config, is_causal, cross_attention) for _ in range(num_layers))
-        pre = config.norm_position == "pre"
-        self.final_norm = NORMS.build(config.norm, config.d_model, causal=is_causal) if pre else None
+        self.final_norm = None
+        if config.norm_position == "pre":
+            self.final_norm = NORMS.build(config.norm, config.d_model, causal=is_causal, max_len=config.max_len)
 
     def new_cache(self) -> list[LayerCache]:
         """Empty caches, one per layer, for incremental decoding."""
@@ -141,9 +154,10 @@ class TransformerStack(nn.Module):
     ) -> Tensor:
         """``(B, T, D)`` -> ``(B, T, D)``; arguments as in :meth:`TransformerLayer.forward`, ``cache`` a list
         from :meth:`new_cache`."""
+        offset = cache[0].self_attn.length if cache else 0
         for i, layer in enumerate(self.layers):
             x = layer(x, padding_mask, memory, memory_padding_mask, rotary, None if cache is None else cache[i])
         if self.final_norm is not None:
             own_mask = padding_mask if padding_mask is None else padding_mask[:, -x.shape[1] :]
-            x = self.final_norm(x, own_mask)
+            x = self.final_norm(x, own_mask, offset)
         return x

@@ -13,17 +13,19 @@ import torch
 from torch import Tensor
 
 
-def padding_mask(tokens: Tensor, pad_id: int) -> Tensor:
-    """The padding mask of a batch of token ids.
+def padding_mask(lengths: Tensor, max_len: int | None = None) -> Tensor:
+    """The padding mask of a right-padded batch, from the length of each sequence. Built from lengths, not
+    from ``ids == pad_id``, so that no token value can ever hide a real position.
 
     Args:
-        tokens: ``(B, S)`` token ids.
-        pad_id: the id of the padding token.
+        lengths: ``(B,)`` integer lengths, the real tokens of each row.
+        max_len: ``S``, the padded length (default: the largest length).
 
     Returns:
-        ``(B, S)`` bool, ``True`` where ``tokens == pad_id``.
+        ``(B, S)`` bool, ``True`` at positions ``>= lengths[b]``.
     """
-    return tokens == pad_id
+    size = int(lengths.max()) if max_len is None else max_len
+    return torch.arange(size, device=lengths.device)[None, :] >= lengths[:, None]
 
 
 def attention_mask(

@@ -28,6 +28,7 @@ class PowerNorm(nn.Module):
     Args:
         d_model: ``D``.
         causal: unused (no statistics of the current batch enter the output).
+        max_len: unused.
         alpha: moving-average coefficient of ``psi^2`` (forward) and of the gradient correction ``nu``
             (backward).
         eps: added to ``psi^2``.
@@ -35,7 +36,9 @@ class PowerNorm(nn.Module):
     Shapes: ``x`` ``(B, T, D)``, ``padding_mask`` ``(B, T)`` bool (``True`` at padding) or ``None``.
     """
 
-    def __init__(self, d_model: int, causal: bool = False, alpha: float = 0.9, eps: float = 1e-5) -> None:
+    def __init__(
+        self, d_model: int, causal: bool = False, max_len: int = 1024, alpha: float = 0.9, eps: float = 1e-5
+    ) -> None:
         super().__init__()
         self.alpha, self.eps = alpha, eps
         self.weight = nn.Parameter(torch.ones(d_model))
@@ -50,13 +53,13 @@ class PowerNorm(nn.Module):
         weight = (1 - self.alpha) * (count > 0).to(x.dtype)
         self.running_phi.lerp_(quadratic_mean.to(self.running_phi.dtype), weight.to(self.running_phi.dtype))
 
-    def forward(self, x: Tensor, padding_mask: Tensor | None = None) -> Tensor:
-        """``(B, T, D)`` -> ``(B, T, D)``."""
+    def forward(self, x: Tensor, padding_mask: Tensor | None = None, offset: int = 0) -> Tensor:
+        """``(B, T, D)`` -> ``(B, T, D)``; ``offset`` is ignored."""
         dtype = x.dtype
         x = x.float() if x.element_size() < 4 else x  # quadratic means need float32 under bf16/fp16
         real = torch.ones_like(x[..., :1]) if padding_mask is None else (~padding_mask).unsqueeze(-1).to(x.dtype)
         phi = self.running_phi.to(x.dtype)
-        z = running_normalise(x, real, None, phi, None, self.running_nu, self.alpha, self.eps)
+        z = running_normalise(x, real, phi, self.running_nu, self.alpha, self.eps)
         if self.training:
             self._update_phi(x.detach(), real)
         return (z * self.weight + self.bias).to(dtype)

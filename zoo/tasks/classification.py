@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 from torchmetrics import MeanMetric, MetricCollection
@@ -73,17 +74,18 @@ class ClassificationTask(TaskModule):
                 f"in the data; set --model.num_classes={data_classes}"
             )
 
-    def forward(self, tokens: Tensor) -> Tensor:
-        """``(B, S)`` ids (starting with ``<bos>``) -> ``(B, C)`` logits."""
-        mask = tokens == PAD_ID
+    def forward(self, tokens: Tensor, padding_mask: Tensor | None = None) -> Tensor:
+        """``(B, S)`` ids (starting with ``<bos>``) and their ``(B, S)`` padding mask (``True`` at padding;
+        ``None``: no padding) -> ``(B, C)`` logits."""
+        mask = torch.zeros_like(tokens, dtype=torch.bool) if padding_mask is None else padding_mask
         return self.head(pool(self.network(tokens, mask), mask, self.hparams.pooling))
 
     def training_loss(self, batch: dict) -> tuple[Tensor, int]:
-        loss = F.cross_entropy(self(batch["tokens"]), batch["labels"])
-        return loss, int((batch["tokens"] != PAD_ID).sum())
+        loss = F.cross_entropy(self(batch["tokens"], batch["padding_mask"]), batch["labels"])
+        return loss, int((~batch["padding_mask"]).sum())
 
     def evaluate(self, stage: str, batch: dict, batch_idx: int) -> None:
-        logits = self(batch["tokens"])
+        logits = self(batch["tokens"], batch["padding_mask"])
         self.losses[stage].update(F.cross_entropy(logits, batch["labels"]), weight=len(batch["labels"]))
         self.metrics[stage].update(logits, batch["labels"])
 
@@ -93,8 +95,10 @@ class ClassificationTask(TaskModule):
         self.losses[stage].reset()
         self.metrics[stage].reset()
 
-    def predict_step(self, batch: dict, batch_idx: int) -> Tensor:
-        return self(batch["tokens"]).argmax(dim=-1)
+    def predict_step(self, batch: dict, batch_idx: int) -> dict:
+        """The predicted label of each example: ``{"index": (B,), "prediction": B ints}``."""
+        labels = self(batch["tokens"], batch["padding_mask"]).argmax(dim=-1)
+        return {"index": batch["index"], "prediction": labels.tolist()}
 
 
 __all__ = ["ClassificationTask", "pool"]

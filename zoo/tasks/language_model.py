@@ -42,8 +42,8 @@ class LanguageModelTask(TaskModule):
     def _nll(self, batch: dict) -> tuple[Tensor, Tensor]:
         logits = self(batch["tokens"])
         targets = batch["targets"]
-        loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=PAD_ID, reduction="sum")
-        return loss, (targets != PAD_ID).sum()
+        loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction="sum")
+        return loss, torch.tensor(targets.numel(), device=targets.device)  # blocks are never padded
 
     def training_loss(self, batch: dict) -> tuple[Tensor, int]:
         loss, tokens = self._nll(batch)
@@ -64,6 +64,9 @@ class LanguageModelTask(TaskModule):
         for metric in self.sums.values():
             metric.reset()
 
-    def predict_step(self, batch: dict, batch_idx: int) -> Tensor:
-        """``(B, T)`` greedy next-token predictions at every position."""
-        return self(batch["tokens"]).argmax(dim=-1)
+    def predict_step(self, batch: dict, batch_idx: int) -> dict:
+        """For each block of the split, the most likely next token after every one of its ``T`` positions
+        (teacher-forced: position ``t`` sees the true tokens up to ``t``), decoded to text:
+        ``{"index": (B,), "prediction": B strings}``."""
+        ids = self(batch["tokens"]).argmax(dim=-1)
+        return {"index": batch["index"], "prediction": self.trainer.datamodule.tokenizer.decode_batch(ids.tolist())}

@@ -9,15 +9,17 @@ from torchmetrics import MeanMetric, SumMetric
 from torchmetrics.text import SacreBLEUScore
 
 from zoo.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
-from zoo.decoding import greedy_decode, strip_after_eos
+from zoo.decoding import Hypothesis, max_lengths, translate_ids
 from zoo.nn import EncoderDecoder
 from zoo.nn.registry import check_at_least, check_between
 from zoo.tasks.base import TaskModule
+from zoo.tasks.corpus_scores import CorpusScores
 
 
 class TranslationTask(TaskModule):
     """Label-smoothed cross-entropy training (section 5.4); validation loss, perplexity, and BLEU
-    (sacreBLEU's 13a tokenisation on detokenised text) with batched greedy decoding.
+    (sacreBLEU's 13a tokenisation on detokenised text) of the configured decoder: greedy by default, beam
+    search with ``beam_size > 1``. ``test`` reports sacreBLEU with its signature, and chrF.
 
     Args:
         num_encoder_layers: encoder depth (paper: 6).
@@ -26,7 +28,12 @@ class TranslationTask(TaskModule):
         share_embeddings: one embedding for source and target (the data module's joint vocabulary).
         label_smoothing: epsilon_ls of section 5.4 (paper: 0.1).
         bleu_batches: decode at most this many validation batches for BLEU (``None``: all of them).
-        max_decode_extra: a hypothesis may be this many tokens longer than its source.
+        beam_size: hypotheses kept per sentence when decoding for BLEU (1: greedy, the fastest; the paper: 4).
+        length_penalty: alpha of the GNMT length penalty in beam search (Wu et al. 2016, eq. 14; the paper:
+            0.6).
+        max_len_a: a hypothesis has at most ``max_len_a * source length + max_len_b`` tokens (fairseq's
+            ``--max-len-a/b``; the paper: source length + 50).
+        max_len_b: see ``max_len_a``.
         **kwargs: the knobs of :class:`zoo.tasks.base.TaskModule`.
     """
 
@@ -40,15 +47,22 @@ class TranslationTask(TaskModule):
         share_embeddings: bool = True,
         label_smoothing: float = 0.1,
         bleu_batches: int | None = None,
-        max_decode_extra: int = 20,
+        beam_size: int = 1,
+        length_penalty: float = 0.6,
+        max_len_a: float = 1.0,
+        max_len_b: int = 20,
         **kwargs,
     ) -> None:
         check_between("model.label_smoothing", label_smoothing, 0.0, 1.0)
         check_at_least("model.num_encoder_layers", num_encoder_layers, 1)
         check_at_least("model.num_decoder_layers", num_decoder_layers, 1)
         check_at_least("model.bleu_batches", bleu_batches, 1, optional=True)
-        check_at_least("model.max_decode_extra", max_decode_extra, 0)
+        check_at_least("model.beam_size", beam_size, 1)
+        check_between("model.length_penalty", length_penalty, 0.0, float("inf"))
+        check_between("model.max_len_a", max_len_a, 0.0, float("inf"))
+        check_at_least("model.max_len_b", max_len_b, 0)
         super().__init__(**kwargs)
+        self.corpus = CorpusScores()
         self.metrics = torch.nn.ModuleDict(
             {
                 stage: torch.nn.ModuleDict(
@@ -71,33 +85,57 @@ class TranslationTask(TaskModule):
             PAD_ID,
         )
 
-    def forward(self, src: Tensor, tgt_in: Tensor) -> Tensor:
-        """``(B, S)`` source and ``(B, T)`` shifted target ids -> ``(B, T, V)`` logits."""
-        return self.network(src, tgt_in, src == PAD_ID, tgt_in == PAD_ID)
+    def forward(
+        self,
+        src: Tensor,
+        tgt_in: Tensor,
+        src_padding_mask: Tensor | None = None,
+        tgt_padding_mask: Tensor | None = None,
+    ) -> Tensor:
+        """``(B, S)`` source and ``(B, T)`` shifted target ids, with their padding masks (``True`` at padding;
+        ``None``: no padding) -> ``(B, T, V)`` logits."""
+        return self.network(src, tgt_in, src_padding_mask, tgt_padding_mask)
 
     def _token_losses(self, batch: dict, label_smoothing: float) -> tuple[Tensor, Tensor]:
-        logits = self(batch["src"], batch["tgt_in"])
-        target = batch["tgt_out"]
+        """The summed loss over real target tokens (``tgt_out`` holds ``F.cross_entropy``'s ignore index at
+        padding) and their number."""
+        logits = self(batch["src"], batch["tgt_in"], batch["src_padding_mask"], batch["tgt_padding_mask"])
         loss = F.cross_entropy(
-            logits.flatten(0, 1),
-            target.flatten(),
-            ignore_index=PAD_ID,
-            label_smoothing=label_smoothing,
-            reduction="sum",
+            logits.flatten(0, 1), batch["tgt_out"].flatten(), label_smoothing=label_smoothing, reduction="sum"
         )
-        return loss, (target != PAD_ID).sum()
+        return loss, (~batch["tgt_padding_mask"]).sum()
 
     def training_loss(self, batch: dict) -> tuple[Tensor, int]:
         loss, tokens = self._token_losses(batch, self.hparams.label_smoothing)
         return loss / tokens, int(tokens)
 
-    def translate(self, src: Tensor) -> list[str]:
-        """Greedy translations of ``(B, S)`` source ids, detokenised."""
-        limit = src.shape[1] + self.hparams.max_decode_extra
-        if self.hparams.pe == "learned":
-            limit = min(limit, self.hparams.max_len - 1)
-        ids = greedy_decode(self.network, src, src == PAD_ID, BOS_ID, EOS_ID, PAD_ID, limit)
-        return self.trainer.datamodule.target_tokenizer.decode_batch(strip_after_eos(ids, EOS_ID))
+    def hypotheses(
+        self,
+        src: Tensor,
+        src_padding_mask: Tensor,
+        beam_size: int | None = None,
+        length_penalty: float | None = None,
+        n_best: int = 1,
+        max_len_a: float | None = None,
+        max_len_b: int | None = None,
+    ) -> list[list[Hypothesis]]:
+        """The ``n_best`` translations of each of ``(B, S)`` source ids (``src_padding_mask`` ``(B, S)``, ``True``
+        at padding), best first, as token ids; every setting left ``None`` is the model's own
+        (``model.beam_size``, ...)."""
+        hp = self.hparams
+        positions = hp.max_len if hp.pe == "learned" else None
+        a, b = hp.max_len_a if max_len_a is None else max_len_a, hp.max_len_b if max_len_b is None else max_len_b
+        limit = max_lengths(src_padding_mask, a, b, positions)
+        beam_size = hp.beam_size if beam_size is None else beam_size
+        alpha = hp.length_penalty if length_penalty is None else length_penalty
+        mask = src_padding_mask
+        return translate_ids(self.network, src, mask, BOS_ID, EOS_ID, PAD_ID, limit, beam_size, alpha, n_best)
+
+    def translate(self, src: Tensor, src_padding_mask: Tensor) -> list[str]:
+        """The translations of ``(B, S)`` source ids (``src_padding_mask`` ``(B, S)``, ``True`` at padding) by the
+        configured decoder, detokenised."""
+        best = [found[0].tokens for found in self.hypotheses(src, src_padding_mask)]
+        return self.trainer.datamodule.target_tokenizer.decode_batch(best)
 
     def check_data(self, datamodule) -> None:
         super().check_data(datamodule)
@@ -114,9 +152,12 @@ class TranslationTask(TaskModule):
         metrics["tokens"].update(tokens)
         limit = self.hparams.bleu_batches
         if limit is None or batch_idx < limit:
-            hypotheses = self.translate(batch["src"])
+            hypotheses = self.translate(batch["src"], batch["src_padding_mask"])
             references = batch["tgt_text"]
-            metrics["bleu"].update(hypotheses, [[r] for r in references])
+            if stage == "test":
+                self.corpus.update(hypotheses, references)
+            else:
+                metrics["bleu"].update(hypotheses, [[r] for r in references])
             metrics["exact"].update(
                 torch.tensor([h.strip() == r.strip() for h, r in zip(hypotheses, references, strict=True)]).float()
             )
@@ -127,10 +168,16 @@ class TranslationTask(TaskModule):
         self.log(f"{stage}_loss", loss, prog_bar=True)
         self.log(f"{stage}_ppl", torch.exp(loss))
         if metrics["exact"].update_called:
-            self.log(f"{stage}_bleu", metrics["bleu"].compute() * 100, prog_bar=True)
+            if stage == "test":
+                bleu, chrf = self.corpus.compute()
+                self.log("test_bleu", bleu, prog_bar=True, sync_dist=False)  # already over every rank's text
+                self.log("test_chrf", chrf, sync_dist=False)
+            else:
+                self.log(f"{stage}_bleu", metrics["bleu"].compute() * 100, prog_bar=True)
             self.log(f"{stage}_exact_match", metrics["exact"].compute())
         for metric in metrics.values():
             metric.reset()
 
-    def predict_step(self, batch: dict, batch_idx: int) -> list[str]:
-        return self.translate(batch["src"])
+    def predict_step(self, batch: dict, batch_idx: int) -> dict:
+        """The translation of each source: ``{"index": (B,), "prediction": B strings}``."""
+        return {"index": batch["index"], "prediction": self.translate(batch["src"], batch["src_padding_mask"])}

@@ -1,0 +1,67 @@
+"""``predict`` writes one JSON line per input example of the split, in the split's order, into the run folder."""
+
+import json
+
+import pytest
+import torch
+
+from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL, VARIANTS, read_run, small_copy
+from zoo.cli import main
+from zoo.data import ClassificationDataModule, LanguageModelDataModule
+from zoo.tasks import ClassificationTask, LanguageModelTask
+
+
+def fit_and_predict(config, path, extra, cli_env):
+    common = ["--config", str(CONFIGS / config), f"--data.path={path}", *TINY_MODEL, *extra, *FEW_STEPS]
+    main(["fit", *common])
+    (run_dir,) = (cli_env / "runs").iterdir()
+    main(["predict", *common, f"--ckpt_path={run_dir / 'checkpoints' / 'last.ckpt'}"])
+    assert list((cli_env / "runs").iterdir()) == [run_dir]
+    return run_dir
+
+
+def read_predictions(run_dir, split):
+    path = run_dir / f"predictions.{split}.jsonl"
+    assert read_run(run_dir)["summary"]["predictions"] == {split: str(path)}
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert [line["index"] for line in lines] == list(range(len(lines)))
+    return [line["prediction"] for line in lines]
+
+
+def test_language_model_predicts_the_next_character_of_every_block_in_order(data_dir, cli_env, zoo_cache):
+    config, name, extra, _ = VARIANTS["decoder_only"]
+    run_dir = fit_and_predict(config, data_dir / name, extra, cli_env)
+    predictions = read_predictions(run_dir, "validation")  # Tiny Shakespeare has no test split
+
+    data = LanguageModelDataModule(path=str(data_dir / name), cache_dir=str(zoo_cache))
+    data.prepare()
+    blocks = data.collate("validation", list(range(data.num_examples("validation"))))["tokens"]
+    task = LanguageModelTask.load_from_checkpoint(run_dir / "checkpoints" / "last.ckpt", map_location="cpu").eval()
+    with torch.no_grad():
+        expected = data.tokenizer.decode_batch(task(blocks).argmax(dim=-1).tolist())
+    assert len(predictions) == len(blocks) == 1742
+    assert predictions == expected
+
+
+def test_classifier_predicts_a_label_per_sentence_in_order(data_dir, cli_env, zoo_cache):
+    config, name, extra, _ = VARIANTS["encoder_only"]
+    path = small_copy(data_dir, name, cli_env / "sst2", {"train": 300, "validation": 40})
+    run_dir = fit_and_predict(config, path, [*extra, "--data.vocab_size=200"], cli_env)
+    predictions = read_predictions(run_dir, "validation")
+
+    data = ClassificationDataModule(path=str(path), vocab_size=200, cache_dir=str(zoo_cache))
+    data.prepare()
+    batch = data.collate("validation", list(range(40)))
+    task = ClassificationTask.load_from_checkpoint(run_dir / "checkpoints" / "last.ckpt", map_location="cpu").eval()
+    with torch.no_grad():
+        assert predictions == task(batch["tokens"], batch["padding_mask"]).argmax(dim=-1).tolist()
+
+
+@pytest.mark.parametrize("splits", [("validation",), ("validation", "test")])
+def test_translation_writes_one_greedy_translation_per_source(splits, data_dir, cli_env):
+    config, name, extra, _ = VARIANTS["encoder_decoder"]
+    counts = {"train": 300, "validation": 30, "test": 20}
+    path = small_copy(data_dir, name, cli_env / "pairs", {s: counts[s] for s in ("train", *splits)})
+    run_dir = fit_and_predict(config, path, [*extra, "--data.vocab_size=200"], cli_env)
+    predictions = read_predictions(run_dir, splits[-1])  # the test split where there is one
+    assert len(predictions) == counts[splits[-1]] and all(isinstance(p, str) for p in predictions)

@@ -1,0 +1,122 @@
+"""translate, generate, attention and average on briefly trained checkpoints of the real data."""
+
+import json
+import re
+import struct
+
+import pytest
+import torch
+
+from zoo.cli import main
+from zoo.inference.checkpoint import load_trained
+
+
+def run(args, capsys) -> tuple[int, str, str]:
+    """Run ``python -m zoo ARGS`` in-process: exit status, stdout, stderr."""
+    with pytest.raises(SystemExit) as done:
+        main(args)
+    out, err = capsys.readouterr()
+    return done.value.code, out, err
+
+
+def png_size(path) -> tuple[int, int]:
+    header = path.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", header[16:24])
+
+
+def german(data_dir, count):
+    lines = (data_dir / "multi30k" / "test.jsonl").read_text().splitlines()[:count]
+    return [json.loads(line)["de"] for line in lines]
+
+
+def test_translate_a_file_one_line_per_sentence(translation_checkpoints, data_dir, tmp_path, capsys):
+    source = tmp_path / "de.txt"
+    source.write_text("\n".join(german(data_dir, 7)) + "\n")
+    code, out, _ = run(["translate", "--ckpt_path", translation_checkpoints["last"], "--input", str(source)], capsys)
+    assert code == 0 and len(out.splitlines()) == 7
+
+
+def test_translate_n_best_with_scores_from_stdin(translation_checkpoints, data_dir, capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(german(data_dir, 3))))
+    args = ["translate", "--ckpt_path", translation_checkpoints["last"], "--beam_size", "4", "--n_best", "3"]
+    code, out, _ = run(args, capsys)
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert code == 0 and [int(r[0]) for r in rows] == [0, 0, 0, 1, 1, 1, 2, 2, 2]
+    for sentence in range(3):
+        scores = [float(r[1]) for r in rows if r[0] == str(sentence)]
+        assert scores == sorted(scores, reverse=True) and all(s < 0 for s in scores)
+        assert len({r[2] for r in rows if r[0] == str(sentence)}) == 3
+
+
+def test_generate_adds_exactly_max_new_tokens_and_a_seed_repeats(language_model_checkpoints, capsys):
+    args = ["generate", "--ckpt_path", language_model_checkpoints["last"], "--prompt", "ROMEO:"]
+    args += ["--max_new_tokens", "90", "--top_k", "5", "--seed", "3", "--num_samples", "2"]
+    code, out, _ = run(args, capsys)
+    samples = out.rstrip("\n").split("\n---\n")
+    assert code == 0 and len(samples) == 2 and samples[0] != samples[1]
+    assert all(s.startswith("ROMEO:") and len(s) == 6 + 90 for s in samples)  # characters: one token each
+    assert run(args, capsys)[1] == out  # 90 tokens run past the 64 learned positions: the window slides
+
+
+def test_attention_maps_of_a_translation_model(translation_checkpoints, tmp_path, capsys):
+    out = tmp_path / "maps.png"
+    args = [
+        "attention",
+        "--ckpt_path",
+        translation_checkpoints["last"],
+        "--text",
+        "Ein Hund rennt .",
+        "--out",
+        str(out),
+    ]
+    code, printed, _ = run([*args, "--target", "A dog runs ."], capsys)
+    # one encoder and one decoder layer: encoder self, decoder self and cross-attention, two heads each
+    assert code == 0 and png_size(out) == (2 * 300, 3 * 300)
+    assert re.search(r"3 attention modules", printed)
+
+
+def test_attention_maps_of_a_language_model(language_model_checkpoints, tmp_path, capsys):
+    out = tmp_path / "maps.png"
+    args = ["attention", "--ckpt_path", language_model_checkpoints["last"], "--text", "To be", "--out", str(out)]
+    assert run(args, capsys)[0] == 0 and png_size(out) == (2 * 300, 1 * 300)
+
+
+def test_average_of_the_last_checkpoints(translation_checkpoints, tmp_path, capsys):
+    kept = translation_checkpoints["kept"]
+    assert [re.search(r"step(\d+)\.ckpt$", k).group(1) for k in kept] == ["10", "5"]
+    out = tmp_path / "avg.ckpt"
+    assert run(["average", "--ckpt_path", *kept, "--out", str(out)], capsys)[0] == 0
+    states = [torch.load(p, weights_only=True)["state_dict"] for p in (*kept, out)]
+    for key, value in states[2].items():
+        if value.is_floating_point():
+            torch.testing.assert_close(value, (states[0][key] + states[1][key]) / 2)
+    assert load_trained(str(out)).task.training is False  # it loads as a model
+
+
+@pytest.mark.parametrize(
+    ("command", "extra", "message"),
+    [
+        ("generate", [], "generate needs a LanguageModelTask checkpoint, but ckpt_path="),
+        ("translate", ["--n_best", "2"], "--n_best=2 is not valid; it must be at most --beam_size=1"),
+        ("translate", ["--input", "missing.txt"], "--input='missing.txt' is not a file"),
+    ],
+)
+def test_bad_input_is_one_line(translation_checkpoints, capsys, command, extra, message):
+    code, _, err = run([command, "--ckpt_path", translation_checkpoints["last"], *extra], capsys)
+    assert code == 2 and err.count("\n") == 1 and message in err
+
+
+def test_evaluation_translates_with_the_configured_decoder(translation_checkpoints, data_dir):
+    from zoo.inference.text import translate_texts
+
+    model = load_trained(translation_checkpoints["last"])
+    texts = german(data_dir, 2)
+    greedy = translate_texts(model, texts)
+    assert all(score != score for (_, score), in greedy)  # NaN: greedy search adds no scores up
+    model.task.hparams.beam_size = 3
+    searched = translate_texts(model, texts)
+    assert all(score < 0 for (_, score), in searched)
+    assert [t for (t, _), in translate_texts(model, texts, beam_size=1)] == [t for (t, _), in greedy]

@@ -1,0 +1,82 @@
+"""One decoding step of each generating backbone, behind one interface: new tokens in, the log-probabilities
+of the next token out, with a key/value cache that beam search can reorder. The search algorithms
+(:mod:`zoo.decoding.sampling`, :mod:`zoo.decoding.beam`) see only this interface, so they serve the
+encoder-decoder and the decoder-only model alike."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import torch
+from torch import Tensor
+
+from zoo.nn import DecoderOnly, EncoderDecoder
+
+
+class Step(Protocol):
+    """``step(tokens)``: ``(N, T)`` new tokens of each of ``N`` hypotheses -> ``(N, V)`` log-probabilities
+    of the token after them; ``step.reorder(index)`` keeps hypotheses ``index`` (``(N,)`` long) of the state."""
+
+    def __call__(self, tokens: Tensor) -> Tensor: ...
+
+    def reorder(self, index: Tensor) -> None: ...
+
+
+class EncoderDecoderStep:
+    """Incremental decoding of an :class:`EncoderDecoder` over ``copies`` hypotheses per source sentence.
+
+    The encoder runs once per sentence; its output is repeated for the ``copies`` hypotheses (rows
+    ``b * copies ... b * copies + copies - 1`` belong to sentence ``b``), and the cross-attention keys and
+    values are computed at the first step and then read from the cache.
+
+    Args:
+        model: the encoder-decoder, in eval mode.
+        src: ``(B, S)`` source ids.
+        src_padding_mask: ``(B, S)`` bool, ``True`` at padding.
+        copies: hypotheses per sentence (the beam size).
+    """
+
+    def __init__(self, model: EncoderDecoder, src: Tensor, src_padding_mask: Tensor | None, copies: int = 1):
+        self.model = model
+        memory = model.encode(src, src_padding_mask)
+        self.memory = memory.repeat_interleave(copies, dim=0)
+        self.mask = None if src_padding_mask is None else src_padding_mask.repeat_interleave(copies, dim=0)
+        self.cache = model.decoder.new_cache()
+
+    def __call__(self, tokens: Tensor) -> Tensor:
+        hidden = self.model.decode(tokens, self.memory, None, self.mask, self.cache)[:, -1]
+        return torch.log_softmax(self.model.output(hidden), dim=-1)
+
+    def reorder(self, index: Tensor) -> None:
+        for layer in self.cache:
+            layer.reorder(index)
+
+
+class DecoderOnlyStep:
+    """Incremental decoding of a :class:`DecoderOnly` language model.
+
+    With ``window``, the context slides as in nanoGPT's ``generate``: once the tokens no longer fit in
+    ``window`` positions, each step reruns the model on the last ``window`` tokens at positions
+    ``0 ... window - 1`` (the only way to continue a model with learned positions past ``max_len``).
+
+    Args:
+        model: the language model, in eval mode.
+        window: the most positions the model sees at once (``None``: no limit).
+    """
+
+    def __init__(self, model: DecoderOnly, window: int | None = None) -> None:
+        self.model, self.window = model, window
+        self.cache = model.decoder.new_cache()
+        self.history: Tensor | None = None
+
+    def __call__(self, tokens: Tensor) -> Tensor:
+        self.history = tokens if self.history is None else torch.cat([self.history, tokens], dim=1)
+        if self.window is not None and self.history.shape[1] > self.window:
+            self.cache = self.model.decoder.new_cache()
+            tokens = self.history[:, -self.window :]
+        return torch.log_softmax(self.model(tokens, None, self.cache)[:, -1], dim=-1)
+
+    def reorder(self, index: Tensor) -> None:
+        self.history = self.history.index_select(0, index)
+        for layer in self.cache:
+            layer.reorder(index)

@@ -1,0 +1,77 @@
+"""``python -m zoo attention``: draw the attention weights of a trained model on a text, for every layer and
+head: encoder self-attention, decoder self-attention and encoder-decoder attention of a translation model
+(on its own translation, or ``--target``), the encoder of a classifier, the decoder of a language model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+from zoo.data.tokenizer import BOS_ID, EOS_ID
+from zoo.inference.checkpoint import InferenceError, TrainedModel, load_trained
+from zoo.inference.command import main_of, parser
+from zoo.inference.figure import AttentionMap, draw_attention, figure_size
+from zoo.inference.text import translate_texts
+from zoo.nn.attention_maps import recorded_attention
+from zoo.tasks import ClassificationTask, TranslationTask
+
+TITLES = {"self_attn": "self-attention", "cross_attn": "cross-attention"}
+
+
+def arguments():
+    p = parser("attention", "Draw the attention maps of every layer and head of a trained model on a text.")
+    p.add_argument("--text", required=True, help="the input: a source sentence, a sentence to classify, or text")
+    p.add_argument("--target", help="translation models: the target side (default: the model's own translation)")
+    p.add_argument("--out", default="attention.png", help="the PNG to write (default: attention.png)")
+    return p
+
+
+def _pieces(model: TrainedModel, ids: list[int], target: bool = False) -> list[str]:
+    """One label per token: its text as the tokenizer decodes it alone (special tokens by name)."""
+    tokenizer = model.target_tokenizer if target else model.source_tokenizer
+    return [tokenizer.id_to_token(i) if i <= EOS_ID + 1 else tokenizer.decode([i]) or "␣" for i in ids]
+
+
+def _maps(model: TrainedModel, text: str, target: str | None) -> list[AttentionMap]:
+    """Run the model once on ``text`` with attention weights recorded; one map per attention module."""
+    task, device = model.task, model.task.device
+    ids = model.source_tokenizer.encode(text).ids
+    if isinstance(task, TranslationTask):
+        target = translate_texts(model, [text], beam_size=1)[0][0][0] if target is None else target
+        src, tgt = ids + [EOS_ID], model.target_tokenizer.encode(target).ids
+        labels = {"encoder": (_pieces(model, src),) * 2, "decoder": (_pieces(model, tgt + [EOS_ID], True),) * 2}
+        labels["cross"] = (labels["decoder"][0], labels["encoder"][0])
+        labels["decoder"] = (labels["decoder"][0], _pieces(model, [BOS_ID] + tgt, True))
+        run = lambda: task(torch.tensor([src], device=device), torch.tensor([[BOS_ID] + tgt], device=device))  # noqa: E731
+    else:
+        tokens = [BOS_ID] + ids if isinstance(task, ClassificationTask) else ids
+        if not tokens:
+            raise InferenceError("--text is empty; a language model needs at least one token to attend over")
+        labels = {"encoder": (_pieces(model, tokens),) * 2, "decoder": (_pieces(model, tokens),) * 2}
+        run = lambda: task(torch.tensor([tokens], device=device))  # noqa: E731
+    with torch.no_grad(), recorded_attention(task.network) as weights:
+        run()
+    maps = []
+    for name, value in weights.items():  # e.g. decoder.layers.0.cross_attn
+        stack, _, layer, kind = name.split(".")
+        rows, columns = labels["cross" if kind == "cross_attn" else stack]
+        maps.append(AttentionMap(f"{stack} {int(layer) + 1} {TITLES[kind]}", value[0], rows, columns))
+    return maps
+
+
+def run(argv: list[str]) -> None:
+    """Draw the maps to ``--out`` and print its path and size."""
+    args = arguments().parse_args(argv)
+    if not Path(args.out).parent.is_dir():
+        raise InferenceError(f"--out={args.out!r}: the folder {str(Path(args.out).parent)!r} does not exist")
+    model = load_trained(args.ckpt_path, args.device)
+    if args.target is not None and not isinstance(model.task, TranslationTask):
+        raise InferenceError("--target is for translation models only")
+    maps = _maps(model, args.text, args.target)
+    draw_attention(maps, Path(args.out))
+    width, height = figure_size(maps)
+    print(f"{args.out}: {len(maps)} attention modules x heads, {width}x{height} pixels")
+
+
+main = main_of("attention", run)

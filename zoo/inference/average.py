@@ -1,0 +1,59 @@
+"""``python -m zoo average``: the element-wise mean of the weights of several checkpoints of one run (the
+last N, usually: a free BLEU gain in fairseq's recipes; Vaswani et al. 2017, section 6.1, average the last
+5 or 20)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import torch
+
+from zoo.inference.checkpoint import InferenceError
+from zoo.inference.command import OneLineParser, main_of
+
+
+def arguments() -> argparse.ArgumentParser:
+    p = OneLineParser(prog="python -m zoo average", description="Average the weights of checkpoints of one model.")
+    p.add_argument("--ckpt_path", nargs="+", required=True, help="two or more checkpoints of the same model")
+    p.add_argument("--out", required=True, help="the averaged checkpoint to write")
+    return p
+
+
+def average_checkpoints(paths: list[str]) -> dict:
+    """The last checkpoint of ``paths`` with each floating-point weight replaced by the mean over all of them
+    (integer buffers are the last one's); without optimiser and scheduler states (an average is evaluated,
+    not trained on), with ``averaged_from`` listing ``paths``.
+
+    Raises:
+        InferenceError: for fewer than two paths, a missing file, or checkpoints of different models.
+    """
+    if len(paths) < 2:
+        raise InferenceError(f"--ckpt_path needs two or more checkpoints to average, got {len(paths)}")
+    missing = [p for p in paths if not Path(p).is_file()]
+    if missing:
+        raise InferenceError(f"--ckpt_path {missing[0]!r} is not a file")
+    checkpoints = [torch.load(p, map_location="cpu", weights_only=True) for p in paths]
+    states = [c["state_dict"] for c in checkpoints]
+    for path, state in zip(paths[1:], states[1:], strict=True):
+        if state.keys() != states[0].keys() or any(state[k].shape != states[0][k].shape for k in state):
+            raise InferenceError(f"{path!r} holds another model than {paths[0]!r}; average checkpoints of one run")
+    averaged = {
+        key: torch.stack([s[key].double() for s in states]).mean(0).to(value.dtype)
+        if value.is_floating_point()
+        else value
+        for key, value in states[-1].items()
+    }
+    result = {k: v for k, v in checkpoints[-1].items() if k not in ("optimizer_states", "lr_schedulers")}
+    return {**result, "state_dict": averaged, "averaged_from": [str(p) for p in paths]}
+
+
+def run(argv: list[str]) -> None:
+    args = arguments().parse_args(argv)
+    if not Path(args.out).parent.is_dir():
+        raise InferenceError(f"--out={args.out!r}: the folder {str(Path(args.out).parent)!r} does not exist")
+    torch.save(average_checkpoints(args.ckpt_path), args.out)
+    print(f"{args.out}: the average of {len(args.ckpt_path)} checkpoints")
+
+
+main = main_of("average", run)

@@ -1,0 +1,74 @@
+"""A trained model from its checkpoint alone: the task (its class is recorded in the checkpoint) and the
+tokenizers, which travel inside every checkpoint (:meth:`zoo.data.base.ZooDataModule.state_dict`)."""
+
+from __future__ import annotations
+
+import inspect
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from tokenizers import Tokenizer
+
+from zoo.tasks import TaskModule
+
+
+class InferenceError(Exception):
+    """Bad input to a command that uses a trained model, reported in one line."""
+
+
+@dataclass
+class TrainedModel:
+    """A task in eval mode and its tokenizers (``joint``, or ``src`` and ``tgt``, or ``text``)."""
+
+    task: TaskModule
+    tokenizers: dict[str, Tokenizer]
+    path: str
+
+    @property
+    def source_tokenizer(self) -> Tokenizer:
+        return self.tokenizers.get("src") or self._only()
+
+    @property
+    def target_tokenizer(self) -> Tokenizer:
+        return self.tokenizers.get("tgt") or self._only()
+
+    def _only(self) -> Tokenizer:
+        return self.tokenizers.get("joint") or next(iter(self.tokenizers.values()))
+
+    def require(self, task: type, command: str, instead: str) -> None:
+        """Raise :class:`InferenceError` unless the model is a ``task``."""
+        if not isinstance(self.task, task):
+            raise InferenceError(
+                f"{command} needs a {task.__name__} checkpoint, but ckpt_path={self.path!r} holds a "
+                f"{type(self.task).__name__}; {instead}"
+            )
+
+
+def load_trained(ckpt_path: str, device: str = "cpu") -> TrainedModel:
+    """Load a zoo checkpoint for inference.
+
+    Hyperparameters that the task no longer takes (a checkpoint of an older zoo) are ignored; the weights
+    must match.
+
+    Raises:
+        InferenceError: if the file is missing, not a checkpoint, or not a zoo checkpoint with tokenizers.
+    """
+    if not Path(ckpt_path).is_file():
+        raise InferenceError(f"ckpt_path={ckpt_path!r} is not a file")
+    if not zipfile.is_zipfile(ckpt_path):
+        raise InferenceError(f"ckpt_path={ckpt_path!r} is not a checkpoint (not a file written by torch.save)")
+    checkpoint = torch.load(ckpt_path, map_location="cpu", weights_only=True)
+    hparams = dict(checkpoint.get("hyper_parameters", {}))
+    class_path = hparams.pop("_class_path", None)
+    tokenizers = [v["tokenizers"] for v in checkpoint.values() if isinstance(v, dict) and "tokenizers" in v]
+    if class_path is None or not tokenizers:
+        raise InferenceError(f"ckpt_path={ckpt_path!r} is not a zoo checkpoint (no task class or tokenizers)")
+    module, _, name = class_path.rpartition(".")
+    task_class = getattr(__import__(module, fromlist=[name]), name)
+    accepted = set(inspect.signature(task_class.__init__).parameters) | set(inspect.signature(TaskModule).parameters)
+    task = task_class(**{k: v for k, v in hparams.items() if k in accepted})
+    task.load_state_dict(checkpoint["state_dict"])
+    task.to(device).eval()
+    return TrainedModel(task, {k: Tokenizer.from_str(v) for k, v in tokenizers[0].items()}, ckpt_path)

@@ -1,0 +1,47 @@
+"""``python -m zoo generate``: continue a prompt with a trained language model."""
+
+from __future__ import annotations
+
+from zoo.inference.checkpoint import InferenceError, load_trained
+from zoo.inference.command import main_of, parser, positive
+from zoo.inference.text import generate_text
+from zoo.tasks import LanguageModelTask
+
+
+def arguments():
+    p = parser("generate", "Continue a prompt with a trained decoder-only language model.")
+    p.add_argument("--prompt", default="", help="the text to continue (default: empty, which starts from <bos>)")
+    p.add_argument("--max_new_tokens", type=int, default=200, help="tokens added at most (default: 200)")
+    p.add_argument("--temperature", type=float, default=1.0, help="sampling temperature; 0 is greedy (default: 1)")
+    p.add_argument("--top_k", type=int, help="sample from the k most likely tokens only")
+    p.add_argument("--top_p", type=float, help="sample from the smallest set of tokens with probability >= p")
+    p.add_argument("--seed", type=int, help="fixes the samples (default: a fresh seed)")
+    p.add_argument("--num_samples", type=int, default=1, help="continuations printed (default: 1)")
+    p.add_argument("--beam_size", type=int, default=1, help="above 1: beam search instead of sampling")
+    p.add_argument("--length_penalty", type=float, default=0.0, help="GNMT alpha of beam search (default: 0)")
+    return p
+
+
+def run(argv: list[str]) -> None:
+    """Generate and print each continuation (prompt included), separated by a line ``---``. The context
+    slides over the model's last ``max_len`` tokens, as in nanoGPT."""
+    args = arguments().parse_args(argv)
+    positive("max_new_tokens", args.max_new_tokens)
+    positive("num_samples", args.num_samples)
+    positive("top_k", args.top_k, optional=True)
+    if args.top_p is not None and not 0 < args.top_p <= 1:
+        raise InferenceError(f"--top_p={args.top_p} is not valid; it must be in (0, 1]")
+    if args.temperature < 0:
+        raise InferenceError(f"--temperature={args.temperature} is not valid; it must be >= 0 (0: greedy)")
+    if args.beam_size > 1 and args.num_samples > args.beam_size:
+        raise InferenceError(f"--num_samples={args.num_samples} is not valid with beam search; at most --beam_size")
+    model = load_trained(args.ckpt_path, args.device)
+    model.require(LanguageModelTask, "generate", "use `python -m zoo translate` for a translation model")
+    texts = generate_text(
+        model, args.prompt, args.max_new_tokens, args.num_samples, args.temperature, args.top_k, args.top_p,
+        args.seed, args.beam_size, args.length_penalty,
+    )  # fmt: skip
+    print("\n---\n".join(texts))
+
+
+main = main_of("generate", run)

@@ -1,0 +1,51 @@
+"""``predict`` writes its predictions to a file: one JSON line per input example, in the order of the split.
+
+Each task's ``predict_step`` returns ``{"index": (B,) example indices, "prediction": B JSON values}`` (the
+translation's greedy output, the classifier's label, the language model's next-token text); batches arrive
+in any order (length-bucketed, and shared across DDP ranks), so the lines are put back in example order here.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import lightning.pytorch as pl
+import torch
+from lightning.pytorch.callbacks import BasePredictionWriter
+from lightning.pytorch.utilities import rank_zero_info
+
+
+class PredictionWriter(BasePredictionWriter):
+    """Collect each batch's predictions and write ``folder/predictions.<split>.jsonl`` at the end: line ``i`` is
+    ``{"index": i, "prediction": ...}`` for example ``i`` of the split the data module predicts on.
+
+    Args:
+        folder: where the file goes (the run folder of the checkpoint).
+        record: the run's :class:`zoo.tracking.RunRecord`, which notes the file under ``predictions``, or ``None``.
+    """
+
+    def __init__(self, folder: Path, record=None) -> None:
+        super().__init__(write_interval="batch")
+        self.folder, self.record = Path(folder), record
+        self.rows: dict[int, object] = {}
+
+    def write_on_batch_end(self, trainer, pl_module, prediction, batch_indices, batch, batch_idx, dataloader_idx):
+        self.rows.update(zip(prediction["index"].tolist(), prediction["prediction"], strict=True))
+
+    def on_predict_epoch_end(self, trainer: pl.Trainer, pl_module) -> None:
+        rows = self.rows
+        if trainer.world_size > 1 and torch.distributed.is_initialized():
+            shares = [None] * trainer.world_size
+            torch.distributed.all_gather_object(shares, rows)
+            rows = {index: value for share in shares for index, value in share.items()}
+        if trainer.global_rank != 0:
+            return
+        split = trainer.datamodule.predict_split
+        path = self.folder / f"predictions.{split}.jsonl"
+        self.folder.mkdir(parents=True, exist_ok=True)
+        lines = (json.dumps({"index": i, "prediction": rows[i]}, ensure_ascii=False) + "\n" for i in sorted(rows))
+        path.write_text("".join(lines), encoding="utf-8")
+        if self.record is not None:
+            self.record.record(predictions={**self.record.summary.get("predictions", {}), split: str(path)})
+        rank_zero_info(f"zoo: {len(rows)} predictions for the {split!r} split written to {path}")
