@@ -99,6 +99,7 @@ def _unknown_option(message: str) -> str | None:
     return f"{groups[0]}.{name} is not a field; {hint}"
 
 
+TOP_LEVEL_CHOICES = ("nonfinite_loss",)  # the Literal options of the command itself, not of the model
 _LITERAL_ERROR = re.compile(r'Parser key "(\w+)":\s+Expected a typing\.Literal\[(.*)\]\. Got value: (.*)$', re.S)
 
 
@@ -109,7 +110,8 @@ def _bad_choice(message: str) -> str | None:
     if match is None:
         return None
     key, choices, value = match.groups()
-    return f"model.{key}={value.strip()!r} is not valid; choose one of: {choices}"
+    field = key if key in TOP_LEVEL_CHOICES else f"model.{key}"
+    return f"{field}={value.strip()!r} is not valid; choose one of: {choices}"
 
 
 class ZooCLI(LightningCLI):

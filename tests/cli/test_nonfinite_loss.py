@@ -52,3 +52,22 @@ def test_skip_drops_the_batch_and_goes_on(data_dir, cli_env, capsys):
     assert checkpoint["global_step"] == 8 and finite(checkpoint)
     adam_steps = {float(state["step"]) for state in checkpoint["optimizer_states"][0]["state"].values()}
     assert adam_steps == {6.0}  # the two skipped steps changed no weight and no optimiser state
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (["--nonfinite_loss=ignore"], "nonfinite_loss='ignore' is not valid; choose one of: 'stop', 'skip'"),
+        (["--checkpoint_every_n_steps=0"], "checkpoint_every_n_steps=0 is not valid; it must be a positive integer"),
+        (
+            ["--checkpoint_every_n_steps=5", "--trainer.enable_checkpointing=false"],
+            "checkpoint_every_n_steps=5 needs checkpoints, but trainer.enable_checkpointing=false",
+        ),
+    ],
+)
+def test_bad_resilience_options_stop_in_one_line(data_dir, cli_env, capsys, bad, message):
+    with pytest.raises(SystemExit) as exit_info:
+        main([*shakespeare_args(data_dir), *bad])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.endswith(f"zoo: error: {message}\n")
+    assert not (cli_env / "runs").exists() or not any((cli_env / "runs").iterdir())
