@@ -28,6 +28,14 @@ if args["action"] == "fail":
     sys.exit("ValueError: this trial fails")
 if args["action"] == "wait":
     time.sleep(60)
+if args["action"] == "wait_like_a_background_job":  # SIGINT ignored, as after `&` or nohup; SIGTERM handled
+    import signal
+    def stop(signum, frame):
+        json.dump({"status": "interrupted"}, open(os.path.join(run_dir, "summary.json"), "w"))
+        sys.exit(0)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, stop)
+    time.sleep(60)
 summary = {"status": "finished", "best": {"val_loss": {"value": float(args["loss"]), "step": 6}}}
 json.dump(summary, open(os.path.join(run_dir, "summary.json"), "w"))
 """
@@ -112,3 +120,18 @@ def test_ctrl_c_stops_the_running_trials_and_records_them_as_interrupted(tmp_pat
     statuses = {name: entry["status"] for name, entry in runner.state.trials.items()}
     assert statuses == {"fake-0": "interrupted", "fake-1": "interrupted"}  # the third never started
     assert runner.running == []
+
+
+def test_a_stop_reaches_trials_that_ignore_sigint_and_lets_them_save(tmp_path):
+    runner = make_runner(tmp_path, parallel=1)
+    trials = [Trial("fake-bg", {"action": "wait_like_a_background_job", "loss": 0})]
+    timer = threading.Timer(3.0, os.kill, (os.getpid(), signal.SIGTERM))
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        runner.run(source(trials))
+    timer.cancel()
+    assert time.monotonic() - started < 30  # stopped by its own handler, not killed after the grace period
+    summary = json.loads((tmp_path / "runs" / "fake-bg" / "summary.json").read_text())
+    assert summary == {"status": "interrupted"}
+    assert runner.state.trials["fake-bg"]["status"] == "interrupted"

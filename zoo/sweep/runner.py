@@ -159,10 +159,12 @@ class Runner:
                 time.sleep(POLL_S)
 
     def stop_all(self) -> None:
-        """SIGINT to every running trial's process group (Lightning's graceful shutdown), SIGKILL after
-        ``GRACE_S``; each is recorded as interrupted unless it had finished."""
+        """SIGTERM to every running trial's process group (``fit`` saves ``last.ckpt`` and records the run as
+        interrupted, as on Ctrl-C; SIGINT would not do: a sweep started in the background with ``&`` or
+        ``nohup`` starts its trials with SIGINT ignored), SIGKILL after ``GRACE_S``; each is recorded as
+        interrupted unless it had finished."""
         for running in self.running:
-            _signal_group(running.process, signal.SIGINT)
+            _signal_group(running.process, signal.SIGTERM)
         deadline = time.monotonic() + GRACE_S
         for running in self.running:
             while running.process.poll() is None and time.monotonic() < deadline:
