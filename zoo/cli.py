@@ -12,6 +12,7 @@ import functools
 import json
 import os
 import re
+import signal
 import sys
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from lightning.pytorch.callbacks import ModelCheckpoint
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.loggers import WandbLogger
 from lightning.pytorch.utilities import rank_zero_info
+from lightning.pytorch.utilities.exceptions import SIGTERMException
 
 from zoo.callbacks import FinalValidation, InterruptedRun
 from zoo.data import ZooDataModule
@@ -551,3 +553,5 @@ def main(args: list[str] | None = None) -> None:
     except NonFiniteLossError as error:
         print(f"zoo: error: {error}", file=sys.stderr)
         sys.exit(1)
+    except SIGTERMException:  # Lightning's SystemExit without a code would exit 0, as if the run had finished
+        sys.exit(128 + signal.SIGTERM)

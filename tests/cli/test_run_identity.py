@@ -111,8 +111,9 @@ def test_an_interrupted_run_says_so_and_how_to_resume(data_dir, cli_env, capsys)
 def test_sigterm_saves_the_step_and_resume_continues_it(data_dir, cli_env, capsys):
     callback = '--trainer.callbacks=[{"class_path": "tests.cli.interrupter.TerminateAt", "init_args": {"step": 4}}]'
     args = [*shakespeare_args(data_dir), "--trainer.max_steps=6", callback]
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as stopped:
         main(args)
+    assert stopped.value.code == 128 + signal.SIGTERM  # not 0: a scheduler must not take it for a finished run
     run_dir = only_run(cli_env / "runs")
     summary = read_run(run_dir)["summary"]
     assert summary["status"] == "interrupted"
