@@ -229,6 +229,7 @@ class ZooCLI(LightningCLI):
             wandb_mode()  # a W&B account problem stops the command before anything is created
         except ValueError as error:
             raise ConfigError(str(error)) from None
+        _check_fit_options(self._config())  # before the run folder exists
         if self._config().trainer.get("fast_dev_run"):
             # Lightning's smoke test: no run folder, checkpoint or record that a later command could pick up
             print("zoo: fast_dev_run is a smoke test: nothing is saved (no run folder, checkpoint or W&B run)")
@@ -299,28 +300,17 @@ class ZooCLI(LightningCLI):
 
     def _training_callbacks(self, trainer_config) -> list:
         """What every ``fit`` adds: a final validation, per-step seeds, the non-finite loss check, and a
-        ``last.ckpt`` every ``checkpoint_every_n_steps`` if asked.
-
-        Raises:
-            ValueError: ``checkpoint_every_n_steps`` below 1, or given with ``trainer.enable_checkpointing=false``.
-        """
+        ``last.ckpt`` every ``checkpoint_every_n_steps`` if asked (checked by :func:`_check_fit_options`)."""
         config = self._config()
         callbacks = [FinalValidation(), StepSeed(), NonFiniteLoss(config.nonfinite_loss, self.record)]
-        every = config.checkpoint_every_n_steps
-        if every is not None:
-            if trainer_config.get("enable_checkpointing", True) is False:
-                raise ValueError(
-                    f"checkpoint_every_n_steps={every} needs checkpoints, but trainer.enable_checkpointing=false"
-                )
-            callbacks.append(SaveLastEvery(every))
+        if config.checkpoint_every_n_steps is not None:
+            callbacks.append(SaveLastEvery(config.checkpoint_every_n_steps))
         return callbacks
 
     def _keep_last(self) -> list[ModelCheckpoint]:
         """With ``--keep_last N``, a checkpoint ``step<S>.ckpt`` at each validation, the newest N kept (Lightning
         ranks them by the evaluated step, which :class:`TaskModule` logs as ``step``)."""
         keep = self._config().keep_last
-        if keep < 0:
-            raise ConfigError(f"keep_last={keep} is not valid; it must be an integer >= 0 (0: keep none)")
         if keep == 0:
             return []
         folder = self.run_dir / "checkpoints"
@@ -394,6 +384,24 @@ class ZooCLI(LightningCLI):
         if os.environ.get("WANDB_MODE") == "offline" and wandb_logger.failure is None:
             runs = f"{wandb_logger.save_dir}/wandb/offline-run-*"
             rank_zero_info(f"zoo: W&B run saved offline; upload it (needs a W&B account) with: wandb sync {runs}")
+
+
+def _check_fit_options(config: Namespace) -> None:
+    """Refuse bad values of the command's own checkpoint options, before anything is created.
+
+    Raises:
+        ConfigError: ``checkpoint_every_n_steps`` below 1, ``keep_last`` below 0, or either asked for with
+            ``trainer.enable_checkpointing=false``.
+    """
+    every, keep = config.get("checkpoint_every_n_steps"), config.get("keep_last", 0)
+    if every is not None and every < 1:
+        raise ConfigError(f"checkpoint_every_n_steps={every} is not valid; it must be a positive integer")
+    if keep < 0:
+        raise ConfigError(f"keep_last={keep} is not valid; it must be an integer >= 0 (0: keep none)")
+    if config.trainer.get("enable_checkpointing", True) is False:
+        for field, value in (("checkpoint_every_n_steps", every), ("keep_last", keep or None)):
+            if value is not None:
+                raise ConfigError(f"{field}={value} needs checkpoints, but trainer.enable_checkpointing=false")
 
 
 def _record_wandb_failure(record: RunRecord, message: str) -> None:
