@@ -33,6 +33,7 @@ from zoo.resume import SaveLastEvery, StepSeed
 from zoo.run_folders import RunFolderError, differences, find_resumable, new_run_dir, run_family, run_name
 from zoo.tasks import TaskModule
 from zoo.tracking import RunRecord, define_summaries, flatten, make_wandb_logger, wandb_mode
+from zoo.yaml_files import YAMLFileError, load_yaml
 
 ARCHITECTURE_FIELDS = (
     "d_model",
@@ -132,6 +133,7 @@ class ZooCLI(LightningCLI):
             trainer_defaults={"use_distributed_sampler": False},
             parser_kwargs={
                 "description": __doc__,
+                "prog": "python -m zoo",  # not "__main__.py" in the usage lines
                 "allow_abbrev": False,  # a shortened key (--trainer.max_step) must not set a field silently
                 **{sub: {"epilog": knob_help(), "allow_abbrev": False} for sub in SUBCOMMANDS},
             },
@@ -453,17 +455,13 @@ def _check_files(args: list[str]) -> None:
 def _check_yaml(paths: list[str]) -> None:
     """Raise ``ConfigError`` naming the file, line and column of a ``--config`` file that is not valid YAML
     (jsonargparse names it ``"<unicode string>"``)."""
-    import yaml
-
     for path in paths:
         if not Path(path).is_file():
             continue
         try:
-            yaml.safe_load(Path(path).read_text())
-        except yaml.MarkedYAMLError as error:
-            mark = error.problem_mark or error.context_mark
-            where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "somewhere"
-            raise ConfigError(f"{path} is not valid YAML: {error.problem or error.context} at {where}") from None
+            load_yaml(path)
+        except YAMLFileError as error:
+            raise ConfigError(str(error)) from None
 
 
 def _check_same_run(run_dir: Path, flat: dict, prefix: str) -> None:

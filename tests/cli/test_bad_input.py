@@ -163,6 +163,7 @@ def test_help_lists_every_knob_and_its_choices(subcommand, capsys):
     with pytest.raises(SystemExit):
         main([subcommand, "--help"])
     out = capsys.readouterr().out
+    assert out.startswith(f"usage: python -m zoo [options] {subcommand} ")  # the command to type, not __main__.py
     assert "--model.norm                 {layernorm,rmsnorm,batchnorm,powernorm}  default: layernorm" in out
     assert "--model.pe                   {none,sinusoidal,learned,rope}" in out
     for knob in ("num_encoder_layers", "pooling", "label_smoothing", "warmup_steps", "n_heads", "d_ff"):

@@ -94,3 +94,13 @@ def test_extra_argument_may_not_set_a_swept_key(run_sweep):
 @pytest.mark.parametrize(("flag", "value"), [("--parallel", "0"), ("--threads", "-3"), ("--count", "0")])
 def test_counts_below_one_name_the_option_and_value(run_sweep, flag, value):
     assert run_sweep(flag, value) == f"{flag}={value} is not valid; it must be an integer >= 1"
+
+
+def test_a_sweep_file_that_is_not_yaml_names_its_line_and_column(tmp_path, capsys):
+    path = tmp_path / "broken.yaml"
+    path.write_text("name: x\nmethod: grid\nparameters:\n  model.pe: {values: [learned, rope]\n")
+    assert main([str(path), "--runs_dir", str(tmp_path / "runs")]) == 2
+    assert capsys.readouterr().err == (
+        f"zoo sweep: error: {path} is not valid YAML: expected ',' or '}}', but got '<stream end>' at line 5, "
+        "column 1\n"
+    )

@@ -13,7 +13,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
+from zoo.yaml_files import YAMLFileError, load_yaml
 
 METHODS = ("grid", "random", "bayes")
 SEED_KEY = "seed_everything"
@@ -66,9 +66,9 @@ def load_sweep(path: str | Path) -> dict:
     if not path.is_file():
         raise SweepError(f"sweep file {str(path)!r} not found")
     try:
-        config = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as error:
-        raise SweepError(f"{path}: not valid YAML: {str(error).splitlines()[0]}") from error
+        config = load_yaml(path)
+    except YAMLFileError as error:
+        raise SweepError(str(error)) from None
     check_sweep(config, str(path))
     return config
 

@@ -1,0 +1,30 @@
+"""Reading YAML files (configs, sweeps) with errors that name the file, line and column."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+class YAMLFileError(ValueError):
+    """A file that is not valid YAML; the message names the file, the problem, the line and the column."""
+
+
+def load_yaml(path: str | Path) -> Any:
+    """The content of the YAML file ``path``.
+
+    Raises:
+        YAMLFileError: e.g. ``sweeps/x.yaml is not valid YAML: expected ',' or '}', but got '<stream end>' at
+            line 5, column 1``.
+        OSError: the file cannot be read.
+    """
+    try:
+        return yaml.safe_load(Path(path).read_text())
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise YAMLFileError(f"{path} is not valid YAML: {error.problem or error.context}{where}") from None
+    except yaml.YAMLError as error:
+        raise YAMLFileError(f"{path} is not valid YAML: {str(error).splitlines()[0]}") from None
