@@ -1,5 +1,7 @@
 """Bad input ends in exit status 2 and one line on stderr that names the value and what is valid."""
 
+import json
+
 from tests.compare.fake_runs import write_run
 
 
@@ -18,6 +20,17 @@ def test_a_path_that_is_no_run(runs_dir, compare):
     assert (
         one_error_line(compare, pattern)
         == f"{pattern!r} matches no run folder (a folder with summary.json or config.json)"
+    )
+
+
+def test_a_sweep_whose_trials_all_failed_says_so(runs_dir, compare):
+    trials = {"bad-sweep-a-s1": {"status": "failed"}, "bad-sweep-b-s1": {"status": "failed"}}
+    state = {"name": "bad-sweep", "trials": trials}
+    (runs_dir / "bad-sweep").mkdir()
+    (runs_dir / "bad-sweep" / "sweep.json").write_text(json.dumps(state))
+    assert one_error_line(compare, "bad-sweep", "--runs_dir", runs_dir) == (
+        f"sweep 'bad-sweep' has no run with a record yet (2 failed); the trials' output is in "
+        f"{runs_dir / 'bad-sweep' / 'logs'}/"
     )
 
 

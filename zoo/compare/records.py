@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import glob
 import json
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -132,6 +133,14 @@ def resolve_spec(spec: str, runs_dir: Path) -> list[Path]:
     members = sorted(p for p in runs_dir.glob("*") if is_run_folder(p) and _group_of(p) == spec)
     if members:
         return members
+    state = _read_json(runs_dir / spec / "sweep.json", None)
+    if state is not None:
+        statuses = Counter(trial.get("status", "unknown") for trial in state.get("trials", {}).values())
+        counts = ", ".join(f"{n} {status}" for status, n in sorted(statuses.items())) or "no trial started"
+        raise CompareError(
+            f"sweep {spec!r} has no run with a record yet ({counts}); the trials' output is in "
+            f"{runs_dir / spec / 'logs'}/"
+        )
     sweeps = ", ".join(_sweep_names(runs_dir)) or "none"
     raise CompareError(
         f"{spec!r} is not a run folder (no summary.json or config.json), a glob of run folders, or a sweep name in "
