@@ -28,9 +28,13 @@ BOOKKEEPING_FIELDS = (
     "trainer.enable_model_summary",
     "keep_last",
 )
-# Model fields that only choose the decoder that evaluation translates with: a run's checkpoint may be
-# evaluated with other values (a beam of 5 after training with greedy validation).
+# Model fields that only choose the decoder that evaluation translates with, or predict generates with: a run's
+# checkpoint may be evaluated with other values (a beam of 5 after training with greedy validation).
 DECODING_FIELDS = (
+    "model.max_new_tokens",
+    "model.temperature",
+    "model.top_k",
+    "model.top_p",
     "model.beam_size",
     "model.length_penalty",
     "model.max_len_a",

@@ -61,6 +61,20 @@ def test_bad_knob(override, message, data_dir, cli_env, capsys):
     assert not (cli_env / "runs").exists()
 
 
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("--model.temperature=-1", "model.temperature=-1.0 is not valid; it must be >= 0 (0: greedy)"),
+        ("--model.top_k=0", "model.top_k=0 is not valid; it must be positive"),
+        ("--model.top_p=1.5", "model.top_p=1.5 is not valid; it must be in (0, 1]"),
+        ("--model.max_new_tokens=0", "model.max_new_tokens=0 is not valid; it must be an integer >= 1"),
+    ],
+)
+def test_bad_generation_knob_of_the_language_model(override, message, data_dir, cli_env, capsys):
+    assert f"zoo: error: {message}" in fails(capsys, [*shakespeare_args(data_dir), override])
+    assert not (cli_env / "runs").exists()
+
+
 def test_missing_data_path(cli_env, capsys):
     err = fails(capsys, ["fit", "--config", TRANSLATION, "--data.path=./no/such/folder"])
     assert "zoo: error: data.path='./no/such/folder' is not a folder" in err

@@ -8,6 +8,17 @@ from torch import Tensor
 from zoo.decoding.steps import Step
 
 
+def check_sampling(temperature: float, top_k: int | None, top_p: float | None, prefix: str = "") -> None:
+    """Raise ``ValueError`` naming the field (``prefix`` + its name) for a sampling setting out of range:
+    ``temperature < 0`` (0 is greedy search), ``top_k < 1``, ``top_p`` outside ``(0, 1]``."""
+    if temperature < 0:
+        raise ValueError(f"{prefix}temperature={temperature} is not valid; it must be >= 0 (0: greedy)")
+    if top_k is not None and top_k < 1:
+        raise ValueError(f"{prefix}top_k={top_k} is not valid; it must be positive")
+    if top_p is not None and not 0 < top_p <= 1:
+        raise ValueError(f"{prefix}top_p={top_p} is not valid; it must be in (0, 1]")
+
+
 def filter_logits(logits: Tensor, top_k: int | None = None, top_p: float | None = None) -> Tensor:
     """Set every token outside the allowed set to ``-inf``.
 

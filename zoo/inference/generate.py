@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from zoo.decoding.sampling import check_sampling
 from zoo.inference.checkpoint import InferenceError, load_trained
 from zoo.inference.command import main_of, parser, positive
 from zoo.inference.text import generate_text
@@ -28,11 +29,10 @@ def run(argv: list[str]) -> None:
     args = arguments().parse_args(argv)
     positive("max_new_tokens", args.max_new_tokens)
     positive("num_samples", args.num_samples)
-    positive("top_k", args.top_k, optional=True)
-    if args.top_p is not None and not 0 < args.top_p <= 1:
-        raise InferenceError(f"--top_p={args.top_p} is not valid; it must be in (0, 1]")
-    if args.temperature < 0:
-        raise InferenceError(f"--temperature={args.temperature} is not valid; it must be >= 0 (0: greedy)")
+    try:
+        check_sampling(args.temperature, args.top_k, args.top_p, prefix="--")
+    except ValueError as error:
+        raise InferenceError(str(error)) from None
     if args.beam_size > 1 and args.num_samples > args.beam_size:
         raise InferenceError(f"--num_samples={args.num_samples} is not valid with beam search; at most --beam_size")
     model = load_trained(args.ckpt_path, args.device)

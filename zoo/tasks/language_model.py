@@ -9,7 +9,9 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torchmetrics import SumMetric
 
-from zoo.data.tokenizer import PAD_ID
+from zoo.data.tokenizer import EOS_ID, PAD_ID
+from zoo.decoding import DecoderOnlyStep, sample, strip_after_eos
+from zoo.decoding.sampling import check_sampling
 from zoo.nn import DecoderOnly
 from zoo.nn.registry import check_at_least
 from zoo.tasks.base import TaskModule
@@ -18,16 +20,36 @@ from zoo.tasks.base import TaskModule
 class LanguageModelTask(TaskModule):
     """Next-token cross-entropy; validation loss (nats per token), perplexity, and bits per character.
 
+    ``predict`` continues each block of the split, as ``python -m zoo generate`` continues a prompt.
+
     Args:
         num_layers: depth.
         tie_embeddings: share the embedding and the output projection (Press and Wolf 2017).
+        max_new_tokens: tokens ``predict`` adds to each block (fewer where it produces ``<eos>``).
+        temperature: ``predict``'s sampling temperature; 0 is greedy search.
+        top_k, top_p: ``predict`` samples among the ``top_k`` most likely tokens, or the smallest set of
+            probability ``top_p`` (nucleus sampling, Holtzman et al. 2020); ``None``: no limit.
         **kwargs: the knobs of :class:`zoo.tasks.base.TaskModule`.
+
+    Raises:
+        ValueError: naming the field, for a value out of range.
     """
 
     monitor, monitor_mode, short_name = "val_loss", "min", "do"
 
-    def __init__(self, num_layers: int = 4, tie_embeddings: bool = True, **kwargs) -> None:
+    def __init__(
+        self,
+        num_layers: int = 4,
+        tie_embeddings: bool = True,
+        max_new_tokens: int = 64,
+        temperature: float = 0.0,
+        top_k: int | None = None,
+        top_p: float | None = None,
+        **kwargs,
+    ) -> None:
         check_at_least("model.num_layers", num_layers, 1)
+        check_at_least("model.max_new_tokens", max_new_tokens, 1)
+        check_sampling(temperature, top_k, top_p, prefix="model.")
         super().__init__(**kwargs)
         self.sums = nn.ModuleDict({f"{stage}_{k}": SumMetric() for stage in ("val", "test") for k in ("nll", "tokens")})
 
@@ -65,8 +87,11 @@ class LanguageModelTask(TaskModule):
             metric.reset()
 
     def predict_step(self, batch: dict, batch_idx: int) -> dict:
-        """For each block of the split, the most likely next token after every one of its ``T`` positions
-        (teacher-forced: position ``t`` sees the true tokens up to ``t``), decoded to text:
-        ``{"index": (B,), "prediction": B strings}``."""
-        ids = self(batch["tokens"]).argmax(dim=-1)
-        return {"index": batch["index"], "prediction": self.trainer.datamodule.tokenizer.decode_batch(ids.tolist())}
+        """For each block of the split, its continuation (the new text only) by greedy search or sampling
+        (``model.max_new_tokens``, ``model.temperature``, ``model.top_k``, ``model.top_p``; the context slides
+        over the last ``model.max_len`` tokens): ``{"index": (B,), "prediction": B strings}``."""
+        hp = self.hparams
+        step = DecoderOnlyStep(self.network, window=hp.max_len)
+        ids = sample(step, batch["tokens"], hp.max_new_tokens, EOS_ID, PAD_ID, hp.temperature, hp.top_k, hp.top_p)
+        continuations = strip_after_eos(ids, EOS_ID, hp.max_new_tokens)
+        return {"index": batch["index"], "prediction": self.trainer.datamodule.tokenizer.decode_batch(continuations)}
