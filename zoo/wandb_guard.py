@@ -80,6 +80,11 @@ class GuardedWandbLogger(WandbLogger):
         log = super().log_metrics
         self.safely("log_metrics", lambda: log(metrics, step))
 
+    @rank_zero_only
+    def log_image(self, key: str, images: list, step: int | None = None, **kwargs) -> None:
+        log = super().log_image
+        self.safely("log_image", lambda: log(key, images, step, **kwargs))
+
     def after_save_checkpoint(self, checkpoint_callback) -> None:
         save = super().after_save_checkpoint
         self.safely("after_save_checkpoint", lambda: save(checkpoint_callback))

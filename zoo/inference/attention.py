@@ -60,6 +60,20 @@ def _maps(model: TrainedModel, text: str, target: str | None) -> list[AttentionM
     return maps
 
 
+def example_text(model: TrainedModel, datamodule, split: str = "validation") -> str:
+    """The input text of the first example of a data module's ``split``, decoded from its ids (the tokenizers
+    round-trip text): a source sentence, a sentence to classify, or a block of text."""
+    batch = datamodule.collate(split, [0])
+    ids = batch["src"] if "src" in batch else batch["tokens"]
+    return model.source_tokenizer.decode(ids[0].tolist())
+
+
+def draw_example(model: TrainedModel, text: str, out: Path) -> None:
+    """Draw the attention maps of ``model`` on ``text`` (a translation model: on its own translation) to the
+    PNG ``out``."""
+    draw_attention(_maps(model, text, None), out)
+
+
 def run(argv: list[str]) -> None:
     """Draw the maps to ``--out`` and print its path and size."""
     args = arguments().parse_args(argv)

@@ -1,0 +1,26 @@
+"""``--trainer.callbacks+=zoo.callbacks.AttentionMaps`` draws the first validation example's attention maps at
+each validation, into the run folder and to W&B."""
+
+import pytest
+from PIL import Image
+
+from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL, VARIANTS
+from zoo.cli import main
+
+
+@pytest.mark.parametrize("variant", ["encoder_decoder", "encoder_only", "decoder_only"])
+def test_attention_maps_at_every_validation(variant, data_dir, cli_env):
+    config, name, extra, _ = VARIANTS[variant]
+    main(
+        [
+            "fit", "--config", str(CONFIGS / config), f"--data.path={data_dir / name}", *TINY_MODEL, *extra,
+            *FEW_STEPS, "--trainer.callbacks+=zoo.callbacks.AttentionMaps",
+        ]
+    )  # fmt: skip
+    (run_dir,) = (cli_env / "runs").iterdir()
+    maps = sorted(path.name for path in (run_dir / "attention").iterdir())
+    assert maps == ["step3.png", "step6.png"]  # validations at steps 3 and 6; the sanity check draws none
+    rows = 3 if variant == "encoder_decoder" else 1  # one layer: encoder, decoder and cross-attention, or one stack
+    assert Image.open(run_dir / "attention" / "step6.png").size == (600, 300 * rows)  # 2 heads of 300 x 300
+    images = list((run_dir / "wandb").glob("offline-run-*/files/media/images/attention_*.png"))
+    assert len(images) == 2, images
