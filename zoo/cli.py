@@ -16,23 +16,22 @@ import sys
 from pathlib import Path
 
 from jsonargparse import Namespace
-from lightning.pytorch.callbacks import ModelCheckpoint
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.loggers import WandbLogger
 from lightning.pytorch.utilities import rank_zero_info
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 
-from zoo.callbacks import FinalValidation, InterruptedRun
+from zoo.callbacks import FinalValidation, InterruptedRun, checkpoint_callbacks
 from zoo.data import ZooDataModule
 from zoo.knob_help import field_names, knob_help
 from zoo.nonfinite import NonFiniteAction, NonFiniteLoss, NonFiniteLossError
 from zoo.predictions import PredictionWriter
 from zoo.progress import StepProgressBar, silence_noise
 from zoo.resume import SaveLastEvery, StepSeed
-from zoo.run_folders import RunFolderError
+from zoo.run_folders import RunFolderError, remove_unused_run_dir
 from zoo.run_resolution import check_loadable, load_checkpoint, resolve_run_dir
 from zoo.tasks import TaskModule
-from zoo.tracking import RunRecord, define_summaries, flatten, make_wandb_logger, wandb_mode
+from zoo.tracking import RunRecord, define_summaries, flatten, make_wandb_logger, record_checkpoints, wandb_mode
 from zoo.yaml_files import YAMLFileError, load_yaml
 
 RUN_DIR_ENV = "ZOO_RUN_DIR"  # how the launching process tells DDP child ranks which run folder is theirs
@@ -190,18 +189,8 @@ class ZooCLI(LightningCLI):
                     f"(`python -m zoo validate` evaluates the validation split)"
                 )
         except (ValueError, FileNotFoundError, ConnectionError) as error:
-            self._remove_unused_run_dir()
+            remove_unused_run_dir(self.run_dir)
             raise ConfigError(str(_root_cause(error))) from error
-
-    def _remove_unused_run_dir(self) -> None:
-        """A run that failed before it started leaves no folder behind (only a folder that is empty, or holds
-        no more than the W&B id its logger wrote, can be ours)."""
-        id_file = None if self.run_dir is None else self.run_dir / "wandb_id"
-        if id_file is not None and id_file.exists() and list(self.run_dir.iterdir()) == [id_file]:
-            id_file.unlink()
-        for folder in (self.run_dir, None if self.run_dir is None else self.run_dir.parent):
-            if folder is not None and folder.is_dir() and not any(folder.iterdir()):
-                folder.rmdir()
 
     def instantiate_trainer(self, **kwargs):
         trainer_config = self._get(self.config_init, "trainer", default={})
@@ -224,17 +213,7 @@ class ZooCLI(LightningCLI):
         if self.subcommand == "predict":
             callbacks.append(PredictionWriter(self.run_dir, self.record))
         if self.subcommand == "fit" and trainer_config.get("enable_checkpointing", True) is not False:
-            callbacks.append(
-                ModelCheckpoint(
-                    dirpath=self.run_dir / "checkpoints",
-                    filename="best-step{step}",
-                    auto_insert_metric_name=False,
-                    monitor=self.model.monitor,
-                    mode=self.model.monitor_mode,
-                    save_last=True,
-                )
-            )
-            callbacks += self._keep_last()
+            callbacks += checkpoint_callbacks(self.run_dir, self.model, self._config().keep_last)
         return super().instantiate_trainer(
             callbacks=callbacks, logger=loggers, default_root_dir=str(self.run_dir), **kwargs
         )
@@ -247,17 +226,6 @@ class ZooCLI(LightningCLI):
         if config.checkpoint_every_n_steps is not None:
             callbacks.append(SaveLastEvery(config.checkpoint_every_n_steps))
         return callbacks
-
-    def _keep_last(self) -> list[ModelCheckpoint]:
-        """With ``--keep_last N``, a checkpoint ``step<S>.ckpt`` at each validation, the newest N kept (Lightning
-        ranks them by the evaluated step, which :class:`TaskModule` logs as ``step``)."""
-        keep = self._config().keep_last
-        if keep == 0:
-            return []
-        folder = self.run_dir / "checkpoints"
-        return [
-            ModelCheckpoint(folder, "step{step}", "step", save_top_k=keep, mode="max", auto_insert_metric_name=False)
-        ]
 
     # -- around the subcommands ----------------------------------------------------------------
     def _record_config(self) -> None:
@@ -306,19 +274,8 @@ class ZooCLI(LightningCLI):
     def _finish(self, status: str | None) -> None:
         if self.run_dir is None or self.trainer.global_rank != 0:
             return
-        checkpoint = self.trainer.checkpoint_callback
-        if status is not None and checkpoint is None:
-            self.record.record(checkpoints={}, checkpointing=False, status=status)
-            rank_zero_info("zoo: trainer.enable_checkpointing=false: no checkpoints were saved")
-        if status is not None and checkpoint is not None:
-            paths = {"best": checkpoint.best_model_path, "last": checkpoint.last_model_path}
-            kept = sorted(str(p) for p in (self.run_dir / "checkpoints").glob("step*.ckpt"))
-            paths.update({"kept": kept} if kept else {})
-            self.record.record(checkpoints={k: v for k, v in paths.items() if v}, status=status)
-            if paths["best"]:
-                rank_zero_info(f"zoo: best checkpoint {paths['best']} (last: {paths['last']})")
-            else:
-                rank_zero_info(f"zoo: no validation ran, so no best checkpoint (last: {paths['last']})")
+        if status is not None:
+            record_checkpoints(self.record, self.trainer.checkpoint_callback, status)
         wandb_logger = self.trainer.loggers[0]
         wandb_logger.finish()  # one W&B run per command, even when several run in one process
         rank_zero_info(f"zoo: run folder {self.run_dir} (config, metrics.jsonl, summary.json, checkpoints/)")

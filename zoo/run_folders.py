@@ -104,6 +104,19 @@ def new_run_dir(runs_dir: Path, name: str) -> Path:
             k += 1
 
 
+def remove_unused_run_dir(run_dir: Path | None) -> None:
+    """Remove ``run_dir`` (and ``runs_dir`` if then empty) when a run failed before it started: only a folder
+    that is empty, or holds no more than the W&B id its logger wrote, can be such a run's."""
+    if run_dir is None:
+        return
+    id_file = run_dir / "wandb_id"
+    if id_file.exists() and list(run_dir.iterdir()) == [id_file]:
+        id_file.unlink()
+    for folder in (run_dir, run_dir.parent):
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+
+
 def _same_name(folder: Path, name: str) -> bool:
     return folder.name == name or (folder.name.startswith(name + "-") and folder.name[len(name) + 1 :].isdigit())
 
