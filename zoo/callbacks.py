@@ -1,5 +1,5 @@
-"""Lightning callbacks that keep every number of a run trustworthy: a validation after the last step, and an
-honest status when a run is interrupted."""
+"""Lightning callbacks that keep every number of a run trustworthy: a validation after the last step, an
+honest status when a run is interrupted, and the checkpoints a run folder holds."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import lightning.pytorch as pl
-from lightning.pytorch.callbacks import Callback
+from lightning.pytorch.callbacks import Callback, ModelCheckpoint
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 
 
@@ -87,3 +87,27 @@ class AttentionMaps(Callback):
         for logger in trainer.loggers:
             if hasattr(logger, "log_image"):
                 logger.log_image(key="attention", images=[str(out)], step=trainer.global_step)
+
+
+def checkpoint_callbacks(run_dir: Path, task, keep_last: int = 0) -> list[ModelCheckpoint]:
+    """The checkpoints of a ``fit`` in ``run_dir/checkpoints``: ``best-step<S>.ckpt`` by the task's ``monitor``
+    metric and ``last.ckpt``; with ``keep_last`` N, also ``step<S>.ckpt`` at each validation, the newest N kept
+    (Lightning ranks them by the evaluated step, which :class:`zoo.tasks.TaskModule` logs as ``step``)."""
+    folder = run_dir / "checkpoints"
+    callbacks = [
+        ModelCheckpoint(
+            dirpath=folder,
+            filename="best-step{step}",
+            auto_insert_metric_name=False,
+            monitor=task.monitor,
+            mode=task.monitor_mode,
+            save_last=True,
+        )
+    ]
+    if keep_last:
+        callbacks.append(
+            ModelCheckpoint(
+                folder, "step{step}", "step", save_top_k=keep_last, mode="max", auto_insert_metric_name=False
+            )
+        )
+    return callbacks

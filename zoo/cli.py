@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 import functools
-import json
 import os
 import re
 import signal
@@ -17,49 +16,29 @@ import sys
 from pathlib import Path
 
 from jsonargparse import Namespace
-from lightning.pytorch.callbacks import ModelCheckpoint
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.loggers import WandbLogger
 from lightning.pytorch.utilities import rank_zero_info
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 
-from zoo.callbacks import FinalValidation, InterruptedRun
+from zoo.callbacks import FinalValidation, InterruptedRun, checkpoint_callbacks
 from zoo.data import ZooDataModule
 from zoo.knob_help import field_names, knob_help
 from zoo.nonfinite import NonFiniteAction, NonFiniteLoss, NonFiniteLossError
 from zoo.predictions import PredictionWriter
 from zoo.progress import StepProgressBar, silence_noise
 from zoo.resume import SaveLastEvery, StepSeed
-from zoo.run_folders import RunFolderError, differences, find_resumable, new_run_dir, run_family, run_name
+from zoo.run_folders import RunFolderError, remove_unused_run_dir
+from zoo.run_resolution import check_loadable, load_checkpoint, resolve_run_dir
 from zoo.tasks import TaskModule
-from zoo.tracking import RunRecord, define_summaries, flatten, make_wandb_logger, wandb_mode
+from zoo.tracking import RunRecord, define_summaries, flatten, make_wandb_logger, record_checkpoints, wandb_mode
 from zoo.yaml_files import YAMLFileError, load_yaml
 
-ARCHITECTURE_FIELDS = (
-    "d_model",
-    "n_heads",
-    "d_ff",
-    "activation",
-    "norm",
-    "norm_position",
-    "pe",
-    "max_len",
-    "num_layers",
-    "num_encoder_layers",
-    "num_decoder_layers",
-    "tie_embeddings",
-    "share_embeddings",
-)
 RUN_DIR_ENV = "ZOO_RUN_DIR"  # how the launching process tells DDP child ranks which run folder is theirs
 
 
 class ConfigError(Exception):
     """A bad configuration, reported in one line before training starts."""
-
-
-def _import(class_path: str) -> type:
-    module, _, name = class_path.rpartition(".")
-    return getattr(__import__(module, fromlist=[name]), name)
 
 
 class ZooArgumentParser(LightningArgumentParser):
@@ -177,52 +156,11 @@ class ZooCLI(LightningCLI):
     def _config(self) -> Namespace:
         return self.config[self.subcommand] if self.subcommand else self.config
 
-    def _names(self, config: Namespace, flat: dict) -> tuple[str, str]:
-        """The automatic run name and its family (the name without the config hash)."""
-        model, data = config.model, config.data
-        task = _import(model.class_path)
-        data_module = _import(data.class_path)
-        path = data.init_args.get("path") or "data"
-        data_name = getattr(data_module, "run_label", None) or Path(str(path).rstrip("/")).name
-        data_name = data_name.lower().replace("_", "")
-        return run_name(task.short_name, data_name, flat), run_family(task.short_name, data_name, flat)
-
     def _resolve_run_dir(self, config: Namespace) -> Path | None:
         inherited = os.environ.get(RUN_DIR_ENV)
         if inherited and int(os.environ.get("LOCAL_RANK", "0")) > 0:
             return Path(inherited)
-        flat = flatten(_plain(config))
-        name, family = self._names(config, flat)
-        if config.run_name:
-            name, family = config.run_name, None
-        runs_dir, ckpt_path = Path(config.runs_dir), config.get("ckpt_path")
-        evaluating = self.subcommand in ("validate", "test", "predict")
-        if evaluating and not ckpt_path:
-            raise ConfigError(
-                f"{self.subcommand} needs a trained model: pass --ckpt_path with a checkpoint file, or "
-                f"--ckpt_path last for the latest run of this config"
-            )
-        if ckpt_path == "last":
-            try:
-                found = find_resumable(runs_dir, name, flat, family, prefix="model." if evaluating else "")
-            except RunFolderError as error:
-                raise ConfigError(str(error)) from None
-            config.ckpt_path = str(found / "checkpoints" / "last.ckpt")
-            _check_same_model(config)
-            if not evaluating:
-                _check_budget_left(config)
-            return found
-        if ckpt_path:
-            if not Path(ckpt_path).is_file():
-                raise ConfigError(f"ckpt_path={ckpt_path!r} is not a file")
-            owner = Path(ckpt_path).resolve().parent.parent
-            _check_same_model(config)
-            if not evaluating:
-                _check_budget_left(config)
-            if (owner / "summary.json").exists():
-                _check_same_run(owner, flat, prefix="model." if evaluating else "")
-                return owner
-        return new_run_dir(runs_dir, name) if self.subcommand == "fit" else None
+        return resolve_run_dir(self.subcommand, config, flatten(_plain(config)))
 
     def before_instantiate_classes(self) -> None:
         if self.subcommand is None:
@@ -251,18 +189,8 @@ class ZooCLI(LightningCLI):
                     f"(`python -m zoo validate` evaluates the validation split)"
                 )
         except (ValueError, FileNotFoundError, ConnectionError) as error:
-            self._remove_unused_run_dir()
+            remove_unused_run_dir(self.run_dir)
             raise ConfigError(str(_root_cause(error))) from error
-
-    def _remove_unused_run_dir(self) -> None:
-        """A run that failed before it started leaves no folder behind (only a folder that is empty, or holds
-        no more than the W&B id its logger wrote, can be ours)."""
-        id_file = None if self.run_dir is None else self.run_dir / "wandb_id"
-        if id_file is not None and id_file.exists() and list(self.run_dir.iterdir()) == [id_file]:
-            id_file.unlink()
-        for folder in (self.run_dir, None if self.run_dir is None else self.run_dir.parent):
-            if folder is not None and folder.is_dir() and not any(folder.iterdir()):
-                folder.rmdir()
 
     def instantiate_trainer(self, **kwargs):
         trainer_config = self._get(self.config_init, "trainer", default={})
@@ -285,17 +213,7 @@ class ZooCLI(LightningCLI):
         if self.subcommand == "predict":
             callbacks.append(PredictionWriter(self.run_dir, self.record))
         if self.subcommand == "fit" and trainer_config.get("enable_checkpointing", True) is not False:
-            callbacks.append(
-                ModelCheckpoint(
-                    dirpath=self.run_dir / "checkpoints",
-                    filename="best-step{step}",
-                    auto_insert_metric_name=False,
-                    monitor=self.model.monitor,
-                    mode=self.model.monitor_mode,
-                    save_last=True,
-                )
-            )
-            callbacks += self._keep_last()
+            callbacks += checkpoint_callbacks(self.run_dir, self.model, self._config().keep_last)
         return super().instantiate_trainer(
             callbacks=callbacks, logger=loggers, default_root_dir=str(self.run_dir), **kwargs
         )
@@ -308,17 +226,6 @@ class ZooCLI(LightningCLI):
         if config.checkpoint_every_n_steps is not None:
             callbacks.append(SaveLastEvery(config.checkpoint_every_n_steps))
         return callbacks
-
-    def _keep_last(self) -> list[ModelCheckpoint]:
-        """With ``--keep_last N``, a checkpoint ``step<S>.ckpt`` at each validation, the newest N kept (Lightning
-        ranks them by the evaluated step, which :class:`TaskModule` logs as ``step``)."""
-        keep = self._config().keep_last
-        if keep == 0:
-            return []
-        folder = self.run_dir / "checkpoints"
-        return [
-            ModelCheckpoint(folder, "step{step}", "step", save_top_k=keep, mode="max", auto_insert_metric_name=False)
-        ]
 
     # -- around the subcommands ----------------------------------------------------------------
     def _record_config(self) -> None:
@@ -339,7 +246,7 @@ class ZooCLI(LightningCLI):
         if self.run_dir is not None:
             self._record_config()
             if self._config().get("ckpt_path"):  # what a killed process logged after this checkpoint is redone
-                self.record.rewind(_load_checkpoint(self._config().ckpt_path).get("global_step", 0))
+                self.record.rewind(load_checkpoint(self._config().ckpt_path).get("global_step", 0))
 
     def after_fit(self) -> None:
         if self.run_dir is not None and self.trainer.checkpoint_callback is not None:
@@ -367,19 +274,8 @@ class ZooCLI(LightningCLI):
     def _finish(self, status: str | None) -> None:
         if self.run_dir is None or self.trainer.global_rank != 0:
             return
-        checkpoint = self.trainer.checkpoint_callback
-        if status is not None and checkpoint is None:
-            self.record.record(checkpoints={}, checkpointing=False, status=status)
-            rank_zero_info("zoo: trainer.enable_checkpointing=false: no checkpoints were saved")
-        if status is not None and checkpoint is not None:
-            paths = {"best": checkpoint.best_model_path, "last": checkpoint.last_model_path}
-            kept = sorted(str(p) for p in (self.run_dir / "checkpoints").glob("step*.ckpt"))
-            paths.update({"kept": kept} if kept else {})
-            self.record.record(checkpoints={k: v for k, v in paths.items() if v}, status=status)
-            if paths["best"]:
-                rank_zero_info(f"zoo: best checkpoint {paths['best']} (last: {paths['last']})")
-            else:
-                rank_zero_info(f"zoo: no validation ran, so no best checkpoint (last: {paths['last']})")
+        if status is not None:
+            record_checkpoints(self.record, self.trainer.checkpoint_callback, status)
         wandb_logger = self.trainer.loggers[0]
         wandb_logger.finish()  # one W&B run per command, even when several run in one process
         rank_zero_info(f"zoo: run folder {self.run_dir} (config, metrics.jsonl, summary.json, checkpoints/)")
@@ -410,33 +306,6 @@ def _record_wandb_failure(record: RunRecord, message: str) -> None:
     record.record(wandb_error=message)
 
 
-def _load_checkpoint(ckpt_path: str) -> dict:
-    """The checkpoint at ``ckpt_path``, memory-mapped (tensors are not read) and loaded once for all the checks
-    before training (again if the file has changed since)."""
-    return _load_checkpoint_version(str(ckpt_path), Path(ckpt_path).stat().st_mtime_ns)
-
-
-@functools.lru_cache(maxsize=1)
-def _load_checkpoint_version(ckpt_path: str, mtime_ns: int) -> dict:
-    import torch
-
-    return torch.load(ckpt_path, map_location="cpu", weights_only=True, mmap=True)
-
-
-def _check_loadable(ckpt_path: str) -> None:
-    """Raise ``ConfigError`` in one line if ``ckpt_path`` is not a checkpoint that loads with
-    ``weights_only=True`` (memory-mapped: the tensors are not read)."""
-    import zipfile
-
-    if not zipfile.is_zipfile(ckpt_path):
-        raise ConfigError(f"ckpt_path={ckpt_path!r} is not a checkpoint (not a file written by torch.save)")
-    try:
-        _load_checkpoint(ckpt_path)
-    except Exception as error:  # torch raises many kinds for a file that is not a checkpoint
-        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise ConfigError(f"ckpt_path={ckpt_path!r} is not a checkpoint that zoo can load ({reason})") from None
-
-
 def _flag_values(args: list[str], flag: str) -> list[str]:
     """The values given to ``flag`` in ``args`` (``--flag VALUE`` or ``--flag=VALUE``)."""
     values = [value for name, value in zip(args, args[1:], strict=False) if name == flag]
@@ -449,7 +318,7 @@ def _check_files(args: list[str]) -> None:
     _check_yaml(_flag_values(args, "--config"))
     for ckpt_path in _flag_values(args, "--ckpt_path"):
         if Path(ckpt_path).is_file():
-            _check_loadable(ckpt_path)
+            check_loadable(ckpt_path)
 
 
 def _check_yaml(paths: list[str]) -> None:
@@ -462,52 +331,6 @@ def _check_yaml(paths: list[str]) -> None:
             load_yaml(path)
         except YAMLFileError as error:
             raise ConfigError(str(error)) from None
-
-
-def _check_same_run(run_dir: Path, flat: dict, prefix: str) -> None:
-    """Raise ``ConfigError`` if the run recorded in ``run_dir`` has another configuration (fields starting with
-    ``prefix``) than the command that would continue or evaluate it, so its record is never rewritten by
-    another configuration."""
-    recorded = run_dir / "config.json"
-    differs = differences(json.loads(recorded.read_text()), flat, prefix) if recorded.exists() else []
-    if differs:
-        raise ConfigError(
-            f"{run_dir} was trained with another configuration: {', '.join(differs)}; use its own config "
-            f"(--config {run_dir / 'config.yaml'}), or start a new run without --ckpt_path"
-        )
-
-
-def _check_budget_left(config: Namespace) -> None:
-    """Raise ``ConfigError`` if the checkpoint to continue is already at or past ``trainer.max_steps`` (Lightning
-    would train nothing, and the run's record would be rewritten with the smaller budget)."""
-
-    max_steps = config.trainer.get("max_steps")
-    if max_steps is None or max_steps < 0:
-        return
-    step = _load_checkpoint(config.ckpt_path).get("global_step", 0)
-    if step >= max_steps:
-        raise ConfigError(
-            f"ckpt_path={config.ckpt_path!r} is already at step {step} >= trainer.max_steps={max_steps}; "
-            f"pass a larger --trainer.max_steps to continue it"
-        )
-
-
-def _check_same_model(config: Namespace) -> None:
-    """Raise ``ConfigError`` if the architecture in ``config`` differs from the one the checkpoint was trained
-    with (a resumed run cannot change shapes)."""
-
-    saved = _load_checkpoint(config.ckpt_path).get("hyper_parameters", {})
-    current = config.model.init_args
-    differs = [
-        f"model.{key}={current[key]!r} (the checkpoint has {saved[key]!r})"
-        for key in ARCHITECTURE_FIELDS
-        if key in saved and key in current and saved[key] != current[key]
-    ]
-    if differs:
-        raise ConfigError(
-            f"ckpt_path={config.ckpt_path!r} was trained with another architecture: {', '.join(differs)}; "
-            f"drop those overrides, or start a new run without --ckpt_path"
-        )
 
 
 def _root_cause(error: BaseException) -> BaseException:
@@ -553,7 +376,7 @@ def main(args: list[str] | None = None) -> None:
     try:
         _check_files(argv)
         ZooCLI(args=args)
-    except ConfigError as error:
+    except (ConfigError, RunFolderError) as error:
         print(f"zoo: error: {error}", file=sys.stderr)
         sys.exit(2)
     except NonFiniteLossError as error:

@@ -74,11 +74,14 @@ def differences(recorded: dict, current: dict, prefix: str = "") -> list[str]:
     ]
 
 
+# The headline knobs of a run name and how each is written: fields of zoo.nn.TransformerConfig (a test checks).
+RUN_NAME_KNOBS = {"pe": "{}", "norm": "{}", "norm_position": "{}", "n_heads": "h{}"}
+
+
 def run_family(short_name: str, data_name: str, flat_config: dict) -> str:
-    """``<task>-<data>-<pe>-<norm>-<norm position>-h<heads>-s<seed>``: the headline knobs of a run name."""
-    get = flat_config.get
-    knobs = [get("model.pe"), get("model.norm"), get("model.norm_position"), f"h{get('model.n_heads')}"]
-    return "-".join(str(part) for part in [short_name, data_name, *knobs, f"s{get('seed_everything')}"])
+    """``<task>-<data>-<pe>-<norm>-<norm position>-h<heads>-s<seed>``: the :data:`RUN_NAME_KNOBS` of a run name."""
+    knobs = [form.format(flat_config.get(f"model.{name}")) for name, form in RUN_NAME_KNOBS.items()]
+    return "-".join(str(part) for part in [short_name, data_name, *knobs, f"s{flat_config.get('seed_everything')}"])
 
 
 def run_name(short_name: str, data_name: str, flat_config: dict) -> str:
@@ -99,6 +102,19 @@ def new_run_dir(runs_dir: Path, name: str) -> Path:
             return candidate
         except FileExistsError:
             k += 1
+
+
+def remove_unused_run_dir(run_dir: Path | None) -> None:
+    """Remove ``run_dir`` (and ``runs_dir`` if then empty) when a run failed before it started: only a folder
+    that is empty, or holds no more than the W&B id its logger wrote, can be such a run's."""
+    if run_dir is None:
+        return
+    id_file = run_dir / "wandb_id"
+    if id_file.exists() and list(run_dir.iterdir()) == [id_file]:
+        id_file.unlink()
+    for folder in (run_dir, run_dir.parent):
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
 
 
 def _same_name(folder: Path, name: str) -> bool:
@@ -127,9 +143,7 @@ def _newest_first(folders) -> list[Path]:
     return sorted(folders, key=lambda p: (p / "checkpoints" / "last.ckpt").stat().st_mtime, reverse=True)
 
 
-def find_resumable(
-    runs_dir: Path, name: str, flat_config: dict, family: str | None = None, prefix: str = ""
-) -> Path:
+def find_resumable(runs_dir: Path, name: str, flat_config: dict, family: str | None = None, prefix: str = "") -> Path:
     """The most recent ``runs_dir/name[-k]`` with ``checkpoints/last.ckpt`` whose recorded configuration equals
     ``flat_config`` (but for the budget).
 

@@ -1,23 +1,30 @@
-"""Learning-rate schedules as multipliers of the peak learning rate, per optimiser step."""
+"""Learning-rate schedules as multipliers of the peak learning rate, per optimiser step, picked by
+``model.schedule``. Each is ``schedule(step, warmup_steps, total_steps, min_ratio) -> float``."""
 
 from __future__ import annotations
 
 import math
 
-from zoo.nn.registry import check_choice
-
-SCHEDULES = ["inverse_sqrt", "cosine", "constant"]
+from zoo.registry import SCHEDULES
 
 
-def inverse_sqrt(step: int, warmup_steps: int) -> float:
+@SCHEDULES.register("inverse_sqrt")
+def inverse_sqrt(step: int, warmup_steps: int, total_steps: int = 0, min_ratio: float = 0.0) -> float:
     """Linear warm-up, then decay with the inverse square root of the step (Vaswani et al. 2017, eq. 3):
     lrate = d_model^-0.5 * min(step^-0.5, step * warmup_steps^-1.5), here scaled so that the peak, reached at
-    ``warmup_steps``, is 1 (the paper's peak is d_model^-0.5 * warmup_steps^-0.5)."""
+    ``warmup_steps``, is 1 (the paper's peak is d_model^-0.5 * warmup_steps^-0.5). ``total_steps`` and
+    ``min_ratio`` are unused.
+
+    Example:
+        >>> inverse_sqrt(99, 100), inverse_sqrt(399, 100)
+        (1.0, 0.5)
+    """
     step = step + 1
     warmup = max(1, warmup_steps)
     return min(step / warmup, math.sqrt(warmup / step))
 
 
+@SCHEDULES.register("cosine")
 def cosine(step: int, warmup_steps: int, total_steps: int, min_ratio: float = 0.1) -> float:
     """Linear warm-up to 1, then half a cosine down to ``min_ratio`` at ``total_steps`` (Loshchilov and
     Hutter 2017, without restarts), flat afterwards."""
@@ -28,15 +35,16 @@ def cosine(step: int, warmup_steps: int, total_steps: int, min_ratio: float = 0.
     return min_ratio + (1 - min_ratio) * 0.5 * (1 + math.cos(math.pi * progress))
 
 
+@SCHEDULES.register("constant")
+def constant(step: int, warmup_steps: int, total_steps: int = 0, min_ratio: float = 0.0) -> float:
+    """Linear warm-up to 1, then 1."""
+    return min(1.0, (step + 1) / max(1, warmup_steps))
+
+
 def schedule_factor(name: str, step: int, warmup_steps: int, total_steps: int, min_ratio: float) -> float:
     """The multiplier of the peak learning rate at ``step`` (counted from 0) for schedule ``name``.
 
     Raises:
         ValueError: for an unknown ``name`` (field ``model.schedule``).
     """
-    check_choice("model.schedule", name, SCHEDULES)
-    if name == "inverse_sqrt":
-        return inverse_sqrt(step, warmup_steps)
-    if name == "cosine":
-        return cosine(step, warmup_steps, total_steps, min_ratio)
-    return min(1.0, (step + 1) / max(1, warmup_steps))
+    return SCHEDULES.get(name)(step, warmup_steps, total_steps, min_ratio)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lightning.pytorch.loggers import Logger
-from lightning.pytorch.utilities import rank_zero_only
+from lightning.pytorch.utilities import rank_zero_info, rank_zero_only
 
 from zoo.wandb_guard import GuardedWandbLogger
 
@@ -243,3 +243,21 @@ class RunRecord(Logger):
             return  # Lightning finalizes an interrupted run as "failed"; the interruption was recorded first
         self.summary["status"] = "finished" if status == "success" else status
         self._write_summary()
+
+
+def record_checkpoints(record: RunRecord, checkpoint, status: str) -> None:
+    """Record a finished command's ``status`` and its checkpoints (``best``, ``last``, ``kept``) in
+    ``summary.json``, and say where they are; ``checkpoint`` is the trainer's ``ModelCheckpoint`` or ``None``
+    (checkpointing off)."""
+    if checkpoint is None:
+        record.record(checkpoints={}, checkpointing=False, status=status)
+        rank_zero_info("zoo: trainer.enable_checkpointing=false: no checkpoints were saved")
+        return
+    paths = {"best": checkpoint.best_model_path, "last": checkpoint.last_model_path}
+    kept = sorted(str(p) for p in (record.run_dir / "checkpoints").glob("step*.ckpt"))
+    paths.update({"kept": kept} if kept else {})
+    record.record(checkpoints={k: v for k, v in paths.items() if v}, status=status)
+    if paths["best"]:
+        rank_zero_info(f"zoo: best checkpoint {paths['best']} (last: {paths['last']})")
+    else:
+        rank_zero_info(f"zoo: no validation ran, so no best checkpoint (last: {paths['last']})")

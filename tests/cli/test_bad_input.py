@@ -9,6 +9,7 @@ import torch
 
 from tests.cli.helpers import CONFIGS, read_run, shakespeare_args, small_copy
 from zoo.cli import main
+from zoo.registry import POSITIONAL_ENCODINGS
 
 TRANSLATION = str(CONFIGS / "encoder_decoder" / "multi30k.yaml")
 
@@ -179,7 +180,7 @@ def test_help_lists_every_knob_and_its_choices(subcommand, capsys):
     out = capsys.readouterr().out
     assert out.startswith(f"usage: python -m zoo [options] {subcommand} ")  # the command to type, not __main__.py
     assert "--model.norm                 {layernorm,rmsnorm,batchnorm,powernorm}  default: layernorm" in out
-    assert "--model.pe                   {none,sinusoidal,learned,rope}" in out
+    assert f"--model.pe                   {{{','.join(POSITIONAL_ENCODINGS.names())}}}" in out
     for knob in ("num_encoder_layers", "pooling", "label_smoothing", "warmup_steps", "n_heads", "d_ff"):
         assert f"--model.{knob} " in out
 

@@ -9,11 +9,11 @@ from zoo.data.tokenizer import (
     EOS_ID,
     PAD_ID,
     SPECIAL_TOKENS,
-    TOKENIZERS,
     UNK_ID,
     load_tokenizer,
     train_tokenizer,
 )
+from zoo.registry import TOKENIZERS
 
 TEXTS = ["Zwei junge weiße Männer sind im Freien.", "A man in an orange hat starring at something."] * 20
 # BERT's decoder turned these into "woman ' s" and "dirt - bikes"; spaces, tabs and line breaks must survive too
@@ -21,20 +21,20 @@ HARD = "A woman's shoulders, two dirt-bikes (one four-wheeler)!\n  two  spaces\t
 LITERAL_SPECIALS = "a " + " b ".join(SPECIAL_TOKENS) + " c"  # "a <pad> b <bos> b <eos> b <unk> c"
 
 
-@pytest.mark.parametrize("kind", TOKENIZERS)
+@pytest.mark.parametrize("kind", TOKENIZERS.names())
 def test_special_tokens_have_fixed_ids(kind):
     tokenizer = train_tokenizer(kind, TEXTS, 300)
     assert [tokenizer.token_to_id(t) for t in SPECIAL_TOKENS] == [PAD_ID, BOS_ID, EOS_ID, UNK_ID] == [0, 1, 2, 3]
 
 
-@pytest.mark.parametrize("kind", TOKENIZERS)
+@pytest.mark.parametrize("kind", TOKENIZERS.names())
 def test_round_trip_is_lossless(kind):
     tokenizer = train_tokenizer(kind, TEXTS + [HARD], 300)
     for text in TEXTS[:2] + [HARD]:
         assert tokenizer.decode(tokenizer.encode(text).ids) == text
 
 
-@pytest.mark.parametrize("kind", TOKENIZERS)
+@pytest.mark.parametrize("kind", TOKENIZERS.names())
 def test_literal_special_tokens_are_ordinary_text(kind):
     tokenizer = train_tokenizer(kind, TEXTS + [LITERAL_SPECIALS], 300)
     for loaded in (tokenizer, load_tokenizer(tokenizer.to_str())):  # as from the cache or a checkpoint
@@ -48,7 +48,7 @@ def multi30k(data_dir):
     return load_splits(str(data_dir / "multi30k"), ["train", "validation"])
 
 
-@pytest.mark.parametrize("kind", TOKENIZERS)
+@pytest.mark.parametrize("kind", TOKENIZERS.names())
 def test_decoded_references_score_bleu_100_on_multi30k(kind, multi30k):
     """What BLEU compares: detokenised target ids (a perfect model's output) with the reference text."""
     train, references = multi30k["train"], list(multi30k["validation"]["en"])

@@ -30,7 +30,7 @@ def teacher_forced_log_prob(model, src, tokens, ended):
     return torch.log_softmax(logits, -1)[0, torch.arange(len(target)), torch.tensor(target)].sum().item()
 
 
-@pytest.mark.parametrize("pe", ["sinusoidal", "rope"])
+@pytest.mark.parametrize("pe", ["sinusoidal", "rope", "alibi", "t5"])
 def test_beam_size_one_is_greedy_in_a_batch_and_alone(pe):
     model = encoder_decoder(pe)
     src, mask = sources()

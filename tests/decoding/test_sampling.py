@@ -6,6 +6,7 @@ import torch
 
 from tests.decoding.conftest import EOS, PAD, VOCAB, language_model
 from zoo.decoding import DecoderOnlyStep, filter_logits, generate_ids, next_token
+from zoo.registry import POSITIONAL_ENCODINGS
 
 
 def test_top_k_keeps_the_k_most_likely_tokens():
@@ -52,7 +53,7 @@ def recomputed_greedy(model, prompt, steps, window=None):
     return tokens[0, len(prompt) :].tolist()
 
 
-@pytest.mark.parametrize("pe", ["sinusoidal", "learned", "rope", "none"])
+@pytest.mark.parametrize("pe", POSITIONAL_ENCODINGS.names())
 def test_cached_generation_equals_recomputation(pe):
     model = language_model(pe)
     prompt = torch.tensor([4, 9, 11, 5])

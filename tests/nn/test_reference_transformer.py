@@ -1,10 +1,12 @@
-"""Our encoder-decoder equals torch.nn.Transformer with the same weights (post-norm and pre-norm)."""
+"""Our three backbones equal torch.nn.Transformer's stacks with the same weights (post-norm and pre-norm): the
+encoder-decoder nn.Transformer, the encoder-only nn.TransformerEncoder, and the decoder-only
+nn.TransformerEncoder with a causal mask."""
 
 import pytest
 import torch
 from torch import nn
 
-from zoo.nn import EncoderDecoder, MultiHeadAttention, TransformerConfig
+from zoo.nn import DecoderOnly, EncoderDecoder, EncoderOnly, MultiHeadAttention, TransformerConfig
 
 D, H, FF, LAYERS = 16, 4, 32, 2
 
@@ -81,3 +83,43 @@ def test_encoder_decoder_equals_torch_transformer(norm_position):
     real_src, real_tgt = ~src_mask, ~tgt_mask
     torch.testing.assert_close(memory[real_src], ref_memory[real_src], atol=1e-5, rtol=0)
     torch.testing.assert_close(hidden[real_tgt], ref_hidden[real_tgt], atol=1e-5, rtol=0)
+
+
+def perturbed(module: nn.Module) -> nn.Module:
+    """``module`` in float64, eval mode, its parameters moved off their initial values (norms off identity)."""
+    module = module.double().eval()
+    for p in module.parameters():
+        p.data.add_(0.1 * torch.randn_like(p))
+    return module
+
+
+@pytest.mark.parametrize("norm_position", ["post", "pre"])
+@pytest.mark.parametrize("backbone", [EncoderOnly, DecoderOnly])
+def test_single_stack_backbones_equal_torch_transformer_encoder(backbone, norm_position):
+    """EncoderOnly is nn.TransformerEncoder with a padding mask; DecoderOnly is nn.TransformerEncoder with a
+    causal mask (GPT's stack: no cross-attention)."""
+    torch.manual_seed(0)
+    config = TransformerConfig(
+        d_model=D, n_heads=H, d_ff=FF, dropout=0.0, pe="none", norm_position=norm_position, scale_embedding=False
+    )
+    ours = backbone(config, 50, LAYERS).double().eval()
+    stack = ours.encoder if backbone is EncoderOnly else ours.decoder
+    encoder, _ = reference(norm_first=norm_position == "pre")
+    encoder = perturbed(encoder)
+    for ours_layer, ref_layer in zip(stack.layers, encoder.layers, strict=True):
+        copy_layer(ours_layer, ref_layer)
+    if norm_position == "pre":
+        stack.final_norm.load_state_dict(encoder.norm.state_dict())
+
+    tokens = torch.randint(1, 50, (3, 9))
+    mask = torch.zeros(3, 9, dtype=torch.bool)
+    mask[1, 6:] = True
+    if backbone is EncoderOnly:
+        hidden = ours(tokens, mask)
+        ref_hidden = encoder(ours.embed(tokens), src_key_padding_mask=mask)
+    else:
+        hidden = ours(tokens, mask)  # next-token logits
+        causal = torch.ones(9, 9, dtype=torch.bool).triu(1)
+        ref_hidden = ours.output(encoder(ours.embed(tokens), mask=causal, src_key_padding_mask=mask, is_causal=True))
+    real = ~mask
+    torch.testing.assert_close(hidden[real], ref_hidden[real], atol=1e-5, rtol=0)

@@ -13,9 +13,9 @@ from torch.utils.data import DataLoader
 from zoo.data.batching import ShardedBatchSampler
 from zoo.data.cache import atomic_save, atomic_write_text, cache_key, default_cache_dir
 from zoo.data.loading import check_columns, load_splits
-from zoo.data.tokenizer import PAD_ID, TOKENIZERS, load_tokenizer, train_tokenizer
+from zoo.data.tokenizer import PAD_ID, load_tokenizer, train_tokenizer
 from zoo.nn.masks import padding_mask
-from zoo.nn.registry import check_choice
+from zoo.registry import TOKENIZERS
 
 
 def pack(sequences: list[list[int]]) -> dict[str, torch.Tensor]:
@@ -76,7 +76,7 @@ class ZooDataModule(pl.LightningDataModule):
         seed: int = 0,
     ) -> None:
         super().__init__()
-        check_choice("data.tokenizer", tokenizer, TOKENIZERS)
+        TOKENIZERS.check(tokenizer)
         self.path, self.tokenizer_kind, self.vocab_size = path, tokenizer, vocab_size
         self.num_workers, self.seed = num_workers, seed
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()

@@ -6,7 +6,7 @@ import torch
 
 from zoo.data.base import ZooDataModule
 from zoo.data.batching import FixedSizeBatchSampler
-from zoo.nn.registry import check_at_least
+from zoo.registry import check_at_least
 
 
 class LanguageModelDataModule(ZooDataModule):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from zoo.data.base import ZooDataModule
 from zoo.data.batching import TokenBudgetBatchSampler
-from zoo.nn.registry import check_at_least
+from zoo.registry import check_at_least
 
 
 class SentenceDataModule(ZooDataModule):

@@ -19,15 +19,15 @@ from collections.abc import Iterable
 
 from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 
-from zoo.nn.registry import check_choice
+from zoo.registry import TOKENIZERS
 
 PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
 SPECIAL_TOKENS = [PAD, BOS, EOS, UNK]
 PAD_ID, BOS_ID, EOS_ID, UNK_ID = range(4)
-TOKENIZERS = ["bpe", "wordpiece", "char"]
 SPACE = "▁"  # U+2581, SentencePiece's visible space (Kudo and Richardson 2018)
 
 
+@TOKENIZERS.register("bpe")
 def _bpe(texts: Iterable[str], vocab_size: int) -> Tokenizer:
     tokenizer = Tokenizer(models.BPE(unk_token=UNK))
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -42,6 +42,7 @@ def _bpe(texts: Iterable[str], vocab_size: int) -> Tokenizer:
     return tokenizer
 
 
+@TOKENIZERS.register("wordpiece")
 def _wordpiece(texts: Iterable[str], vocab_size: int) -> Tokenizer:
     """WordPiece (Wu et al. 2016) over words that carry their leading space as ``▁``; punctuation and
     whitespace other than spaces are words of their own (as BERT's pre-tokenizer splits them). BERT's own
@@ -67,6 +68,7 @@ def _wordpiece(texts: Iterable[str], vocab_size: int) -> Tokenizer:
     return tokenizer
 
 
+@TOKENIZERS.register("char")
 def _char(texts: Iterable[str], vocab_size: int) -> Tokenizer:
     chars = sorted(set().union(*(set(text) for text in texts)))
     vocab = {token: i for i, token in enumerate(SPECIAL_TOKENS + chars)}
@@ -92,10 +94,10 @@ def train_tokenizer(kind: str, texts: list[str], vocab_size: int) -> Tokenizer:
     Raises:
         ValueError: for an unknown ``kind`` or a ``vocab_size`` too small to hold the special tokens.
     """
-    check_choice("data.tokenizer", kind, TOKENIZERS)
+    TOKENIZERS.check(kind)
     if kind != "char" and vocab_size <= len(SPECIAL_TOKENS):
         raise ValueError(f"data.vocab_size={vocab_size} is not valid; it must exceed {len(SPECIAL_TOKENS)}")
-    tokenizer = {"bpe": _bpe, "wordpiece": _wordpiece, "char": _char}[kind](texts, vocab_size)
+    tokenizer = TOKENIZERS.build(kind, texts, vocab_size)
     tokenizer.add_special_tokens(SPECIAL_TOKENS)
     assert [tokenizer.token_to_id(t) for t in SPECIAL_TOKENS] == [PAD_ID, BOS_ID, EOS_ID, UNK_ID]
     tokenizer.encode_special_tokens = True

@@ -11,6 +11,7 @@ from zoo.data.base import pad
 from zoo.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
 from zoo.decoding import generate_ids
 from zoo.inference.checkpoint import TrainedModel
+from zoo.registry import POSITIONAL_ENCODINGS
 from zoo.tasks import LanguageModelTask, TranslationTask
 
 
@@ -44,7 +45,7 @@ def translate_texts(
         progress: called with the number of sentences done after each batch.
     """
     task: TranslationTask = model.task
-    longest = task.hparams.max_len - 1 if task.hparams.pe == "learned" else None
+    longest = task.hparams.max_len - 1 if POSITIONAL_ENCODINGS.get(task.hparams.pe).length_limited else None
     sources = [e.ids[:longest] + [EOS_ID] for e in model.source_tokenizer.encode_batch(texts)]
     results: list = [None] * len(texts)
     for batch in _batches([len(s) for s in sources], batch_size):

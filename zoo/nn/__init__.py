@@ -1,19 +1,28 @@
 """Pure-PyTorch Transformer components (no Lightning here): attention, positional encodings, norms,
-feed-forward networks, layers and the three backbones."""
+feed-forward networks, poolings, layers and the three backbones. Importing it imports every module of the
+package, which registers every component in :mod:`zoo.registry`: a new norm or positional encoding is one
+new file here."""
+
+import importlib
+import pkgutil
 
 from zoo.nn.attention import KeyValueCache, MultiHeadAttention
-from zoo.nn.config import NORM_POSITIONS, TransformerConfig
+from zoo.nn.config import ARCHITECTURE_KNOBS, NORM_POSITIONS, TransformerConfig
 from zoo.nn.embedding import Embedder
-from zoo.nn.feedforward import ACTIVATIONS, FeedForward
+from zoo.nn.feedforward import FeedForward
 from zoo.nn.layers import LayerCache, TransformerLayer, TransformerStack
 from zoo.nn.masks import padding_mask
-from zoo.nn.norm import NORMS
-from zoo.nn.positional import POSITIONAL_ENCODINGS
+from zoo.nn.pooling import first_token_pooling, mean_pooling
 from zoo.nn.powernorm import PowerNorm
 from zoo.nn.transformer import DecoderOnly, EncoderDecoder, EncoderOnly, count_parameters
+from zoo.registry import ACTIVATIONS, NORMS, POSITIONAL_ENCODINGS
+
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")
 
 __all__ = [
     "ACTIVATIONS",
+    "ARCHITECTURE_KNOBS",
     "NORMS",
     "NORM_POSITIONS",
     "PowerNorm",
@@ -30,5 +39,7 @@ __all__ = [
     "TransformerLayer",
     "TransformerStack",
     "count_parameters",
+    "first_token_pooling",
+    "mean_pooling",
     "padding_mask",
 ]

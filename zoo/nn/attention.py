@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from zoo.nn.masks import attention_mask
+from zoo.nn.masks import attention_mask, biased_mask
 
 
 @dataclass
@@ -104,6 +104,7 @@ class MultiHeadAttention(nn.Module):
         is_causal: bool = False,
         rotary: nn.Module | None = None,
         cache: KeyValueCache | None = None,
+        bias: Tensor | None = None,
     ) -> Tensor:
         """Attend from ``query`` to itself (self-attention) or to ``memory`` (encoder-decoder attention).
 
@@ -115,6 +116,8 @@ class MultiHeadAttention(nn.Module):
             rotary: a rotary position encoding applied to queries and keys, or ``None``; ignored for
                 cross-attention, where query and key positions belong to different sequences.
             cache: a :class:`KeyValueCache` for incremental decoding, updated in place; ``None`` otherwise.
+            bias: ``(1, H, T, S)`` added to the scaled scores of self-attention (ALiBi, T5's relative bias), for
+                the ``T`` new queries and all ``S`` keys, cached ones included; ignored for cross-attention.
 
         Returns:
             ``(B, T, D)``.
@@ -122,32 +125,37 @@ class MultiHeadAttention(nn.Module):
         past = 0 if cache is None or cache.static else cache.length
         q = self._heads(self.q_proj(query))
         if memory is not None:
-            rotary = None  # positions of source and target are not comparable
+            rotary, bias = None, None  # positions of source and target are not comparable
+        if bias is not None:
+            bias = bias.to(q.dtype)  # the dtype autocast gave the projections
         if rotary is not None:
             q = rotary(q, start=past)
         k, v = self._keys_values(query if memory is None else memory, cache, rotary, past)
         mask = attention_mask(key_padding_mask, is_causal, q.shape[2], k.shape[2], q.device)
-        out = self._attend(q, k, v, mask)
+        out = self._attend(q, k, v, mask, bias)
         batch, _, length, _ = out.shape
         return self.out_proj(out.transpose(1, 2).reshape(batch, length, self.d_model))
 
-    def _attend(self, q: Tensor, k: Tensor, v: Tensor, allowed: Tensor | None) -> Tensor:
+    def _attend(self, q: Tensor, k: Tensor, v: Tensor, allowed: Tensor | None, bias: Tensor | None) -> Tensor:
         dropout = self.dropout if self.training else 0.0
         if self.keep_weights:
-            return self._attend_keeping_weights(q, k, v, allowed, dropout)
+            return self._attend_keeping_weights(q, k, v, allowed, bias, dropout)
         if allowed is None:
-            return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout)
+            return F.scaled_dot_product_attention(q, k, v, attn_mask=bias, dropout_p=dropout)
         # A row with no allowed key would be softmax over -inf only (NaN): let it attend anywhere, then zero it.
         has_key = allowed.any(dim=-1, keepdim=True)
-        out = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed | ~has_key, dropout_p=dropout)
+        mask = biased_mask(allowed | ~has_key, bias)
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout)
         return out * has_key
 
     def _attend_keeping_weights(
-        self, q: Tensor, k: Tensor, v: Tensor, allowed: Tensor | None, dropout: float
+        self, q: Tensor, k: Tensor, v: Tensor, allowed: Tensor | None, bias: Tensor | None, dropout: float
     ) -> Tensor:
-        """softmax(Q K^T / sqrt(d_k)) V written out (eq. 1), keeping the ``(B, H, T, S)`` weights in
+        """softmax(Q K^T / sqrt(d_k) + bias) V written out (eq. 1), keeping the ``(B, H, T, S)`` weights in
         ``self.weights`` (zero at masked keys; a row with no allowed key is all zero)."""
         scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
+        if bias is not None:
+            scores = scores + bias
         if allowed is not None:
             scores = scores.masked_fill(~allowed, float("-inf"))
         weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)

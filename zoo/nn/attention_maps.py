@@ -16,9 +16,13 @@ def recorded_attention(model: nn.Module) -> Iterator[dict[str, Tensor]]:
     """Record the attention weights of every attention module of ``model`` during the ``with`` block.
 
     Example:
+        >>> from zoo.nn import EncoderDecoder, TransformerConfig
+        >>> model = EncoderDecoder(TransformerConfig(d_model=16, n_heads=2, d_ff=32), 20, 20, 1, 1).eval()
+        >>> src, tgt = torch.randint(1, 20, (2, 5)), torch.randint(1, 20, (2, 3))
         >>> with recorded_attention(model) as weights:
-        ...     model(src, tgt)
+        ...     _ = model(src, tgt)
         >>> weights["decoder.layers.0.cross_attn"].shape  # (B, H, T, S)
+        torch.Size([2, 2, 3, 5])
 
     Yields:
         A dict, filled when the block ends, from each module's name (``encoder.layers.0.self_attn``,

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
 
-from zoo.nn.feedforward import ACTIVATIONS
-from zoo.nn.norm import NORMS
-from zoo.nn.positional import POSITIONAL_ENCODINGS
-from zoo.nn.registry import check_choice
+from zoo.registry import ACTIVATIONS, NORMS, POSITIONAL_ENCODINGS, check_choice
 
 NORM_POSITIONS = ["post", "pre"]
 
@@ -26,12 +24,19 @@ class TransformerConfig:
         norm_position: ``post`` (paper: x = Norm(x + Sublayer(x))) or ``pre`` (x = x + Sublayer(Norm(x)),
             with a final norm after each stack).
         pe: positional encoding, one of ``POSITIONAL_ENCODINGS.names()`` (paper: ``sinusoidal``).
-        max_len: the longest sequence, in tokens, for ``pe=learned``.
+        max_len: the longest sequence, in tokens, for ``pe=learned`` (other encodings extrapolate past it), and
+            the positions a causal ``batchnorm`` keeps statistics for.
         scale_embedding: multiply token embeddings by sqrt(d_model) (paper, section 3.4).
 
     Raises:
         ValueError: naming the field, the value and what is valid, for an unknown component name,
             ``d_model`` not divisible by ``n_heads``, a non-positive size or a dropout outside [0, 1).
+
+    Example:
+        >>> TransformerConfig(d_model=64, n_heads=3)
+        Traceback (most recent call last):
+        ...
+        ValueError: model.d_model=64 is not divisible by model.n_heads=3; pick n_heads among the divisors of d_model
     """
 
     d_model: int = 512
@@ -44,6 +49,16 @@ class TransformerConfig:
     pe: str = "sinusoidal"
     max_len: int = 1024
     scale_embedding: bool = True
+
+    @classmethod
+    def field_names(cls) -> list[str]:
+        """The knobs, in declaration order: the flat ``model.*`` fields every task has."""
+        return [field.name for field in fields(cls)]
+
+    @classmethod
+    def from_knobs(cls, knobs: Mapping) -> TransformerConfig:
+        """The config of the knobs in ``knobs`` (a task's hyperparameters; other keys are ignored)."""
+        return cls(**{name: knobs[name] for name in cls.field_names() if name in knobs})
 
     def __post_init__(self) -> None:
         ACTIVATIONS.check(self.activation)
@@ -61,3 +76,8 @@ class TransformerConfig:
             )
         if not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"model.dropout={self.dropout!r} is not valid; it must be in [0, 1)")
+
+
+# The knobs that say what the trained network computes (a checkpoint is evaluated or resumed with the same ones);
+# dropout only regularises training.
+ARCHITECTURE_KNOBS = tuple(name for name in TransformerConfig.field_names() if name != "dropout")

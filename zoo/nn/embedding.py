@@ -6,7 +6,8 @@ from __future__ import annotations
 from torch import Tensor, nn
 
 from zoo.nn.config import TransformerConfig
-from zoo.nn.positional import POSITIONAL_ENCODINGS, embedding_scale
+from zoo.nn.positional import PositionalEncoding, embedding_scale
+from zoo.registry import POSITIONAL_ENCODINGS
 
 
 class Embedder(nn.Module):
@@ -30,7 +31,10 @@ class Embedder(nn.Module):
         nn.init.normal_(self.tokens.weight, std=config.d_model**-0.5)
         self.tokens.weight.data[pad_id].zero_()
         self.scale = embedding_scale(config.d_model, config.scale_embedding)
-        self.pe = POSITIONAL_ENCODINGS.build(config.pe, config.d_model, config.n_heads, config.max_len)
+        # an encoding of scope "stack" (an attention bias) lives in the stacks; the embeddings get none
+        encoding = POSITIONAL_ENCODINGS.get(config.pe)
+        encoding = encoding if encoding.scope == "embedding" else PositionalEncoding
+        self.pe = encoding(config.d_model, config.n_heads, config.max_len)
         self.dropout = nn.Dropout(config.dropout)
 
     @property

@@ -6,9 +6,7 @@ from __future__ import annotations
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from zoo.nn.registry import Registry
-
-ACTIVATIONS: Registry[nn.Module] = Registry("model.activation")
+from zoo.registry import ACTIVATIONS
 
 
 class Activation(nn.Module):

@@ -15,7 +15,7 @@ from torch import Tensor, nn
 from zoo.nn.attention import KeyValueCache, MultiHeadAttention
 from zoo.nn.config import TransformerConfig
 from zoo.nn.feedforward import FeedForward
-from zoo.nn.norm import NORMS
+from zoo.registry import NORMS, POSITIONAL_ENCODINGS
 
 
 @dataclass
@@ -77,6 +77,7 @@ class TransformerLayer(nn.Module):
         memory_padding_mask: Tensor | None = None,
         rotary: nn.Module | None = None,
         cache: LayerCache | None = None,
+        bias: Tensor | None = None,
     ) -> Tensor:
         """Apply the layer.
 
@@ -88,6 +89,8 @@ class TransformerLayer(nn.Module):
             memory_padding_mask: ``(B, S)`` bool, ``True`` at padding of the source.
             rotary: the rotary encoding for self-attention, or ``None``.
             cache: key/value caches for incremental decoding, updated in place.
+            bias: ``(1, H, T, past + T)`` added to the self-attention scores (an attention-bias encoding), or
+                ``None``.
 
         Returns:
             ``(B, T, D)``.
@@ -98,7 +101,7 @@ class TransformerLayer(nn.Module):
         x = self._residual(
             x,
             self.self_attn_norm,
-            lambda h: self.self_attn(h, None, padding_mask, self.is_causal, rotary, self_cache),
+            lambda h: self.self_attn(h, None, padding_mask, self.is_causal, rotary, self_cache, bias),
             own_mask,
             offset,
         )
@@ -116,7 +119,9 @@ class TransformerLayer(nn.Module):
 
 class TransformerStack(nn.Module):
     """``num_layers`` :class:`TransformerLayer` s, plus a final norm when ``norm_position='pre'`` (pre-norm
-    leaves the residual stream unnormalised; Xiong et al. 2020, Figure 1).
+    leaves the residual stream unnormalised; Xiong et al. 2020, Figure 1). A positional encoding of scope
+    ``"stack"`` (ALiBi, T5's relative bias) is built here, with the stack's causality, and its attention bias
+    is computed once per call and shared by the layers (Raffel et al. 2020, section 2.1).
 
     Args:
         config: the shared knobs.
@@ -135,6 +140,10 @@ class TransformerStack(nn.Module):
         if not isinstance(num_layers, int) or num_layers < 0:
             raise ValueError(f"the number of layers must be a non-negative integer, got {num_layers!r}")
         self.layers = nn.ModuleList(TransformerLayer(config, is_causal, cross_attention) for _ in range(num_layers))
+        encoding = POSITIONAL_ENCODINGS.get(config.pe)
+        self.position_bias = None
+        if encoding.scope == "stack":
+            self.position_bias = encoding(config.d_model, config.n_heads, config.max_len, causal=is_causal)
         self.final_norm = None
         if config.norm_position == "pre":
             self.final_norm = NORMS.build(config.norm, config.d_model, causal=is_causal, max_len=config.max_len)
@@ -155,8 +164,12 @@ class TransformerStack(nn.Module):
         """``(B, T, D)`` -> ``(B, T, D)``; arguments as in :meth:`TransformerLayer.forward`, ``cache`` a list
         from :meth:`new_cache`."""
         offset = cache[0].self_attn.length if cache else 0
+        bias = None
+        if self.position_bias is not None:
+            bias = self.position_bias.attention_bias(x.shape[1], offset + x.shape[1], offset)
         for i, layer in enumerate(self.layers):
-            x = layer(x, padding_mask, memory, memory_padding_mask, rotary, None if cache is None else cache[i])
+            layer_cache = None if cache is None else cache[i]
+            x = layer(x, padding_mask, memory, memory_padding_mask, rotary, layer_cache, bias)
         if self.final_norm is not None:
             own_mask = padding_mask if padding_mask is None else padding_mask[:, -x.shape[1] :]
             x = self.final_norm(x, own_mask, offset)

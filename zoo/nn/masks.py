@@ -1,5 +1,8 @@
 """The project's one mask convention.
 
+An **attention bias** (ALiBi, T5's relative bias) is a float ``(1, H, T, S)`` added to the scaled scores of
+self-attention; :func:`biased_mask` folds it into the boolean mask.
+
 A **padding mask** is a bool tensor of shape ``(B, S)`` that is ``True`` at padding positions (positions to
 ignore) and ``False`` at real tokens: the convention of ``torch.nn.MultiheadAttention``'s
 ``key_padding_mask``. ``None`` means "no padding". Causality is a flag (``is_causal``), never a mask the
@@ -53,3 +56,19 @@ def attention_mask(
         causal = causal.tril(diagonal=key_len - query_len)[None, None]
         allowed = causal if allowed is None else allowed & causal
     return allowed
+
+
+def biased_mask(allowed: Tensor, bias: Tensor | None) -> Tensor:
+    """A boolean mask and an additive attention bias as one ``attn_mask`` for ``scaled_dot_product_attention``.
+
+    Args:
+        allowed: ``(B or 1, 1, T, S)`` bool, ``True`` where attention is allowed.
+        bias: ``(1, H, T, S)`` float, added to the scaled scores, or ``None``.
+
+    Returns:
+        ``allowed`` itself without a bias; otherwise ``(B or 1, H, T, S)``: the bias where allowed, ``-inf``
+        elsewhere.
+    """
+    if bias is None:
+        return allowed
+    return torch.where(allowed, bias, float("-inf"))

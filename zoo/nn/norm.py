@@ -12,9 +12,7 @@ import torch
 from torch import Tensor, nn
 
 from zoo.nn.prefix_stats import batch_statistics, prefix_statistics
-from zoo.nn.registry import Registry
-
-NORMS: Registry[nn.Module] = Registry("model.norm")
+from zoo.registry import NORMS
 
 
 @NORMS.register("layernorm")

@@ -1,20 +1,29 @@
 """Positional encodings, picked by ``model.pe``.
 
-Each encoding has two hooks: :meth:`PositionalEncoding.forward` adds position information to the token
-embeddings ``(B, T, D)``, and :attr:`PositionalEncoding.rotary` is a module that rotates queries and keys
-inside self-attention (rotary encodings only). An encoding uses one, the other, or neither.
+An encoding is a :class:`PositionalEncoding` with up to three hooks:
+
+- :meth:`~PositionalEncoding.forward` adds position information to the token embeddings ``(B, T, D)``
+  (``sinusoidal``, ``learned``);
+- :attr:`~PositionalEncoding.rotary` is a module that rotates queries and keys inside self-attention
+  (``rope``);
+- :meth:`~PositionalEncoding.attention_bias` returns an additive bias of the self-attention scores for the
+  query and key positions (``alibi``: :mod:`zoo.nn.alibi`; ``t5``: :mod:`zoo.nn.t5_bias`).
+
+Where an instance lives is its ``scope``: ``"embedding"`` encodings are built once by the embedder (and shared
+with a shared embedding); ``"stack"`` encodings are built once per Transformer stack, with the stack's
+causality, and their bias is computed once per forward and shared by its layers. Cross-attention ignores
+rotary and bias hooks alike: source and target positions are not comparable.
 """
 
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 import torch
 from torch import Tensor, nn
 
-from zoo.nn.registry import Registry
-
-POSITIONAL_ENCODINGS: Registry[PositionalEncoding] = Registry("model.pe")
+from zoo.registry import POSITIONAL_ENCODINGS
 
 
 class PositionalEncoding(nn.Module):
@@ -22,13 +31,17 @@ class PositionalEncoding(nn.Module):
 
     Args:
         d_model: ``D``, the model width.
-        n_heads: ``H``, the number of attention heads (used by rotary encodings).
+        n_heads: ``H``, the number of attention heads (used by rotary encodings and attention biases).
         max_len: the longest sequence a learned table holds, in tokens.
+        causal: whether the stack it serves is causal (a decoder); attention biases may differ.
     """
 
-    def __init__(self, d_model: int, n_heads: int, max_len: int) -> None:
+    scope: ClassVar[str] = "embedding"  # or "stack": one instance per stack, for attention_bias
+    length_limited: ClassVar[bool] = False  # True: no position at or beyond max_len (checked before training)
+
+    def __init__(self, d_model: int, n_heads: int, max_len: int, causal: bool = False) -> None:
         super().__init__()
-        self.d_model, self.n_heads, self.max_len = d_model, n_heads, max_len
+        self.d_model, self.n_heads, self.max_len, self.causal = d_model, n_heads, max_len, causal
 
     @property
     def rotary(self) -> nn.Module | None:
@@ -46,6 +59,19 @@ class PositionalEncoding(nn.Module):
             ``(B, T, D)``.
         """
         return x
+
+    def attention_bias(self, query_len: int, key_len: int, offset: int = 0) -> Tensor | None:
+        """An additive bias of the self-attention scores (after the 1/sqrt(d_k) scaling), or ``None``.
+
+        Args:
+            query_len: ``T``, queries at positions ``offset, ..., offset + T - 1``.
+            key_len: ``S``, keys at positions ``0, ..., S - 1`` (cached keys included).
+            offset: the position of the first query (the number of cached positions).
+
+        Returns:
+            ``(1, H, T, S)``, or ``None`` for no bias.
+        """
+        return None
 
 
 POSITIONAL_ENCODINGS.register("none")(PositionalEncoding)
@@ -89,8 +115,10 @@ class LearnedPositionalEncoding(PositionalEncoding):
         ValueError: in ``forward``, for a sequence that reaches past ``max_len`` positions.
     """
 
-    def __init__(self, d_model: int, n_heads: int, max_len: int) -> None:
-        super().__init__(d_model, n_heads, max_len)
+    length_limited = True
+
+    def __init__(self, d_model: int, n_heads: int, max_len: int, causal: bool = False) -> None:
+        super().__init__(d_model, n_heads, max_len, causal)
         self.table = nn.Embedding(max_len, d_model)
         nn.init.normal_(self.table.weight, std=0.02)
 
@@ -99,7 +127,7 @@ class LearnedPositionalEncoding(PositionalEncoding):
         if end > self.max_len:
             raise ValueError(
                 f"a sequence of {end} tokens is longer than model.max_len={self.max_len} of the learned "
-                f"positional encoding; raise model.max_len or use model.pe=sinusoidal or rope"
+                f"positional encoding; raise model.max_len or use model.pe=sinusoidal, rope, alibi or t5"
             )
         return x + self.table(torch.arange(start, end, device=x.device))
 
@@ -134,8 +162,8 @@ class RotaryPositionalEncoding(PositionalEncoding):
         ValueError: if the head width ``d_model / n_heads`` is odd (channels are rotated in pairs).
     """
 
-    def __init__(self, d_model: int, n_heads: int, max_len: int) -> None:
-        super().__init__(d_model, n_heads, max_len)
+    def __init__(self, d_model: int, n_heads: int, max_len: int, causal: bool = False) -> None:
+        super().__init__(d_model, n_heads, max_len, causal)
         d_head = d_model // n_heads
         if d_head % 2:
             raise ValueError(

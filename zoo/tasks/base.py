@@ -9,16 +9,19 @@ import lightning.pytorch as pl
 import torch
 from torch import Tensor, nn
 
-from zoo.nn import ACTIVATIONS, NORM_POSITIONS, NORMS, POSITIONAL_ENCODINGS, TransformerConfig, count_parameters
-from zoo.nn.registry import check_at_least, check_between, check_choice
-from zoo.schedules import SCHEDULES, schedule_factor
+from zoo.nn import ARCHITECTURE_KNOBS, NORM_POSITIONS, TransformerConfig, count_parameters
+from zoo.registry import ACTIVATIONS, NORMS, POSITIONAL_ENCODINGS, SCHEDULES, check_at_least, check_between
+from zoo.schedules import schedule_factor
 
 # The valid names of each string knob, as types: the CLI's parser checks them and --help lists them.
 Activation = Literal[tuple(ACTIVATIONS.names())]
 Norm = Literal[tuple(NORMS.names())]
 NormPosition = Literal[tuple(NORM_POSITIONS)]
 PositionalEncoding = Literal[tuple(POSITIONAL_ENCODINGS.names())]
-Schedule = Literal[tuple(SCHEDULES)]
+Schedule = Literal[tuple(SCHEDULES.names())]
+# The architecture knobs are the fields of TransformerConfig, with its defaults (tests/test_knobs.py checks that
+# TaskModule lists each of them).
+DEFAULT = TransformerConfig()
 
 
 class TaskModule(pl.LightningModule):
@@ -56,20 +59,22 @@ class TaskModule(pl.LightningModule):
     monitor = "val_loss"
     monitor_mode = "min"
     short_name = "task"
+    # The knobs a checkpoint is tied to (a resumed or evaluated run cannot change them); tasks add their own.
+    architecture: tuple[str, ...] = ARCHITECTURE_KNOBS
 
     def __init__(
         self,
         vocab_size: int = 0,
-        d_model: int = 256,
-        n_heads: int = 4,
-        d_ff: int = 1024,
-        dropout: float = 0.1,
-        activation: Activation = "relu",
-        norm: Norm = "layernorm",
-        norm_position: NormPosition = "post",
-        pe: PositionalEncoding = "sinusoidal",
-        max_len: int = 512,
-        scale_embedding: bool = True,
+        d_model: int = DEFAULT.d_model,
+        n_heads: int = DEFAULT.n_heads,
+        d_ff: int = DEFAULT.d_ff,
+        dropout: float = DEFAULT.dropout,
+        activation: Activation = DEFAULT.activation,
+        norm: Norm = DEFAULT.norm,
+        norm_position: NormPosition = DEFAULT.norm_position,
+        pe: PositionalEncoding = DEFAULT.pe,
+        max_len: int = DEFAULT.max_len,
+        scale_embedding: bool = DEFAULT.scale_embedding,
         lr: float = 5e-4,
         weight_decay: float = 0.0,
         betas: tuple[float, float] = (0.9, 0.98),
@@ -80,19 +85,8 @@ class TaskModule(pl.LightningModule):
     ) -> None:
         super().__init__()
         self.save_hyperparameters(logger=False)  # the CLI logs the whole resolved config once
-        self.config = TransformerConfig(
-            d_model=d_model,
-            n_heads=n_heads,
-            d_ff=d_ff,
-            dropout=dropout,
-            activation=activation,
-            norm=norm,
-            norm_position=norm_position,
-            pe=pe,
-            max_len=max_len,
-            scale_embedding=scale_embedding,
-        )
-        check_choice("model.schedule", schedule, SCHEDULES)
+        self.config = TransformerConfig.from_knobs(self.hparams)
+        SCHEDULES.check(schedule)
         if lr <= 0:
             raise ValueError(f"model.lr={lr} is not valid; it must be positive")
         if eps <= 0:
@@ -114,11 +108,12 @@ class TaskModule(pl.LightningModule):
     def check_data(self, datamodule) -> None:
         """Raise ``ValueError`` if this model cannot train on ``datamodule`` (called before training)."""
         longest, field = getattr(datamodule, "longest_sequence", (None, None))
-        if self.hparams.pe == "learned" and longest is not None and longest > self.hparams.max_len:
+        limited = POSITIONAL_ENCODINGS.get(self.hparams.pe).length_limited
+        if limited and longest is not None and longest > self.hparams.max_len:
             raise ValueError(
                 f"model.max_len={self.hparams.max_len} is shorter than the {longest}-token sequences that "
-                f"{field} allows, and model.pe='learned' has no position beyond max_len; raise model.max_len "
-                f"to {longest}, lower {field}, or use model.pe=sinusoidal or rope"
+                f"{field} allows, and model.pe={self.hparams.pe!r} has no position beyond max_len; raise model.max_len "
+                f"to {longest}, lower {field}, or use model.pe=sinusoidal, rope, alibi or t5"
             )
 
     def training_loss(self, batch: dict) -> tuple[Tensor, int]:

@@ -12,20 +12,10 @@ from torchmetrics.classification import MulticlassAccuracy, MulticlassF1Score
 
 from zoo.data.tokenizer import PAD_ID
 from zoo.nn import EncoderOnly
-from zoo.nn.registry import check_at_least, check_choice
+from zoo.registry import POOLINGS, check_at_least
 from zoo.tasks.base import TaskModule
 
-POOLINGS = ["mean", "cls"]
-Pooling = Literal[tuple(POOLINGS)]
-
-
-def pool(hidden: Tensor, padding_mask: Tensor, pooling: str) -> Tensor:
-    """``(B, S, D)`` hidden states -> ``(B, D)``: the mean over real tokens, or the first token
-    (``[CLS]``, Devlin et al. 2019, section 3)."""
-    if pooling == "cls":
-        return hidden[:, 0]
-    real = (~padding_mask).unsqueeze(-1).to(hidden.dtype)
-    return (hidden * real).sum(dim=1) / real.sum(dim=1).clamp(min=1)
+Pooling = Literal[tuple(POOLINGS.names())]
 
 
 class ClassificationTask(TaskModule):
@@ -39,9 +29,10 @@ class ClassificationTask(TaskModule):
     """
 
     monitor, monitor_mode, short_name = "val_acc", "max", "eo"
+    architecture = (*TaskModule.architecture, "num_layers", "num_classes", "pooling")
 
     def __init__(self, num_layers: int = 4, num_classes: int = 2, pooling: Pooling = "mean", **kwargs) -> None:
-        check_choice("model.pooling", pooling, POOLINGS)
+        POOLINGS.check(pooling)
         check_at_least("model.num_layers", num_layers, 1)
         if num_classes < 2:
             raise ValueError(f"model.num_classes={num_classes} is not valid; it must be at least 2")
@@ -78,7 +69,7 @@ class ClassificationTask(TaskModule):
         """``(B, S)`` ids (starting with ``<bos>``) and their ``(B, S)`` padding mask (``True`` at padding;
         ``None``: no padding) -> ``(B, C)`` logits."""
         mask = torch.zeros_like(tokens, dtype=torch.bool) if padding_mask is None else padding_mask
-        return self.head(pool(self.network(tokens, mask), mask, self.hparams.pooling))
+        return self.head(POOLINGS.get(self.hparams.pooling)(self.network(tokens, mask), mask))
 
     def training_loss(self, batch: dict) -> tuple[Tensor, int]:
         loss = F.cross_entropy(self(batch["tokens"], batch["padding_mask"]), batch["labels"])
@@ -101,4 +92,4 @@ class ClassificationTask(TaskModule):
         return {"index": batch["index"], "prediction": labels.tolist()}
 
 
-__all__ = ["ClassificationTask", "pool"]
+__all__ = ["ClassificationTask"]

@@ -13,7 +13,7 @@ from zoo.data.tokenizer import EOS_ID, PAD_ID
 from zoo.decoding import DecoderOnlyStep, sample, strip_after_eos
 from zoo.decoding.sampling import check_sampling
 from zoo.nn import DecoderOnly
-from zoo.nn.registry import check_at_least
+from zoo.registry import check_at_least
 from zoo.tasks.base import TaskModule
 
 
@@ -36,6 +36,7 @@ class LanguageModelTask(TaskModule):
     """
 
     monitor, monitor_mode, short_name = "val_loss", "min", "do"
+    architecture = (*TaskModule.architecture, "num_layers", "tie_embeddings")
 
     def __init__(
         self,

@@ -11,7 +11,7 @@ from torchmetrics.text import SacreBLEUScore
 from zoo.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
 from zoo.decoding import Hypothesis, max_lengths, translate_ids
 from zoo.nn import EncoderDecoder
-from zoo.nn.registry import check_at_least, check_between
+from zoo.registry import POSITIONAL_ENCODINGS, check_at_least, check_between
 from zoo.tasks.base import TaskModule
 from zoo.tasks.corpus_scores import CorpusScores
 
@@ -38,6 +38,13 @@ class TranslationTask(TaskModule):
     """
 
     monitor, monitor_mode, short_name = "val_bleu", "max", "ed"
+    architecture = (
+        *TaskModule.architecture,
+        "num_encoder_layers",
+        "num_decoder_layers",
+        "tie_embeddings",
+        "share_embeddings",
+    )
 
     def __init__(
         self,
@@ -123,7 +130,7 @@ class TranslationTask(TaskModule):
         at padding), best first, as token ids; every setting left ``None`` is the model's own
         (``model.beam_size``, ...)."""
         hp = self.hparams
-        positions = hp.max_len if hp.pe == "learned" else None
+        positions = hp.max_len if POSITIONAL_ENCODINGS.get(hp.pe).length_limited else None
         a, b = hp.max_len_a if max_len_a is None else max_len_a, hp.max_len_b if max_len_b is None else max_len_b
         limit = max_lengths(src_padding_mask, a, b, positions)
         beam_size = hp.beam_size if beam_size is None else beam_size

@@ -1,11 +1,25 @@
-"""Registries: a component is chosen by a string name, and registered in one place (as fairseq does).
+"""Every string switch of the zoo, and the checks that report bad configuration in one line.
 
-Adding a component is one class plus one ``@REGISTRY.register("name")`` line; the tests parametrise over
-``REGISTRY.names()`` and pick the new component up automatically.
+A component is chosen by a name and registered in one place (as fairseq does): the class or function carries
+``@NORMS.register("name")`` in the module that defines it, and the tests, the sweeps' checks and ``--help``
+parametrise over ``NORMS.names()``, so they pick a new component up by themselves.
+
+This module imports nothing of the zoo, so every layer (``zoo.nn`` included) may import it. Each registry
+names the module that holds its components (``home``) and imports it on first use, so that ``NORMS.names()``
+is complete whatever was imported before.
+
+Example:
+    >>> NORMS.names()
+    ['layernorm', 'rmsnorm', 'batchnorm', 'powernorm']
+    >>> SCHEDULES.check("step")
+    Traceback (most recent call last):
+    ...
+    ValueError: model.schedule='step' is not valid; choose one of: 'inverse_sqrt', 'cosine', 'constant'
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -50,48 +64,58 @@ def check_between(field: str, value: float, low: float, high: float, high_inclus
 
 
 class Registry(Generic[T]):
-    """A name -> class table for one kind of component.
+    """A name -> class (or function) table for one kind of component.
 
     Args:
         field: the configuration field that selects from this registry (e.g. ``"model.norm"``); it is named
             in the error raised for an unknown name.
+        home: the module whose import registers the components (imported on first use).
     """
 
-    def __init__(self, field: str) -> None:
-        self.field = field
-        self._classes: dict[str, type[T]] = {}
+    def __init__(self, field: str, home: str) -> None:
+        self.field, self.home = field, home
+        self._entries: dict[str, T] = {}
 
-    def register(self, name: str) -> Callable[[type[T]], type[T]]:
-        """Class decorator that registers ``cls`` under ``name``.
+    def register(self, name: str) -> Callable[[T], T]:
+        """Decorator that registers a class or function under ``name``.
 
         Raises:
             ValueError: if ``name`` is already registered.
         """
 
-        def add(cls: type[T]) -> type[T]:
-            if name in self._classes:
+        def add(entry: T) -> T:
+            if name in self._entries:
                 raise ValueError(f"{self.field}: {name!r} is registered twice")
-            self._classes[name] = cls
-            return cls
+            self._entries[name] = entry
+            return entry
 
         return add
 
     def names(self) -> list[str]:
         """The registered names, in registration order."""
-        return list(self._classes)
+        importlib.import_module(self.home)
+        return list(self._entries)
 
     def check(self, name: str) -> str:
         """Return ``name`` if it is registered.
 
         Raises:
-            ValueError: naming the field, the value and the valid names.
+            ValueError: ``"<field>=<name> is not valid; choose one of: <names>"``.
         """
         return check_choice(self.field, name, self.names())
 
-    def get(self, name: str) -> type[T]:
-        """The class registered under ``name`` (raises ``ValueError`` as :meth:`check` does)."""
-        return self._classes[self.check(name)]
+    def get(self, name: str) -> T:
+        """The class or function registered under ``name`` (raises ``ValueError`` as :meth:`check` does)."""
+        return self._entries[self.check(name)]
 
-    def build(self, name: str, *args, **kwargs) -> T:
-        """Instantiate the class registered under ``name`` with the given arguments."""
+    def build(self, name: str, *args, **kwargs):
+        """Call (instantiate) the entry registered under ``name`` with the given arguments."""
         return self.get(name)(*args, **kwargs)
+
+
+NORMS: Registry = Registry("model.norm", "zoo.nn")
+POSITIONAL_ENCODINGS: Registry = Registry("model.pe", "zoo.nn")
+ACTIVATIONS: Registry = Registry("model.activation", "zoo.nn")
+POOLINGS: Registry = Registry("model.pooling", "zoo.nn")
+SCHEDULES: Registry = Registry("model.schedule", "zoo.schedules")
+TOKENIZERS: Registry = Registry("data.tokenizer", "zoo.data.tokenizer")

@@ -1,0 +1,29 @@
+"""Every shipped config parses through the CLI without data: ``fit --config FILE --print_config`` prints a
+config that parses back to the same fields. (Every sweep file's command and parameter values go through the
+same parser in ``tests/sweep/test_shipped_sweeps.py``, by ``zoo sweep --dry-run``.)"""
+
+import pytest
+
+from tests.conftest import REPO
+from zoo.cli import main
+from zoo.sweep.validate import cli_parser, parse
+from zoo.tracking import flatten
+
+CONFIGS = sorted((REPO / "configs").rglob("*.yaml"))
+
+
+def fields(arguments: list[str]) -> dict:
+    flat = flatten(parse(cli_parser(), arguments).as_dict())
+    return {key: value for key, value in flat.items() if key != "config"}
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=[str(path.relative_to(REPO / "configs")) for path in CONFIGS])
+def test_config_prints_and_parses_back(path, capsys, tmp_path):
+    with pytest.raises(SystemExit) as exit_:
+        main(["fit", "--config", str(path), "--print_config"])
+    assert exit_.value.code in (0, None)
+    printed = tmp_path / "printed.yaml"
+    printed.write_text(capsys.readouterr().out)
+    original = fields(["fit", "--config", str(path)])
+    assert original["model.class_path"].startswith("zoo.tasks.")
+    assert fields(["fit", "--config", str(printed)]) == original

@@ -1,0 +1,103 @@
+"""Attention-bias positional encodings (ALiBi, T5's relative bias): their formulas, where they live, that
+cross-attention and the attention-map path treat them right, and that they run past ``max_len``."""
+
+import pytest
+import torch
+
+from tests.nn.conftest import VOCAB, build, run, tiny_config
+from zoo.nn import DecoderOnly, EncoderDecoder, MultiHeadAttention
+from zoo.nn.alibi import ALiBi, alibi_slopes
+from zoo.nn.attention_maps import recorded_attention
+from zoo.nn.t5_bias import T5RelativeBias, relative_position_bucket
+from zoo.registry import POSITIONAL_ENCODINGS
+
+BIASES = [name for name in POSITIONAL_ENCODINGS.names() if POSITIONAL_ENCODINGS.get(name).scope == "stack"]
+
+
+def test_the_bias_encodings_are_registered():
+    assert {"alibi", "t5"} <= set(BIASES)
+
+
+def test_alibi_slopes_are_the_papers_geometric_sequence():
+    assert alibi_slopes(8) == [2.0**-h for h in range(1, 9)]
+    # 12 heads: the 8 slopes of 8 heads, then every other slope of 16 heads (2^-0.5, 2^-1.5, ...)
+    assert alibi_slopes(12) == alibi_slopes(8) + [2.0 ** -(h + 0.5) for h in range(4)]
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_alibi_bias_is_minus_slope_times_distance(causal):
+    bias = ALiBi(16, 4, 8, causal=causal).double().attention_bias(5, 5)
+    slopes = torch.tensor(alibi_slopes(4), dtype=torch.float64)
+    i, j = torch.arange(5)[:, None], torch.arange(5)[None, :]
+    distance = (i - j) if causal else (i - j).abs()
+    torch.testing.assert_close(bias, -(slopes[:, None, None] * distance)[None])
+    allowed = j <= i  # where a causal stack attends, both forms agree
+    symmetric = ALiBi(16, 4, 8, causal=not causal).double().attention_bias(5, 5)
+    torch.testing.assert_close(bias[..., allowed], symmetric[..., allowed])
+
+
+@pytest.mark.parametrize("encoding", [ALiBi, T5RelativeBias])
+@pytest.mark.parametrize("causal", [False, True])
+def test_the_bias_of_new_queries_is_their_rows_of_the_full_bias(encoding, causal):
+    torch.manual_seed(0)
+    module = encoding(16, 4, 8, causal=causal)
+    full = module.attention_bias(200, 200)
+    torch.testing.assert_close(module.attention_bias(3, 150, offset=147), full[:, :, 147:150, :150])
+
+
+RELATIVE = [-1000, -128, -127, -64, -40, -17, -16, -9, -8, -7, -1, 0, 1, 7, 8, 9, 16, 40, 64, 127, 128, 1000]
+# T5Attention._relative_position_bucket(RELATIVE, bidirectional, 32, 128) of Hugging Face transformers 5.18
+BIDIRECTIONAL = [15, 15, 15, 14, 12, 10, 10, 8, 8, 7, 1, 0, 17, 23, 24, 24, 26, 28, 30, 31, 31, 31]
+UNIDIRECTIONAL = [31, 31, 31, 26, 23, 16, 16, 9, 8, 7, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+
+
+@pytest.mark.parametrize(("bidirectional", "expected"), [(True, BIDIRECTIONAL), (False, UNIDIRECTIONAL)])
+def test_t5_buckets_equal_the_reference_implementation(bidirectional, expected):
+    assert relative_position_bucket(torch.tensor(RELATIVE), bidirectional).tolist() == expected
+
+
+def test_t5_buckets_of_a_decoder_ignore_later_keys_and_share_the_last_bucket_far_away():
+    buckets = relative_position_bucket(torch.tensor([5, 1, 0, -1, -7, -8, -127, -128, -10_000]), False)
+    assert buckets.tolist() == [0, 0, 0, 1, 7, 8, 31, 31, 31]
+
+
+def test_t5_has_one_table_per_stack_shared_by_its_layers():
+    config = tiny_config(pe="t5")
+    model = EncoderDecoder(config, VOCAB, VOCAB, 3, 2, share_embeddings=True)
+    tables = {name: p for name, p in model.named_parameters() if "position_bias" in name}
+    assert sorted(tables) == ["decoder.position_bias.table.weight", "encoder.position_bias.table.weight"]
+    assert all(p.shape == (32, config.n_heads) for p in tables.values())
+    assert not model.encoder.position_bias.causal and model.decoder.position_bias.causal
+    assert list(model.src_embed.pe.parameters()) == []
+
+
+@pytest.mark.parametrize("pe", BIASES)
+def test_cross_attention_ignores_the_bias(pe):
+    torch.manual_seed(0)
+    attention = MultiHeadAttention(16, 4).double().eval()
+    query, memory = torch.randn(2, 3, 16, dtype=torch.float64), torch.randn(2, 5, 16, dtype=torch.float64)
+    bias = torch.randn(1, 4, 3, 5, dtype=torch.float64)
+    torch.testing.assert_close(attention(query, memory, bias=bias), attention(query, memory))
+    assert not torch.allclose(attention(query, bias=torch.randn(1, 4, 3, 3, dtype=torch.float64)), attention(query))
+
+
+@pytest.mark.parametrize("architecture", ["encoder_decoder", "encoder_only", "decoder_only"])
+@pytest.mark.parametrize("pe", BIASES)
+def test_recorded_attention_computes_what_the_fused_kernel_does(pe, architecture):
+    model = build(architecture, tiny_config(pe=pe)).double().eval()
+    tokens = torch.randint(1, VOCAB, (2, 7))
+    mask = torch.zeros(2, 7, dtype=torch.bool)
+    mask[1, 4:] = True
+    fused = run(model, tokens, mask)
+    with recorded_attention(model) as weights:
+        recorded = run(model, tokens, mask)
+    torch.testing.assert_close(recorded, fused)
+    name = "decoder.layers.0.self_attn" if architecture != "encoder_only" else "encoder.layers.0.self_attn"
+    torch.testing.assert_close(weights[name].sum(-1), torch.ones(2, 2, 7, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("pe", BIASES)
+def test_bias_encodings_run_past_max_len(pe):
+    model = DecoderOnly(tiny_config(pe=pe, max_len=8), VOCAB, 1).eval()
+    assert model(torch.randint(1, VOCAB, (1, 40))).shape == (1, 40, VOCAB)
+    assert not POSITIONAL_ENCODINGS.get(pe).length_limited and POSITIONAL_ENCODINGS.get("learned").length_limited

@@ -1,0 +1,27 @@
+"""Poolings of an encoder's hidden states into one vector per sequence, picked by ``model.pooling``."""
+
+from __future__ import annotations
+
+from torch import Tensor
+
+from zoo.registry import POOLINGS
+
+
+@POOLINGS.register("mean")
+def mean_pooling(hidden: Tensor, padding_mask: Tensor) -> Tensor:
+    """The mean over the real tokens: ``(B, S, D)`` and a ``(B, S)`` padding mask (``True`` at padding) ->
+    ``(B, D)``.
+
+    Example:
+        >>> hidden = torch.tensor([[[1.0], [3.0], [100.0]]])
+        >>> mean_pooling(hidden, torch.tensor([[False, False, True]]))
+        tensor([[2.]])
+    """
+    real = (~padding_mask).unsqueeze(-1).to(hidden.dtype)
+    return (hidden * real).sum(dim=1) / real.sum(dim=1).clamp(min=1)
+
+
+@POOLINGS.register("cls")
+def first_token_pooling(hidden: Tensor, padding_mask: Tensor) -> Tensor:
+    """The first token's state (``[CLS]``, Devlin et al. 2019, section 3): ``(B, S, D)`` -> ``(B, D)``."""
+    return hidden[:, 0]

@@ -1,0 +1,153 @@
+"""Which run folder a command writes to, and whether the checkpoint it names fits it, decided before anything
+is built.
+
+``fit`` gets a new folder named after its configuration (:func:`zoo.run_folders.run_name`); ``--ckpt_path last``
+finds the latest run of the same configuration; ``--ckpt_path FILE`` continues or evaluates in the folder that
+holds the file. The checkpoint must be one (:func:`check_loadable`), with the command's architecture, steps
+left to train, and a run recorded with the same configuration. Every refusal is a
+:class:`zoo.run_folders.RunFolderError` of one line."""
+
+from __future__ import annotations
+
+import functools
+import json
+import zipfile
+from pathlib import Path
+
+from jsonargparse import Namespace
+
+from zoo.run_folders import RunFolderError, differences, find_resumable, new_run_dir, run_family, run_name
+
+EVALUATING = ("validate", "test", "predict")
+
+
+def import_class(class_path: str) -> type:
+    """The class named by a dotted path (``zoo.tasks.TranslationTask``)."""
+    module, _, name = class_path.rpartition(".")
+    return getattr(__import__(module, fromlist=[name]), name)
+
+
+def load_checkpoint(ckpt_path: str) -> dict:
+    """The checkpoint at ``ckpt_path``, memory-mapped (tensors are not read) and loaded once for all the checks
+    before training (again if the file has changed since)."""
+    return _load_checkpoint_version(str(ckpt_path), Path(ckpt_path).stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=1)
+def _load_checkpoint_version(ckpt_path: str, mtime_ns: int) -> dict:
+    import torch
+
+    return torch.load(ckpt_path, map_location="cpu", weights_only=True, mmap=True)
+
+
+def check_loadable(ckpt_path: str) -> None:
+    """Raise ``RunFolderError`` in one line if ``ckpt_path`` is not a checkpoint that loads with
+    ``weights_only=True`` (memory-mapped: the tensors are not read)."""
+    if not zipfile.is_zipfile(ckpt_path):
+        raise RunFolderError(f"ckpt_path={ckpt_path!r} is not a checkpoint (not a file written by torch.save)")
+    try:
+        load_checkpoint(ckpt_path)
+    except Exception as error:  # torch raises many kinds for a file that is not a checkpoint
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise RunFolderError(f"ckpt_path={ckpt_path!r} is not a checkpoint that zoo can load ({reason})") from None
+
+
+def check_same_run(run_dir: Path, flat: dict, prefix: str) -> None:
+    """Raise ``RunFolderError`` if the run recorded in ``run_dir`` has another configuration (fields starting
+    with ``prefix``) than the command that would continue or evaluate it, so its record is never rewritten by
+    another configuration."""
+    recorded = run_dir / "config.json"
+    differs = differences(json.loads(recorded.read_text()), flat, prefix) if recorded.exists() else []
+    if differs:
+        raise RunFolderError(
+            f"{run_dir} was trained with another configuration: {', '.join(differs)}; use its own config "
+            f"(--config {run_dir / 'config.yaml'}), or start a new run without --ckpt_path"
+        )
+
+
+def check_budget_left(config: Namespace) -> None:
+    """Raise ``RunFolderError`` if the checkpoint to continue is already at or past ``trainer.max_steps``
+    (Lightning would train nothing, and the run's record would be rewritten with the smaller budget)."""
+    max_steps = config.trainer.get("max_steps")
+    if max_steps is None or max_steps < 0:
+        return
+    step = load_checkpoint(config.ckpt_path).get("global_step", 0)
+    if step >= max_steps:
+        raise RunFolderError(
+            f"ckpt_path={config.ckpt_path!r} is already at step {step} >= trainer.max_steps={max_steps}; "
+            f"pass a larger --trainer.max_steps to continue it"
+        )
+
+
+def check_same_model(config: Namespace) -> None:
+    """Raise ``RunFolderError`` if the architecture in ``config`` (the task's ``architecture`` knobs) differs
+    from the one the checkpoint was trained with (a resumed run cannot change shapes)."""
+    saved = load_checkpoint(config.ckpt_path).get("hyper_parameters", {})
+    current = config.model.init_args
+    differs = [
+        f"model.{key}={current[key]!r} (the checkpoint has {saved[key]!r})"
+        for key in import_class(config.model.class_path).architecture
+        if key in saved and key in current and saved[key] != current[key]
+    ]
+    if differs:
+        raise RunFolderError(
+            f"ckpt_path={config.ckpt_path!r} was trained with another architecture: {', '.join(differs)}; "
+            f"drop those overrides, or start a new run without --ckpt_path"
+        )
+
+
+def run_names(config: Namespace, flat: dict) -> tuple[str, str]:
+    """The automatic run name of a subcommand's config and its family (the name without the config hash)."""
+    model, data = config.model, config.data
+    task, data_module = import_class(model.class_path), import_class(data.class_path)
+    path = data.init_args.get("path") or "data"
+    data_name = getattr(data_module, "run_label", None) or Path(str(path).rstrip("/")).name
+    data_name = data_name.lower().replace("_", "")
+    return run_name(task.short_name, data_name, flat), run_family(task.short_name, data_name, flat)
+
+
+def resolve_run_dir(subcommand: str, config: Namespace, flat: dict) -> Path | None:
+    """The run folder of a subcommand, after the checks of its checkpoint; sets ``config.ckpt_path`` to the
+    checkpoint file that ``--ckpt_path last`` stands for.
+
+    Args:
+        subcommand: ``fit``, ``validate``, ``test`` or ``predict``.
+        config: the subcommand's parsed config.
+        flat: the same config flattened to dotted keys, without the CLI's bookkeeping fields.
+
+    Returns:
+        The folder: a new one for ``fit``, the checkpoint's own for ``--ckpt_path``, or ``None`` when an
+        evaluation's checkpoint lies outside any run folder.
+
+    Raises:
+        RunFolderError: an evaluation without ``--ckpt_path``, or a checkpoint that does not fit.
+    """
+    name, family = (config.run_name, None) if config.run_name else run_names(config, flat)
+    runs_dir, ckpt_path = Path(config.runs_dir), config.get("ckpt_path")
+    evaluating = subcommand in EVALUATING
+    prefix = "model." if evaluating else ""
+    if evaluating and not ckpt_path:
+        raise RunFolderError(
+            f"{subcommand} needs a trained model: pass --ckpt_path with a checkpoint file, or "
+            f"--ckpt_path last for the latest run of this config"
+        )
+    if ckpt_path == "last":
+        found = find_resumable(runs_dir, name, flat, family, prefix=prefix)
+        config.ckpt_path = str(found / "checkpoints" / "last.ckpt")
+        _check_checkpoint(config, evaluating)
+        return found
+    if ckpt_path:
+        if not Path(ckpt_path).is_file():
+            raise RunFolderError(f"ckpt_path={ckpt_path!r} is not a file")
+        owner = Path(ckpt_path).resolve().parent.parent
+        _check_checkpoint(config, evaluating)
+        if (owner / "summary.json").exists():
+            check_same_run(owner, flat, prefix)
+            return owner
+    return new_run_dir(runs_dir, name) if subcommand == "fit" else None
+
+
+def _check_checkpoint(config: Namespace, evaluating: bool) -> None:
+    check_same_model(config)
+    if not evaluating:
+        check_budget_left(config)
