@@ -72,6 +72,13 @@ def _config(shape: Shape, **knobs) -> TransformerConfig:
     )  # fmt: skip
 
 
+def _case(name: str, shape: Shape, build, batch, loss, reference: str | None = None, attention=None) -> Case:
+    """A case of ``shape.batch x shape.length`` tokens per step, with self-attention over the whole length in
+    every layer unless ``attention`` says otherwise."""
+    attention = attention or [Attention(shape.layers, shape.length, shape.length)]
+    return Case(name, shape, build, batch, loss, shape.batch * shape.length, attention, reference)
+
+
 def _language_model_batch(shape: Shape) -> Callable[[torch.device], dict]:
     def batch(device: torch.device) -> dict:
         ids = torch.randint(1, shape.vocab, (shape.batch, shape.length + 1), device=device)
@@ -87,22 +94,20 @@ def _next_token_loss(logits: Tensor, targets: Tensor) -> Tensor:
 def decoder_only(name: str, shape: Shape, reference: str | None = None, **knobs) -> Case:
     """The zoo's decoder-only model at ``shape`` with the shipped language-model knobs, ``knobs`` changed."""
     config = _config(shape, **{**LANGUAGE_MODEL_KNOBS, **knobs})
-    return Case(
+    return _case(
         name, shape, lambda: DecoderOnly(config, shape.vocab, shape.layers), _language_model_batch(shape),
-        lambda model, b: _next_token_loss(model(b["tokens"]), b["targets"]),
-        shape.batch * shape.length, [Attention(shape.layers, shape.length, shape.length)], reference,
+        lambda model, b: _next_token_loss(model(b["tokens"]), b["targets"]), reference,
     )  # fmt: skip
 
 
 def gpt2(name: str, shape: Shape) -> Case:
     """Hugging Face's GPT-2 at ``shape`` (its own layout: pre-norm, learned positions, GELU, d_ff = 4 d)."""
     require_transformers()
-    return Case(
+    return _case(
         name, shape,
         lambda: hf_gpt2(shape.vocab, shape.layers, shape.heads, shape.d_model, shape.length, shape.dropout),
         _language_model_batch(shape),
         lambda model, b: _next_token_loss(model(input_ids=b["tokens"]).logits, b["targets"]),
-        shape.batch * shape.length, [Attention(shape.layers, shape.length, shape.length)],
     )  # fmt: skip
 
 
@@ -142,17 +147,16 @@ class Classifier(nn.Module):
 def encoder_only(name: str, shape: Shape, reference: str | None = None) -> Case:
     """The zoo's encoder at the SST-2 config's knobs (pre-norm, GELU, sinusoidal, mean pooling)."""
     config = _config(shape, activation="gelu", norm="layernorm", norm_position="pre", pe="sinusoidal")
-    return Case(
+    return _case(
         name, shape, lambda: Classifier(config, shape.vocab, shape.layers), _classification_batch(shape),
-        lambda model, b: F.cross_entropy(model(b["tokens"], b["padding_mask"]).float(), b["labels"]),
-        shape.batch * shape.length, [Attention(shape.layers, shape.length, shape.length)], reference,
+        lambda model, b: F.cross_entropy(model(b["tokens"], b["padding_mask"]).float(), b["labels"]), reference,
     )  # fmt: skip
 
 
 def bert(name: str, shape: Shape) -> Case:
     """Hugging Face's BERT classifier at ``shape`` (post-norm, learned positions, [CLS] pooler)."""
     require_transformers()
-    return Case(
+    return _case(
         name, shape,
         lambda: hf_bert(shape.vocab, shape.layers, shape.heads, shape.d_model, shape.d_ff, shape.length,
                         shape.dropout),
@@ -160,7 +164,6 @@ def bert(name: str, shape: Shape) -> Case:
         lambda model, b: F.cross_entropy(
             model(input_ids=b["tokens"], attention_mask=(~b["padding_mask"]).long()).logits.float(), b["labels"]
         ),
-        shape.batch * shape.length, [Attention(shape.layers, shape.length, shape.length)],
     )  # fmt: skip
 
 
@@ -181,26 +184,25 @@ def _translation_loss(model: nn.Module, b: dict) -> Tensor:
 
 
 def _translation_attention(shape: Shape) -> list[Attention]:
-    encoder = Attention(shape.layers, shape.length, shape.length)
-    return [encoder, encoder, Attention(shape.layers, shape.length, shape.length)]  # decoder: self and cross
+    """Encoder self-attention, decoder self-attention and cross-attention, both sides ``shape.length`` long."""
+    return [Attention(shape.layers, shape.length, shape.length)] * 3
 
 
 def encoder_decoder(name: str, shape: Shape, reference: str | None = None) -> Case:
     """The zoo's encoder-decoder at the Multi30k config's knobs (pre-norm, ReLU, sinusoidal, shared
     embeddings, label smoothing 0.1)."""
     config = _config(shape, activation="relu", norm="layernorm", norm_position="pre", pe="sinusoidal")
-    return Case(
+    return _case(
         name, shape,
         lambda: EncoderDecoder(config, shape.vocab, shape.vocab, shape.layers, shape.layers, share_embeddings=True),
-        _translation_batch(shape), _translation_loss, shape.batch * shape.length, _translation_attention(shape),
-        reference,
+        _translation_batch(shape), _translation_loss, reference, _translation_attention(shape),
     )  # fmt: skip
 
 
 def torch_transformer(name: str, shape: Shape) -> Case:
     """``torch.nn.Transformer`` with embeddings and output projection at ``shape``."""
-    return Case(
+    return _case(
         name, shape,
         lambda: TorchTransformer(shape.vocab, shape.d_model, shape.heads, shape.d_ff, shape.layers, shape.dropout),
-        _translation_batch(shape), _translation_loss, shape.batch * shape.length, _translation_attention(shape),
+        _translation_batch(shape), _translation_loss, attention=_translation_attention(shape),
     )  # fmt: skip

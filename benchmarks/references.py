@@ -3,6 +3,8 @@ BERT (SDPA attention; ``transformers`` comes with the ``bench`` extra) and ``tor
 
 from __future__ import annotations
 
+import warnings
+
 import torch
 from torch import Tensor, nn
 
@@ -19,6 +21,7 @@ def require_transformers():
             "benchmarks: the Hugging Face reference rows need transformers: pip install -e '.[bench]' "
             "(or leave them out with --only)"
         ) from error
+    transformers.GPT2LMHeadModel, transformers.BertForSequenceClassification  # noqa: B018 (lazy modules: load now)
     return transformers
 
 
@@ -81,9 +84,11 @@ class TorchTransformer(nn.Module):
         self.embed = nn.Embedding(vocab_size, d_model, padding_idx=0)
         self.register_buffer("positions", sinusoid_table(max_len, d_model), persistent=False)
         self.dropout = nn.Dropout(dropout)
-        self.transformer = nn.Transformer(
-            d_model, n_heads, layers, layers, d_ff, dropout, batch_first=True, norm_first=True
-        )
+        with warnings.catch_warnings():  # "enable_nested_tensor is True, but ... norm_first": inference only
+            warnings.simplefilter("ignore", UserWarning)
+            self.transformer = nn.Transformer(
+                d_model, n_heads, layers, layers, d_ff, dropout, batch_first=True, norm_first=True
+            )
         self.output = nn.Linear(d_model, vocab_size, bias=False)
         self.output.weight = self.embed.weight
         self.scale = d_model**0.5
