@@ -63,6 +63,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"--threads={args.threads} is not valid; it must be a positive integer")
     if args.steps is not None and args.steps < 1:
         parser.error(f"--steps={args.steps} is not valid; it must be a positive integer")
+    if {"data", "startup"} & set(args.only) and not args.data_dir.is_dir():
+        parser.error(f"--data_dir={str(args.data_dir)!r} is not a folder; the data and startup sections read the "
+                     f"local data sets there (or leave them out with --only)")  # fmt: skip
     return args
 
 
