@@ -25,6 +25,7 @@ from zoo.callbacks import FinalValidation, InterruptedRun, checkpoint_callbacks
 from zoo.data import ZooDataModule
 from zoo.knob_help import field_names, knob_help
 from zoo.nonfinite import NonFiniteAction, NonFiniteLoss, NonFiniteLossError
+from zoo.precision import MatmulPrecision, set_matmul_precision
 from zoo.predictions import PredictionWriter
 from zoo.progress import StepProgressBar, silence_noise
 from zoo.resume import SaveLastEvery, StepSeed
@@ -81,7 +82,8 @@ def _unknown_option(message: str) -> str | None:
     return f"{groups[0]}.{name} is not a field; {hint}"
 
 
-TOP_LEVEL_CHOICES = ("nonfinite_loss",)  # the Literal options of the command itself, not of the model
+# the Literal options of the command itself, not of the model
+TOP_LEVEL_CHOICES = ("nonfinite_loss", "matmul_precision")
 _LITERAL_ERROR = re.compile(r'Parser key "(\w+)":\s+Expected a typing\.Literal\[(.*)\]\. Got value: (.*)$', re.S)
 
 
@@ -146,6 +148,13 @@ class ZooCLI(LightningCLI):
             "skip the batch and go on.",
         )
         parser.add_argument(
+            "--matmul_precision",
+            type=MatmulPrecision,
+            default="highest",
+            help="float32 matmuls: highest (float32), high (TF32 on CUDA), medium (also bfloat16 inputs); "
+            "torch.set_float32_matmul_precision. Recorded, but not part of the run's identity.",
+        )
+        parser.add_argument(
             "--keep_last",
             type=int,
             default=0,
@@ -170,6 +179,7 @@ class ZooCLI(LightningCLI):
         except ValueError as error:
             raise ConfigError(str(error)) from None
         _check_fit_options(self._config())  # before the run folder exists
+        set_matmul_precision(self._config().matmul_precision)
         if self._config().trainer.get("fast_dev_run"):
             # Lightning's smoke test: no run folder, checkpoint or record that a later command could pick up
             print("zoo: fast_dev_run is a smoke test: nothing is saved (no run folder, checkpoint or W&B run)")

@@ -27,6 +27,9 @@ BOOKKEEPING_FIELDS = (
     "trainer.enable_progress_bar",
     "trainer.enable_model_summary",
     "keep_last",
+    # how float32 matmuls round (a speed setting, as the thread count): a run may continue on another machine
+    # with another precision, and runs from before the option existed keep their names
+    "matmul_precision",
 )
 # Model fields that only choose the decoder that evaluation translates with, or predict generates with: a run's
 # checkpoint may be evaluated with other values (a beam of 5 after training with greedy validation).

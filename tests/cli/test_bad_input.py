@@ -54,6 +54,10 @@ def fails(capsys, args) -> str:
         ("--model.num_decoder_layers=0", "zoo: error: model.num_decoder_layers=0 is not valid"),
         ("--data.max_tokens=0", "zoo: error: data.max_tokens=0 is not valid; it must be an integer >= 1"),
         ("--model.nheads=4", "zoo: error: model.nheads is not a field; did you mean model.n_heads?"),
+        (
+            "--matmul_precision=low",
+            "zoo: error: matmul_precision='low' is not valid; choose one of: 'highest', 'high', 'medium'",
+        ),
     ],
 )
 def test_bad_knob(override, message, data_dir, cli_env, capsys):

@@ -21,6 +21,7 @@ def only_run(runs):
 def test_config_hash_ignores_only_budget_and_bookkeeping():
     base = {"model.lr": 0.001, "trainer.max_steps": 100, "run_name": None, "seed_everything": 1}
     assert config_hash(base) == config_hash({**base, "trainer.max_steps": 900, "run_name": "x", "runs_dir": "y"})
+    assert config_hash(base) == config_hash({**base, "matmul_precision": "medium"})
     assert config_hash(base) != config_hash({**base, "model.lr": 0.003})
     assert config_hash(base) != config_hash({**base, "seed_everything": 2})
     assert differences(base, {**base, "model.lr": 0.003}) == ["model.lr=0.003 (the run has 0.001)"]
@@ -35,12 +36,17 @@ def test_runs_of_other_configs_get_other_names(data_dir, cli_env):
     args = [*shakespeare_args(data_dir), "--trainer.max_steps=2"]
     main(args)
     main([*args, "--model.lr=0.003"])
-    main(args)
+    try:
+        main([*args, "--matmul_precision=medium"])  # how matmuls round is recorded, not part of the identity
+        assert torch.get_float32_matmul_precision() == "medium"
+    finally:
+        torch.set_float32_matmul_precision("highest")
     names = sorted(p.name for p in (cli_env / "runs").iterdir())
     assert len(names) == 3
     hashes = {name.split("-s1-")[1].split("-")[0] for name in names}
     assert len(hashes) == 2  # two configurations; the third run is "-2" of the first
-    assert sum(name.endswith("-2") for name in names) == 1
+    (again,) = [name for name in names if name.endswith("-2")]
+    assert json.loads((cli_env / "runs" / again / "config.json").read_text())["matmul_precision"] == "medium"
 
 
 def test_resume_refuses_another_config_and_leaves_its_record_alone(data_dir, cli_env, capsys):

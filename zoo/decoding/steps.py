@@ -22,6 +22,12 @@ class Step(Protocol):
     def reorder(self, index: Tensor) -> None: ...
 
 
+def log_probabilities(logits: Tensor) -> Tensor:
+    """``(N, V)`` logits -> log-probabilities, in float32 at least (also under bfloat16 autocast: beam scores
+    add one up per token, and bfloat16's 8-bit mantissa would round their sums)."""
+    return torch.log_softmax(logits.float() if logits.element_size() < 4 else logits, dim=-1)
+
+
 class EncoderDecoderStep:
     """Incremental decoding of an :class:`EncoderDecoder` over ``copies`` hypotheses per source sentence.
 
@@ -45,7 +51,7 @@ class EncoderDecoderStep:
 
     def __call__(self, tokens: Tensor) -> Tensor:
         hidden = self.model.decode(tokens, self.memory, None, self.mask, self.cache)[:, -1]
-        return torch.log_softmax(self.model.output(hidden), dim=-1)
+        return log_probabilities(self.model.output(hidden))
 
     def reorder(self, index: Tensor) -> None:
         for layer in self.cache:
@@ -74,7 +80,7 @@ class DecoderOnlyStep:
         if self.window is not None and self.history.shape[1] > self.window:
             self.cache = self.model.decoder.new_cache()
             tokens = self.history[:, -self.window :]
-        return torch.log_softmax(self.model(tokens, None, self.cache)[:, -1], dim=-1)
+        return log_probabilities(self.model(tokens, None, self.cache)[:, -1])
 
     def reorder(self, index: Tensor) -> None:
         self.history = self.history.index_select(0, index)

@@ -158,6 +158,7 @@ class MultiHeadAttention(nn.Module):
             scores = scores + bias
         if allowed is not None:
             scores = scores.masked_fill(~allowed, float("-inf"))
+        scores = scores.float() if scores.element_size() < 4 else scores  # the softmax in float32 under bf16 too
         weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)
         self.weights = weights.detach()
-        return F.dropout(weights, dropout) @ v
+        return F.dropout(weights, dropout).to(v.dtype) @ v

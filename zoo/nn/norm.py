@@ -49,8 +49,11 @@ class RMSNorm(nn.RMSNorm):
         super().__init__(d_model, eps=eps)
 
     def forward(self, x: Tensor, padding_mask: Tensor | None = None, offset: int = 0) -> Tensor:
-        """``(B, T, D)`` -> ``(B, T, D)``; ``padding_mask`` and ``offset`` are ignored."""
-        return super().forward(x)
+        """``(B, T, D)`` -> ``(B, T, D)`` in ``x``'s dtype; ``padding_mask`` and ``offset`` are ignored."""
+        if x.dtype == self.weight.dtype:
+            return super().forward(x)
+        # bfloat16 activations under autocast: the mean square in float32 (torch's fused kernel wants one dtype)
+        return super().forward(x.float()).to(x.dtype)
 
 
 @NORMS.register("batchnorm")

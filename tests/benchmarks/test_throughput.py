@@ -1,0 +1,54 @@
+"""The benchmark script's parts that its numbers rest on: the model FLOPs count, decoding without the cache
+finding what the cache finds, and one quick run of a section end to end (issue 8; the script's timings are
+never asserted)."""
+
+import json
+
+import torch
+
+from benchmarks.cases import SHAPE_A, decoder_only
+from benchmarks.decoding import NEVER, RecomputingStep
+from benchmarks.flops import Attention, matmul_parameter_tokens, training_flops
+from benchmarks.throughput import main
+from zoo.decoding import DecoderOnlyStep, beam_search, sample
+from zoo.nn import DecoderOnly, TransformerConfig
+
+
+def test_model_flops_count_every_matmul_weight_once_per_token():
+    case = decoder_only("zoo", SHAPE_A)
+    model, batch = case.build(), case.batch(torch.device("cpu"))
+    counted = matmul_parameter_tokens(model, lambda: case.loss(model, batch))
+    d, layers, tokens = SHAPE_A.d_model, SHAPE_A.layers, SHAPE_A.batch * SHAPE_A.length
+    per_token = layers * (4 * d * d + 2 * d * SHAPE_A.d_ff) + SHAPE_A.vocab * d  # attention, FFN, tied output
+    assert counted == per_token * tokens
+    attention = 12 * d * layers * SHAPE_A.length * SHAPE_A.length * SHAPE_A.batch  # PaLM: 12 L d T per token
+    assert training_flops(counted, d, SHAPE_A.batch, case.attention) == 6 * per_token * tokens + attention
+    assert case.attention == [Attention(layers, SHAPE_A.length, SHAPE_A.length)]
+
+
+def test_decoding_without_the_cache_finds_what_the_cache_finds():
+    torch.manual_seed(0)
+    config = TransformerConfig(d_model=16, n_heads=2, d_ff=32, dropout=0.0, max_len=32, pe="learned")
+    model = DecoderOnly(config, 23, 2).double().eval()
+    prompt = torch.randint(1, 23, (3, 5))
+    greedy = [sample(step, prompt, 8, NEVER, 0) for step in (DecoderOnlyStep(model), RecomputingStep(model))]
+    assert torch.equal(*greedy) and greedy[0].shape == (3, 8)
+    beams = [beam_search(step, prompt, 4, 8, NEVER) for step in (DecoderOnlyStep(model), RecomputingStep(model))]
+    assert [[h.tokens for h in found] for found in beams[0]] == [[h.tokens for h in found] for found in beams[1]]
+
+
+def test_a_quick_knob_section_reports_every_knob_against_its_sibling(tmp_path, capsys):
+    threads = torch.get_num_threads()
+    try:
+        main(["--quick", "--only", "knobs", "--steps", "1", "--threads", "1", "--json", str(tmp_path / "out.json")])
+    finally:
+        torch.set_num_threads(threads)
+    numbers = json.loads((tmp_path / "out.json").read_text())
+    rows = numbers["knobs"]
+    names = [row["case"] for row in rows]
+    assert names[0] == "zoo (a) layernorm, sinusoidal" and rows[0]["ratio"] is None
+    assert {"norm=batchnorm", "pe=learned", "pe=rope", "norm_position=post"} <= set(names)
+    assert all(row["tokens_per_s"] > 0 and 0 < row["mfu"] for row in rows)
+    assert all(row["ratio"] > 0 for row in rows[1:])
+    assert set(numbers["peaks"]) == {"fp32", "bf16"} and "torch " in numbers["machine"][0]
+    assert "knobs: training step (median of 1)" in capsys.readouterr().out
