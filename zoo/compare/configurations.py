@@ -7,19 +7,14 @@ from collections import Counter
 
 from zoo.compare.errors import CompareError
 from zoo.compare.records import Run
+from zoo.run_folders import BOOKKEEPING_FIELDS
 
-# Fields that name, place or display a run but do not change what it learns.
-BOOKKEEPING = {
-    "run_name",
-    "runs_dir",
-    "wandb_project",
-    "ckpt_path",
-    "config",
+# Fields that name, place or display a run but do not change what it learns: a run's bookkeeping fields
+# (zoo.run_folders, one list for run names, resume and this table) and a few more of display and data loading.
+BOOKKEEPING = set(BOOKKEEPING_FIELDS) | {
     "data.cache_dir",
     "data.num_workers",
     "trainer.default_root_dir",
-    "trainer.enable_progress_bar",
-    "trainer.enable_model_summary",
     "trainer.logger",
 }
 
