@@ -36,8 +36,8 @@ def test_globs_and_folders_name_the_same_runs_once(runs_dir, compare_json):
 
 
 def test_failed_and_running_runs_are_left_out_and_listed(runs_dir, compare, compare_json):
-    write_run(runs_dir, "ed-rope-s4", [(100, 1.0)], knobs={"model.pe": "rope"}, status="failed")
-    write_run(runs_dir, "ed-rope-s5", [(100, 2.0)], knobs={"model.pe": "rope"}, status="running")
+    write_run(runs_dir, "ed-rope-s4", [(100, 1.0)], knobs={"model.pe": "rope"}, seed=4, status="failed")
+    write_run(runs_dir, "ed-rope-s5", [(100, 2.0)], knobs={"model.pe": "rope"}, seed=5, status="running")
     (runs_dir / "ed-rope-s6").mkdir()  # a run that stopped before training: only its W&B id
     (runs_dir / "ed-rope-s6" / "wandb_id").write_text("abcd1234")
     result = compare_json(runs_dir)
@@ -52,6 +52,14 @@ def test_failed_and_running_runs_are_left_out_and_listed(runs_dir, compare, comp
     result = compare_json(runs_dir, "--include_unfinished", "--baseline", "pe=sinusoidal")
     assert (result["rows"][1]["model.pe"], result["rows"][1]["n"]) == ("rope", 5)
     assert result["excluded"] == [{"run": "ed-rope-s6", "reason": "no config.json"}]
+
+
+def test_a_seed_run_twice_counts_once(runs_dir, compare_json):
+    write_run(runs_dir, "ed-rope-s1-2", [(100, 50.0)], knobs={"model.pe": "rope"}, seed=1)  # `fit` run again
+    result = compare_json(runs_dir)
+    rope = next(row for row in result["rows"] if row["model.pe"] == "rope")
+    assert rope["n"] == 3 and "ed-rope-s1-2" not in rope["runs"]
+    assert result["excluded"] == [{"run": "ed-rope-s1-2", "reason": "rerun of the seed of ed-rope-s1"}]
 
 
 def test_default_baseline_prefers_most_common_then_paper_values(tmp_path, compare_json):

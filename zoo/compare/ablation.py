@@ -11,6 +11,7 @@ from zoo.compare.configurations import (
     default_baseline,
     differing_knobs,
     group_by_configuration,
+    is_seed,
     parse_baseline,
     sort_key,
 )
@@ -79,6 +80,21 @@ def _exclusion(run: Run, metric: str, include_unfinished: bool) -> str | None:
     if metric_value(run, metric, "final") is None:
         return f"no {metric} logged"
     return None
+
+
+def _one_run_per_seed(runs: list[Run]) -> tuple[list[Run], list[tuple[str, str]]]:
+    """The runs of one configuration with each seed once (the first by name: ``x`` before ``x-2``), and the
+    reruns left out: a seed run twice is one sample, and counting it twice would shrink the spread that
+    the t-test compares against."""
+    kept: dict[tuple, Run] = {}
+    left_out = []
+    for run in sorted(runs, key=lambda r: r.name):
+        seed = tuple(sorted((k, repr(v)) for k, v in run.config.items() if is_seed(k)))
+        if seed in kept:
+            left_out.append((run.name, f"rerun of the seed of {kept[seed].name}"))
+        else:
+            kept[seed] = run
+    return list(kept.values()), left_out
 
 
 def _tokens_per_sec(run: Run) -> float | None:
@@ -153,6 +169,9 @@ def compare(
         raise CompareError(f"no finished run with {metric} to compare; left out: {reasons}")
     knobs = differing_knobs(kept)
     groups = group_by_configuration(kept, knobs)
+    for config, members in groups.items():
+        groups[config], reruns = _one_run_per_seed(members)
+        excluded += reruns
     base = parse_baseline(baseline, groups, knobs) if baseline else default_baseline(groups, knobs)
     base_values = [metric_value(run, metric, which) for run in groups[base]]
     rows = [
