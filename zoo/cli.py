@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from jsonargparse import Namespace
+from lightning.fabric.utilities.exceptions import MisconfigurationException
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.loggers import WandbLogger
 from lightning.pytorch.utilities import rank_zero_info
@@ -184,7 +185,12 @@ class ZooCLI(LightningCLI):
             # Lightning's smoke test: no run folder, checkpoint or record that a later command could pick up
             print("zoo: fast_dev_run is a smoke test: nothing is saved (no run folder, checkpoint or W&B run)")
             return
-        self.run_dir = self._resolve_run_dir(self._config())
+        try:
+            self.run_dir = self._resolve_run_dir(self._config())
+        except OSError as error:  # runs_dir is a file, or cannot be created
+            raise ConfigError(
+                f"runs_dir={self._config().runs_dir!r}: no run folder can be made there ({error.strerror})"
+            ) from None
         if self.run_dir is not None:
             os.environ[RUN_DIR_ENV] = str(self.run_dir)
 
@@ -192,15 +198,18 @@ class ZooCLI(LightningCLI):
         try:
             super().instantiate_classes()
             self.model.check_data(self.datamodule)
-            self.datamodule.check_ranks(self.trainer.num_devices * self.trainer.num_nodes)
+            self.datamodule.check_batches(self.trainer.num_devices * self.trainer.num_nodes)
             if self.subcommand == "test" and "test" not in self.datamodule.splits:
                 raise ValueError(
                     f"data.path={self.datamodule.path!r} has no test split; `test` needs one "
                     f"(`python -m zoo validate` evaluates the validation split)"
                 )
-        except (ValueError, FileNotFoundError, ConnectionError) as error:
-            remove_unused_run_dir(self.run_dir)
+        except (ValueError, FileNotFoundError, ConnectionError, MisconfigurationException) as error:
+            remove_unused_run_dir(self.run_dir)  # e.g. a trainer value Lightning refuses
             raise ConfigError(str(_root_cause(error))) from error
+        except BaseException:
+            remove_unused_run_dir(self.run_dir)  # whatever failed, a run that never started leaves no folder
+            raise
 
     def instantiate_trainer(self, **kwargs):
         trainer_config = self._get(self.config_init, "trainer", default={})
@@ -294,13 +303,30 @@ class ZooCLI(LightningCLI):
             rank_zero_info(f"zoo: W&B run saved offline; upload it (needs a W&B account) with: wandb sync {runs}")
 
 
+RUN_NAME = re.compile(r"[A-Za-z0-9._-]+")
+
+
 def _check_fit_options(config: Namespace) -> None:
-    """Refuse bad values of the command's own checkpoint options, before anything is created.
+    """Refuse bad values of the command's own options (and of the trainer's that Lightning checks only once
+    training has begun), before anything is created.
 
     Raises:
-        ConfigError: ``checkpoint_every_n_steps`` below 1, ``keep_last`` below 0, or either asked for with
-            ``trainer.enable_checkpointing=false``.
+        ConfigError: ``checkpoint_every_n_steps`` below 1, ``keep_last`` below 0, either asked for with
+            ``trainer.enable_checkpointing=false``, a ``run_name`` that is not a plain folder name, or a
+            ``trainer.val_check_interval`` that is not positive.
     """
+    name = config.get("run_name")
+    if name is not None and (not RUN_NAME.fullmatch(name) or name in (".", "..")):
+        raise ConfigError(
+            f"run_name={name!r} is not valid; it must be a folder name of letters, digits, '.', '_' and '-' "
+            f"(the folder goes under runs_dir)"
+        )
+    interval = config.trainer.get("val_check_interval")
+    if interval is not None and interval <= 0:
+        raise ConfigError(
+            f"trainer.val_check_interval={interval} is not valid; it must be a positive number of steps, or a "
+            f"fraction of an epoch in (0, 1]"
+        )
     every, keep = config.get("checkpoint_every_n_steps"), config.get("keep_last", 0)
     if every is not None and every < 1:
         raise ConfigError(f"checkpoint_every_n_steps={every} is not valid; it must be a positive integer")

@@ -80,6 +80,44 @@ def test_bad_generation_knob_of_the_language_model(override, message, data_dir, 
     assert not (cli_env / "runs").exists()
 
 
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("--trainer.max_steps=-5", "`max_steps` must be a non-negative integer or -1 (infinite steps)."),
+        (
+            "--trainer.val_check_interval=0",
+            "trainer.val_check_interval=0 is not valid; it must be a positive number of steps, or a fraction of an "
+            "epoch in (0, 1]",
+        ),
+        ("--trainer.max_time=abc", "`Timer(duration='abc')` is not a valid duration."),
+        ("--trainer.accelerator=mps", "`MPSAccelerator` can not run on your system"),
+        (
+            "--run_name=../elsewhere",
+            "run_name='../elsewhere' is not valid; it must be a folder name of letters, digits, '.', '_' and '-'",
+        ),
+    ],
+)
+def test_bad_trainer_value_or_run_name_stops_in_one_line_and_leaves_no_folder(
+    override, message, data_dir, cli_env, capsys
+):
+    err = fails(capsys, [*shakespeare_args(data_dir), override])
+    assert f"zoo: error: {message}" in err and "Traceback" not in err
+    assert not (cli_env / "runs").exists() and not (cli_env / "elsewhere").exists()
+
+
+def test_runs_dir_that_is_a_file(data_dir, cli_env, capsys):
+    (cli_env / "afile").write_text("x")
+    err = fails(capsys, [*shakespeare_args(data_dir), f"--runs_dir={cli_env / 'afile'}"])
+    assert f"zoo: error: runs_dir='{cli_env / 'afile'}': no run folder can be made there (File exists)" in err
+
+
+def test_token_budget_smaller_than_an_example_is_refused_before_training(data_dir, cli_env, capsys):
+    args = ["fit", "--config", TRANSLATION, f"--data.path={data_dir / 'multi30k'}", "--data.max_tokens=20"]
+    err = fails(capsys, args)
+    assert "zoo: error: data.max_tokens=20 is smaller than the longest example of the 'train' split" in err
+    assert not (cli_env / "runs").exists()
+
+
 def test_missing_data_path(cli_env, capsys):
     err = fails(capsys, ["fit", "--config", TRANSLATION, "--data.path=./no/such/folder"])
     assert "zoo: error: data.path='./no/such/folder' is not a folder" in err

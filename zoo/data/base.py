@@ -154,9 +154,9 @@ class ZooDataModule(pl.LightningDataModule):
                 self.encoded[split] = self.encode(data[split])
                 atomic_save(self.encoded[split], file)
 
-    def check_ranks(self, world_size: int) -> None:
+    def check_batches(self, world_size: int) -> None:
         """Every rank needs at least one example of every split (a rank without a validation batch would skip
-        the metric synchronisation that the others wait in).
+        the metric synchronisation that the others wait in); subclasses check their batch limits too.
 
         Raises:
             ValueError: naming the split, its size and the number of ranks.

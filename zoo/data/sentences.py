@@ -48,6 +48,21 @@ class SentenceDataModule(ZooDataModule):
         """The most tokens a sequence can have, and the field that sets it."""
         return self.max_len, "data.max_len"
 
+    def check_batches(self, world_size: int) -> None:
+        """As :meth:`ZooDataModule.check_batches`, and every example of every split fits in ``max_tokens``.
+
+        Raises:
+            ValueError: naming ``data.max_tokens``, the longest example and the split.
+        """
+        super().check_batches(world_size)
+        for split in self.splits:
+            longest = max(self.lengths(split), default=0)
+            if longest > self.max_tokens:
+                raise ValueError(
+                    f"data.max_tokens={self.max_tokens} is smaller than the longest example of the {split!r} split "
+                    f"({longest} tokens); raise data.max_tokens to at least {longest}, or lower data.max_len"
+                )
+
     def lengths(self, split: str) -> list[int]:
         """The padded length each example needs, in tokens."""
         raise NotImplementedError
