@@ -39,7 +39,10 @@ class ClassificationDataModule(SentenceDataModule):
         return {**super().settings(), "text": self.text_column, "label": self.label_column}
 
     def load(self):
-        return self.load_checked({"data.text_column": self.text_column, "data.label_column": self.label_column})
+        data = self.load_checked({"data.text_column": self.text_column, "data.label_column": self.label_column})
+        for split in self.splits:
+            check_labels(data[split][self.label_column], split, self.path, self.label_column)
+        return data
 
     def tokenizer_texts(self, train) -> dict[str, list[str]]:
         return {"text": list(train[self.text_column])}
@@ -56,9 +59,9 @@ class ClassificationDataModule(SentenceDataModule):
 
     @property
     def num_classes(self) -> int:
-        """The number of classes: one more than the largest train label."""
+        """The number of classes: one more than the largest label of any split."""
         self.prepare()
-        return int(self.encoded["train"]["labels"].max()) + 1
+        return max(int(self.encoded[split]["labels"].max()) for split in self.splits) + 1
 
     def lengths(self, split: str) -> list[int]:
         return self.encoded[split]["tokens"]["offsets"].diff().tolist()
@@ -73,3 +76,17 @@ class ClassificationDataModule(SentenceDataModule):
             "labels": data["labels"][indices],
             "index": torch.tensor(indices),
         }
+
+
+def check_labels(labels: list, split: str, path: str, column: str) -> None:
+    """Every label of a split is a class index: an integer >= 0.
+
+    Raises:
+        ValueError: naming the split, the row, the value and the field ``data.label_column``.
+    """
+    for row, label in enumerate(labels):
+        if isinstance(label, bool) or not isinstance(label, int) or label < 0:
+            raise ValueError(
+                f"row {row} of the {split!r} split of data.path={path!r} has the label {label!r}; "
+                f"data.label_column={column!r} must hold class indices 0, 1, ... (integers)"
+            )

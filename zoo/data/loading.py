@@ -11,6 +11,10 @@ HUB_HOST = "huggingface.co"
 NOT_TEXT = (".gz", ".bz2", ".xz", ".zst", ".zip", ".lz4", ".parquet", ".arrow")  # read by datasets, not checked here
 
 
+class EmptyFileError(ValueError):
+    """A data file with no bytes at all."""
+
+
 class EncodingError(ValueError):
     """A data file that is not UTF-8 text."""
 
@@ -51,7 +55,7 @@ def load_splits(path: str, splits: list[str], name: str | None = None, **kwargs)
     import huggingface_hub
 
     datasets.disable_progress_bars()
-    datasets.logging.set_verbosity_error()
+    datasets.logging.set_verbosity(datasets.logging.CRITICAL)  # its errors reach the user as ours, in one line
     huggingface_hub.utils.logging.set_verbosity_error()
     local = Path(path).expanduser()
     if local.is_dir():
@@ -59,14 +63,17 @@ def load_splits(path: str, splits: list[str], name: str | None = None, **kwargs)
             builder = datasets.load_dataset_builder(str(local), **kwargs)  # a local copy holds one configuration
             for files in (builder.config.data_files or {}).values():
                 check_utf8(files, path)
+                check_not_empty(files, path)
             loaded = datasets.load_dataset(str(local), **kwargs)
-        except EncodingError:
+        except (EncodingError, EmptyFileError):
             raise
         except (ValueError, StopIteration) as error:  # e.g. 'Instruction "validation" corresponds to no data!'
             empty = [split for split in splits if f'"{split}" corresponds to no data' in str(error)]
             if empty:
                 raise ValueError(f"data.path={path!r}: the split {empty[0]!r} is empty") from error
             raise ValueError(f"data.path={path!r} could not be read: {type(error).__name__} {error}") from error
+        except datasets.exceptions.DatasetGenerationError as error:  # a malformed or empty file
+            raise ValueError(f"data.path={path!r} could not be read: {_reader_error(error)}") from error
     elif local.exists() or _looks_local(path):
         raise FileNotFoundError(f"data.path={path!r} is not a folder (resolved to {local.resolve()})")
     elif not _hub_reachable():
@@ -84,8 +91,18 @@ def load_splits(path: str, splits: list[str], name: str | None = None, **kwargs)
     return loaded
 
 
+def _reader_error(error: BaseException) -> str:
+    """The first line of the reader's own message under ``datasets``' wrapper (e.g. pyarrow's "JSON parse
+    error: ... in row 50"), or of the deepest cause."""
+    while error.__cause__ is not None or error.__context__ is not None:
+        error = error.__cause__ or error.__context__
+        if not isinstance(error, (ValueError, OSError)) or "row" in str(error):
+            break
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
 def check_columns(dataset, columns: dict[str, str], path: str) -> None:
-    """Check that every column a data module reads exists.
+    """Check that every column a data module reads exists, with a value in every row.
 
     Args:
         dataset: a ``datasets.Dataset``.
@@ -93,7 +110,8 @@ def check_columns(dataset, columns: dict[str, str], path: str) -> None:
         path: the data path, for the message.
 
     Raises:
-        ValueError: naming the field, the missing column and the columns present.
+        ValueError: naming the field, the missing column and the columns present; or the first row without a
+            value (missing or null) in a column.
     """
     for field, column in columns.items():
         if column not in dataset.column_names:
@@ -101,6 +119,24 @@ def check_columns(dataset, columns: dict[str, str], path: str) -> None:
                 f"{field}={column!r} is not a column of data.path={path!r}; its columns are: "
                 f"{', '.join(dataset.column_names)}"
             )
+        missing = next((row for row, value in enumerate(dataset[column]) if value is None), None)
+        if missing is not None:
+            split = f"the {str(dataset.split)!r} split" if dataset.split else "a split"
+            raise ValueError(
+                f"row {missing} of {split} of data.path={path!r} has no {column!r} (missing or null); every row "
+                f"needs a value in {field}={column!r}"
+            )
+
+
+def check_not_empty(files: list[str], path: str) -> None:
+    """Check that no data file is empty (``datasets`` fails on one with a message about writing data).
+
+    Raises:
+        EmptyFileError: naming the file.
+    """
+    for file in files:
+        if Path(file).is_file() and Path(file).stat().st_size == 0:
+            raise EmptyFileError(f"data.path={path!r}: {Path(file).name} is empty; every split file needs data")
 
 
 def check_utf8(files: list[str], path: str) -> None:

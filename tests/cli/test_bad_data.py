@@ -1,0 +1,73 @@
+"""A data file with bad content (a row without a value, a line that is not JSON, an empty file, a label that is
+no class index) stops `fit` in one line naming the row or file, before training, with no run folder left."""
+
+import json
+
+import pytest
+
+from tests.cli.helpers import CONFIGS, small_copy
+from zoo.cli import main
+
+TRANSLATION = str(CONFIGS / "encoder_decoder" / "multi30k.yaml")
+CLASSIFICATION = str(CONFIGS / "encoder_only" / "sst2.yaml")
+LANGUAGE_MODEL = str(CONFIGS / "decoder_only" / "tinyshakespeare.yaml")
+
+
+def error_of(capsys, cli_env, config, folder) -> str:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["fit", "--config", config, f"--data.path={folder}", "--data.vocab_size=300"])
+    assert exit_info.value.code == 2
+    assert not (cli_env / "runs").exists()
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err.strip().splitlines()[-1]
+
+
+def append(file, line: str) -> None:
+    file.write_text(file.read_text() + line + "\n")
+
+
+@pytest.mark.parametrize("row", [{"de": "ein Hund"}, {"de": "ein Hund", "en": None}], ids=["missing", "null"])
+def test_a_row_without_a_target(row, data_dir, cli_env, capsys):
+    folder = small_copy(data_dir, "multi30k", cli_env / "pairs", {"train": 50, "validation": 20})
+    append(folder / "train.jsonl", json.dumps(row))
+    assert error_of(capsys, cli_env, TRANSLATION, folder) == (
+        f"zoo: error: row 50 of the 'train' split of data.path='{folder}' has no 'en' (missing or null); every row "
+        "needs a value in data.tgt_column='en'"
+    )
+
+
+def test_a_line_that_is_not_json(data_dir, cli_env, capsys):
+    folder = small_copy(data_dir, "multi30k", cli_env / "pairs", {"train": 50, "validation": 20})
+    append(folder / "train.jsonl", '{"de": "ein Hund", "en": ')
+    assert error_of(capsys, cli_env, TRANSLATION, folder) == (
+        f"zoo: error: data.path='{folder}' could not be read: JSON parse error: Invalid value. in row 50"
+    )
+
+
+def test_an_empty_file(data_dir, cli_env, capsys):
+    folder = cli_env / "text"
+    folder.mkdir()
+    (folder / "train.txt").write_text("")
+    (folder / "validation.txt").write_text((data_dir / "tinyshakespeare" / "validation.txt").read_text()[:2000])
+    assert error_of(capsys, cli_env, LANGUAGE_MODEL, folder) == (
+        f"zoo: error: data.path='{folder}': train.txt is empty; every split file needs data"
+    )
+
+
+@pytest.mark.parametrize(("split", "row", "label"), [("train", 50, "positive"), ("validation", 20, -1)])
+def test_a_label_that_is_no_class_index(split, row, label, data_dir, cli_env, capsys):
+    folder = small_copy(data_dir, "sst2", cli_env / "sentences", {"train": 50, "validation": 20})
+    append(folder / f"{split}.jsonl", json.dumps({"idx": 99, "sentence": "good", "label": label}))
+    assert error_of(capsys, cli_env, CLASSIFICATION, folder) == (
+        f"zoo: error: row {row} of the {split!r} split of data.path='{folder}' has the label {label!r}; "
+        "data.label_column='label' must hold class indices 0, 1, ... (integers)"
+    )
+
+
+def test_a_validation_label_beyond_the_classes(data_dir, cli_env, capsys):
+    folder = small_copy(data_dir, "sst2", cli_env / "sentences", {"train": 50, "validation": 20})
+    append(folder / "validation.jsonl", json.dumps({"idx": 99, "sentence": "good", "label": 7}))
+    assert error_of(capsys, cli_env, CLASSIFICATION, folder) == (
+        "zoo: error: model.num_classes=2 is smaller than the 8 classes in the data; set --model.num_classes=8"
+    )
