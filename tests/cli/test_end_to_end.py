@@ -1,5 +1,6 @@
 """Each variant end to end on real data: fit a few steps, then validate and test from the checkpoint."""
 
+import importlib
 import re
 
 import pytest
@@ -25,6 +26,9 @@ def test_fit_validate_test_on_real_data(variant, data_dir, cli_env):
     record = read_run(run_dir)
     logged = set().union(*(line.keys() for line in record["metrics"]))
     assert TRAIN_METRICS | {"val_loss", task_metric, "parameters"} <= logged
+    module, _, name = record["config"]["model.class_path"].rpartition(".")
+    task_class = getattr(importlib.import_module(module), name)
+    assert logged - {"step"} == set(task_class.logged_metrics())  # what a sweep's metric.name is checked against
     assert record["config"]["model.d_model"] == 32 and record["config"]["model.vocab_size"] > 4
     summary = record["summary"]
     assert summary["status"] == "finished"

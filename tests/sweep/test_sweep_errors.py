@@ -104,3 +104,11 @@ def test_a_sweep_file_that_is_not_yaml_names_its_line_and_column(tmp_path, capsy
         f"zoo sweep: error: {path} is not valid YAML: expected ',' or '}}', but got '<stream end>' at line 5, "
         "column 1\n"
     )
+
+
+def test_a_metric_the_task_does_not_log(run_sweep):
+    message = run_sweep(metric={"name": "val_bleu", "goal": "maximize"})
+    assert message == (
+        f"metric.name='val_bleu' is not logged by `zoo fit --config {SHAKESPEARE}` (LanguageModelTask); it logs: "
+        "train_loss, lr, tokens_per_sec, grad_norm, parameters, val_loss, val_ppl, val_bpc"
+    )

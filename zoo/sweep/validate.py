@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import functools
+import importlib
 import io
 import math
 
@@ -87,6 +88,19 @@ def values_to_check(spec: dict) -> list:
     return [spec.get("mu", 0.0)]
 
 
+def check_metric_logged(metric: dict | None, class_path: str, where: str) -> None:
+    """Raise ``SweepError`` if the sweep's ``metric.name`` is not a metric that the command's task logs (the
+    sweep would run and then have nothing to rank its trials by)."""
+    if not metric:
+        return
+    module, _, name = class_path.rpartition(".")
+    logged = getattr(importlib.import_module(module), name).logged_metrics()
+    if metric["name"] not in logged:
+        raise SweepError(
+            f"metric.name={metric['name']!r} is not logged by `zoo {where}` ({name}); it logs: {', '.join(logged)}"
+        )
+
+
 def check_against_cli(config: dict, command_for) -> None:
     """Check every parameter name and value of a sweep with the CLI's parser.
 
@@ -103,10 +117,11 @@ def check_against_cli(config: dict, command_for) -> None:
     arguments = zoo_arguments(command_for({}))
     where = " ".join(arguments[:3])
     try:
-        fields = field_names(parse(parser, arguments))
+        namespace = parse(parser, arguments)
     except SweepError as error:
         raise SweepError(f"the sweep's command fails without any parameter (`zoo {where}`): {error}") from error
-    check_keys(list(config["parameters"]), fields, where)
+    check_keys(list(config["parameters"]), field_names(namespace), where)
+    check_metric_logged(config.get("metric"), namespace.model.class_path, where)
     base = {key: values_to_check(spec)[0] for key, spec in config["parameters"].items()}
     for key, spec in config["parameters"].items():
         for value in values_to_check(spec):

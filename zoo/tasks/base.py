@@ -59,6 +59,14 @@ class TaskModule(pl.LightningModule):
     monitor = "val_loss"
     monitor_mode = "min"
     short_name = "task"
+    # What fit logs: every task's training metrics, and its own evaluation metrics with a val_ (test_) prefix.
+    training_metrics = ("train_loss", "lr", "tokens_per_sec", "grad_norm", "parameters")
+    evaluation_metrics: tuple[str, ...] = ("loss",)
+
+    @classmethod
+    def logged_metrics(cls) -> list[str]:
+        """The metrics ``fit`` logs (training, then validation), e.g. for a sweep's ``metric.name``."""
+        return [*cls.training_metrics, *(f"val_{name}" for name in cls.evaluation_metrics)]
     # The knobs a checkpoint is tied to (a resumed or evaluated run cannot change them); tasks add their own.
     architecture: tuple[str, ...] = ARCHITECTURE_KNOBS
 

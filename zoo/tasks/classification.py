@@ -29,6 +29,7 @@ class ClassificationTask(TaskModule):
     """
 
     monitor, monitor_mode, short_name = "val_acc", "max", "eo"
+    evaluation_metrics = ("loss", "acc", "f1")
     architecture = (*TaskModule.architecture, "num_layers", "num_classes", "pooling")
 
     def __init__(self, num_layers: int = 4, num_classes: int = 2, pooling: Pooling = "mean", **kwargs) -> None:

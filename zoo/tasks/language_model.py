@@ -36,6 +36,7 @@ class LanguageModelTask(TaskModule):
     """
 
     monitor, monitor_mode, short_name = "val_loss", "min", "do"
+    evaluation_metrics = ("loss", "ppl", "bpc")
     architecture = (*TaskModule.architecture, "num_layers", "tie_embeddings")
 
     def __init__(

@@ -38,6 +38,7 @@ class TranslationTask(TaskModule):
     """
 
     monitor, monitor_mode, short_name = "val_bleu", "max", "ed"
+    evaluation_metrics = ("loss", "ppl", "bleu", "exact_match")
     architecture = (
         *TaskModule.architecture,
         "num_encoder_layers",
