@@ -114,7 +114,8 @@ class ZooCLI(LightningCLI):
             seed_everything_default=1,
             trainer_defaults={"use_distributed_sampler": False},
             parser_kwargs={
-                "description": __doc__,
+                "description": f"Train and evaluate: fit, validate, test, predict (below). The other commands: "
+                f"{', '.join(TOOLS)} (python -m zoo <command> --help).",
                 "prog": "python -m zoo",  # not "__main__.py" in the usage lines
                 "allow_abbrev": False,  # a shortened key (--trainer.max_step) must not set a field silently
                 **{sub: {"epilog": knob_help(), "allow_abbrev": False} for sub in SUBCOMMANDS},

@@ -227,6 +227,14 @@ def test_help_lists_every_knob_and_its_choices(subcommand, capsys):
         assert f"--model.{knob} " in out
 
 
+def test_top_level_help_names_every_command(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "fit, validate, test, predict" in out
+    assert "sweep, compare, translate, generate, attention, average (python -m zoo <command> --help)" in out
+
+
 def test_task_help_shows_the_choices(capsys):
     with pytest.raises(SystemExit):
         main(["fit", "--model.help", "zoo.tasks.ClassificationTask"])

@@ -102,11 +102,25 @@ def test_average_of_the_last_checkpoints(translation_checkpoints, tmp_path, caps
         ("generate", [], "generate needs a LanguageModelTask checkpoint, but ckpt_path="),
         ("translate", ["--n_best", "2"], "--n_best=2 is not valid; it must be at most --beam_size=1"),
         ("translate", ["--input", "missing.txt"], "--input='missing.txt' is not a file"),
+        ("translate", ["--beam_size", "0"], "--beam_size=0 is not valid; it must be positive"),
+        ("translate", ["--beam_size", "-2"], "--beam_size=-2 is not valid; it must be positive"),
+        ("translate", ["--input", "binary.txt"], "--input='binary.txt' is not UTF-8 text (byte 1: 0x80)"),
+        ("translate", ["--device", "cuda"], "--device='cuda' is not available here (no CUDA GPU); use --device cpu"),
+        ("attention", ["--text", "ein Hund", "--out", "."], "--out='.' is not valid; name a .png file"),
+        ("attention", ["--text", "ein Hund", "--out", "maps"], "--out='maps' is not valid; name a .png file"),
+        ("average", ["--out", "LAST"], "is one of the checkpoints averaged; write the average elsewhere"),
     ],
 )
-def test_bad_input_is_one_line(translation_checkpoints, capsys, command, extra, message):
-    code, _, err = run([command, "--ckpt_path", translation_checkpoints["last"], *extra], capsys)
-    assert code == 2 and err.count("\n") == 1 and message in err
+def test_bad_input_is_one_line(translation_checkpoints, capsys, command, extra, message, tmp_path, monkeypatch):
+    if torch.cuda.is_available() and "cuda" in extra:
+        pytest.skip("this machine has a GPU")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "binary.txt").write_bytes(b"a\x80b\n")
+    last = translation_checkpoints["last"]
+    paths = [last, *translation_checkpoints["kept"]] if command == "average" else [last]
+    extra = [last if part == "LAST" else part for part in extra]
+    code, _, err = run([command, "--ckpt_path", *paths, *extra], capsys)
+    assert code == 2 and err.count("\n") == 1 and message in err, err
 
 
 def test_evaluation_translates_with_the_configured_decoder(translation_checkpoints, data_dir):

@@ -79,6 +79,8 @@ def run(argv: list[str]) -> None:
     args = arguments().parse_args(argv)
     if not Path(args.out).parent.is_dir():
         raise InferenceError(f"--out={args.out!r}: the folder {str(Path(args.out).parent)!r} does not exist")
+    if Path(args.out).suffix.lower() != ".png" or Path(args.out).is_dir():
+        raise InferenceError(f"--out={args.out!r} is not valid; name a .png file, e.g. --out maps.png")
     model = load_trained(args.ckpt_path, args.device)
     if args.target is not None and not isinstance(model.task, TranslationTask):
         raise InferenceError("--target is for translation models only")

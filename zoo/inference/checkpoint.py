@@ -57,6 +57,8 @@ def load_trained(ckpt_path: str, device: str = "cpu") -> TrainedModel:
     """
     if not Path(ckpt_path).is_file():
         raise InferenceError(f"ckpt_path={ckpt_path!r} is not a file")
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise InferenceError(f"--device={device!r} is not available here (no CUDA GPU); use --device cpu")
     if not zipfile.is_zipfile(ckpt_path):
         raise InferenceError(f"ckpt_path={ckpt_path!r} is not a checkpoint (not a file written by torch.save)")
     checkpoint = torch.load(ckpt_path, map_location="cpu", weights_only=True)

@@ -30,14 +30,21 @@ def run(argv: list[str]) -> None:
     per sentence, best first (scores: log-probability / GNMT length penalty)."""
     args = arguments().parse_args(argv)
     positive("batch_size", args.batch_size)
+    positive("beam_size", args.beam_size, optional=True)
+    positive("n_best", args.n_best)
     model = load_trained(args.ckpt_path, args.device)
     model.require(TranslationTask, "translate", "use `python -m zoo generate` for a language model")
-    beam_size = args.beam_size or model.task.hparams.beam_size
+    beam_size = model.task.hparams.beam_size if args.beam_size is None else args.beam_size
     if args.n_best > beam_size:
         raise InferenceError(f"--n_best={args.n_best} is not valid; it must be at most --beam_size={beam_size}")
     if args.input is not None and not Path(args.input).is_file():
         raise InferenceError(f"--input={args.input!r} is not a file")
-    lines = (Path(args.input).read_text() if args.input else sys.stdin.read()).splitlines()
+    try:
+        lines = (Path(args.input).read_text(encoding="utf-8") if args.input else sys.stdin.read()).splitlines()
+    except UnicodeDecodeError as error:
+        where = f"--input={args.input!r}" if args.input else "stdin"
+        byte = f"byte {error.start}: {error.object[error.start]:#04x}"
+        raise InferenceError(f"{where} is not UTF-8 text ({byte}); zoo reads sentences as UTF-8") from None
     with tqdm(total=len(lines), unit="sentence", disable=args.input is None, file=sys.stderr) as bar:
         found = translate_texts(
             model, lines, beam_size, args.length_penalty, args.n_best, args.max_len_a, args.max_len_b,
