@@ -132,7 +132,7 @@ def test_missing_and_empty_split(cli_env, capsys):
     (folder / "validation.jsonl").write_text("")
     (folder / "test.jsonl").write_text(json.dumps({"de": "ein Hund", "en": "a dog"}) + "\n")
     err = fails(capsys, ["fit", "--config", TRANSLATION, f"--data.path={folder}"])
-    assert f"zoo: error: data.path='{folder}': the split 'validation' is empty" in err
+    assert f"zoo: error: data.path='{folder}': validation.jsonl is empty; every split file needs data" in err
 
 
 def test_resume_without_a_checkpoint(data_dir, cli_env, capsys):
