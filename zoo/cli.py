@@ -205,7 +205,7 @@ class ZooCLI(LightningCLI):
                     f"data.path={self.datamodule.path!r} has no test split; `test` needs one "
                     f"(`python -m zoo validate` evaluates the validation split)"
                 )
-        except (ValueError, FileNotFoundError, ConnectionError, MisconfigurationException) as error:
+        except (ValueError, FileNotFoundError, ConnectionError, MisconfigurationException, ImportError) as error:
             remove_unused_run_dir(self.run_dir)  # e.g. a trainer value Lightning refuses
             raise ConfigError(str(_root_cause(error))) from error
         except BaseException:

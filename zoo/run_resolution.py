@@ -83,6 +83,12 @@ def check_same_model(config: Namespace) -> None:
     """Raise ``RunFolderError`` if the architecture in ``config`` (the task's ``architecture`` knobs) differs
     from the one the checkpoint was trained with (a resumed run cannot change shapes)."""
     saved = load_checkpoint(config.ckpt_path).get("hyper_parameters", {})
+    trained = saved.get("_class_path")
+    if trained is not None and trained != config.model.class_path:
+        raise RunFolderError(
+            f"ckpt_path={config.ckpt_path!r} holds a {trained.rpartition('.')[2]}, not a "
+            f"{config.model.class_path.rpartition('.')[2]}; pass the config it was trained with"
+        )
     current = config.model.init_args
     differs = [
         f"model.{key}={current[key]!r} (the checkpoint has {saved[key]!r})"
@@ -92,7 +98,8 @@ def check_same_model(config: Namespace) -> None:
     if differs:
         raise RunFolderError(
             f"ckpt_path={config.ckpt_path!r} was trained with another architecture: {', '.join(differs)}; "
-            f"drop those overrides, or start a new run without --ckpt_path"
+            f"pass the values it was trained with (in its run folder's config.yaml), or start a new run without "
+            f"--ckpt_path"
         )
 
 

@@ -8,7 +8,7 @@ import signal
 import pytest
 import torch
 
-from tests.cli.helpers import read_run, shakespeare_args
+from tests.cli.helpers import CONFIGS, read_run, shakespeare_args
 from zoo.cli import main
 from zoo.run_folders import config_hash, differences, new_run_dir
 
@@ -129,6 +129,16 @@ def test_sigterm_saves_the_step_and_resume_continues_it(data_dir, cli_env, capsy
     record = read_run(run_dir)
     steps = [line["step"] for line in record["metrics"] if "train_loss" in line]
     assert steps == list(range(6)) and record["summary"]["status"] == "finished"
+
+
+def test_a_checkpoint_of_another_task_is_named_as_such(data_dir, cli_env, capsys):
+    main([*shakespeare_args(data_dir), "--trainer.max_steps=2"])
+    last = only_run(cli_env / "runs") / "checkpoints" / "last.ckpt"
+    config = str(CONFIGS / "encoder_decoder" / "multi30k.yaml")
+    with pytest.raises(SystemExit):
+        main(["validate", "--config", config, f"--data.path={data_dir / 'multi30k'}", f"--ckpt_path={last}"])
+    err = capsys.readouterr().err
+    assert f"ckpt_path='{last}' holds a LanguageModelTask, not a TranslationTask; pass the config it was" in err
 
 
 def test_a_checkpoint_file_of_a_run_refuses_another_config_too(data_dir, cli_env, capsys):
