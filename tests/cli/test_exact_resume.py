@@ -73,7 +73,12 @@ def test_killed_runs_resume_exactly(data_dir, cli_env, zoo_cache, one_thread):
     variants = ("decoder_only", "encoder_only", "encoder_decoder")
     killed = {v: fit_args(v, data_dir, cli_env / v) for v in variants}
     for variant in variants:  # tokenise once, before the processes that share the cache start
-        main([*fit_args(variant, data_dir, cli_env / "uninterrupted" / variant)])
+        main([*fit_args(variant, data_dir, cli_env / "tokenise" / variant), "--trainer.max_steps=1"])
+    # every run in a fresh process, as users start them (in this process, earlier tests can change how
+    # jsonargparse reads a number: --trainer.limit_val_batches=2 became 2.0, another config)
+    runs = {v: start(fit_args(v, data_dir, cli_env / "uninterrupted" / v), ":", zoo_cache) for v in variants}
+    for variant, process in runs.items():
+        assert process.wait(timeout=600) == 0, f"{variant}: {process.stderr.read()[-2000:]}"
     runs = {v: start(killed[v], f"{KILL}:SIGKILL", zoo_cache) for v in variants}
     for variant, process in runs.items():
         assert process.wait(timeout=600) == -9, f"{variant}: {process.stderr.read()[-2000:]}"
@@ -83,8 +88,9 @@ def test_killed_runs_resume_exactly(data_dir, cli_env, zoo_cache, one_thread):
     for variant, process in runs.items():
         _, err = process.communicate(timeout=600)
         assert "zoo: run interrupted; resume it with:" in err, f"{variant}: {err[-2000:]}"
-    for variant in variants:
-        main([*killed[variant], "--ckpt_path=last"])
+    runs = {v: start([*killed[v], "--ckpt_path=last"], ":", zoo_cache) for v in variants}
+    for variant, process in runs.items():
+        assert process.wait(timeout=600) == 0, f"{variant}: {process.stderr.read()[-2000:]}"
 
     for variant in variants:
         (run_dir,) = (cli_env / variant).iterdir()
