@@ -71,3 +71,15 @@ def test_bad_kind_and_size():
         train_tokenizer("spm", TEXTS, 300)
     with pytest.raises(ValueError, match=r"data.vocab_size=3 is not valid"):
         train_tokenizer("bpe", TEXTS, 3)
+
+
+def test_a_wordpiece_word_is_one_token_wherever_it_stands():
+    """The first word of a text carries its space as every other word does, and punctuation carries its own:
+    without that (every first word split into pieces, a lone ``▁`` before each comma as the most frequent
+    token) SST-2 accuracy fell by 6 points."""
+    texts = ["good movie , good plot .", "a good one , really good .", "movie night"] * 30
+    tokenizer = train_tokenizer("wordpiece", texts, 60)
+    first, inner = tokenizer.encode("good movie").tokens, tokenizer.encode("a good movie").tokens
+    assert first == ["▁good", "▁movie"] and inner[1:] == first
+    tokens = tokenizer.encode("good movie , good plot .").tokens
+    assert "▁" not in tokens and "▁," in tokens and "▁." in tokens

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import torch
 
-CACHE_VERSION = 2  # 2: lossless wordpiece decoding
+CACHE_VERSION = 3  # 2: lossless wordpiece decoding; 3: wordpiece words keep their space (first word too)
 
 
 def default_cache_dir() -> Path:
