@@ -12,8 +12,9 @@ def greedy_without_cache(model, src, src_mask, bos, max_len):
     memory = model.encode(src, src_mask)
     tokens = torch.full((src.shape[0], 1), bos)
     for _ in range(max_len):
-        logits = model.output(model.decode(tokens, memory, None, src_mask))
-        tokens = torch.cat([tokens, logits[:, -1].argmax(-1, keepdim=True)], dim=1)
+        logits = model.output(model.decode(tokens, memory, None, src_mask))[:, -1]
+        logits[:, [0, 1]] = float("-inf")  # padding and <bos> are never a next token
+        tokens = torch.cat([tokens, logits.argmax(-1, keepdim=True)], dim=1)
     return tokens[:, 1:]
 
 

@@ -10,6 +10,7 @@ from typing import Protocol
 import torch
 from torch import Tensor
 
+from zoo.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
 from zoo.nn import DecoderOnly, EncoderDecoder
 
 
@@ -22,10 +23,20 @@ class Step(Protocol):
     def reorder(self, index: Tensor) -> None: ...
 
 
-def log_probabilities(logits: Tensor) -> Tensor:
+# Ids that are never a training target, so never a next token: padding and <bos> for every model. A language
+# model's training stream has no <eos> either (text is cut into blocks), so it never ends a continuation.
+NEVER_NEXT = (PAD_ID, BOS_ID)
+NEVER_NEXT_IN_TEXT = (PAD_ID, BOS_ID, EOS_ID)
+
+
+def log_probabilities(logits: Tensor, never: tuple[int, ...] = NEVER_NEXT) -> Tensor:
     """``(N, V)`` logits -> log-probabilities, in float32 at least (also under bfloat16 autocast: beam scores
-    add one up per token, and bfloat16's 8-bit mantissa would round their sums)."""
-    return torch.log_softmax(logits.float() if logits.element_size() < 4 else logits, dim=-1)
+    add one up per token, and bfloat16's 8-bit mantissa would round their sums). The ids in ``never`` get
+    ``-inf`` (after the softmax, so the others keep the model's own log-probabilities): a barely trained
+    model would otherwise sample padding, which decodes to nothing."""
+    log_probs = torch.log_softmax(logits.float() if logits.element_size() < 4 else logits, dim=-1)
+    never = [i for i in never if i < log_probs.shape[-1]]
+    return log_probs.index_fill(-1, torch.tensor(never, device=log_probs.device), float("-inf")) if never else log_probs
 
 
 class EncoderDecoderStep:
@@ -80,7 +91,7 @@ class DecoderOnlyStep:
         if self.window is not None and self.history.shape[1] > self.window:
             self.cache = self.model.decoder.new_cache()
             tokens = self.history[:, -self.window :]
-        return log_probabilities(self.model(tokens, None, self.cache)[:, -1])
+        return log_probabilities(self.model(tokens, None, self.cache)[:, -1], NEVER_NEXT_IN_TEXT)
 
     def reorder(self, index: Tensor) -> None:
         self.history = self.history.index_select(0, index)
