@@ -145,8 +145,10 @@ class Classifier(nn.Module):
 
 
 def encoder_only(name: str, shape: Shape, reference: str | None = None) -> Case:
-    """The zoo's encoder at the SST-2 config's knobs (pre-norm, GELU, sinusoidal, mean pooling)."""
-    config = _config(shape, activation="gelu", norm="layernorm", norm_position="pre", pe="sinusoidal")
+    """The zoo's encoder at the SST-2 config's knobs (pre-norm, GELU, sinusoidal, mean pooling, no dropout on
+    the FFN's hidden layer, as BERT)."""
+    knobs = dict(activation="gelu", norm="layernorm", norm_position="pre", pe="sinusoidal", activation_dropout=0.0)
+    config = _config(shape, **knobs)
     return _case(
         name, shape, lambda: Classifier(config, shape.vocab, shape.layers), _classification_batch(shape),
         lambda model, b: F.cross_entropy(model(b["tokens"], b["padding_mask"]).float(), b["labels"]), reference,

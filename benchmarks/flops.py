@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
-from torch import nn
+from torch.utils.flop_counter import FlopCounterMode
 
 
 @dataclass(frozen=True)
@@ -22,29 +22,17 @@ class Attention:
     keys: int
 
 
-def _is_matmul(module: nn.Module) -> bool:
-    # Hugging Face's GPT-2 uses Conv1D, a linear layer with the weight transposed
-    return isinstance(module, nn.Linear) or type(module).__name__ == "Conv1D"
-
-
-def matmul_parameter_tokens(model: nn.Module, forward: Callable[[], object]) -> int:
-    """Sum over every linear layer of its weight's size times the rows it is applied to, in one call of
-    ``forward`` (run without gradients): ``N x tokens`` where each weight sees every token once. Embedding
-    lookups are not matmuls; an output projection tied to the embedding is one."""
-    total = [0]
-
-    def count(module: nn.Module, inputs: tuple, output: torch.Tensor) -> None:
-        rows = inputs[0].numel() // inputs[0].shape[-1]
-        total[0] += rows * module.weight.numel()
-
-    handles = [m.register_forward_hook(count) for m in model.modules() if _is_matmul(m)]
-    try:
-        with torch.no_grad():
-            forward()
-    finally:
-        for handle in handles:
-            handle.remove()
-    return total[0]
+def matmul_parameter_tokens(forward: Callable[[], object]) -> int:
+    """Sum over every weight matrix of its size times the rows it is applied to, in one call of ``forward``
+    (run without gradients): ``N x tokens`` where each weight sees every token once. Counted from the
+    matrix-matrix products the call runs (``aten.mm`` and ``aten.addmm``, 2 FLOPs per multiply-add), so a
+    projection applied through ``F.linear`` or a slice of a stacked weight counts as well as an ``nn.Linear``;
+    attention's own products (batched, or inside the SDPA kernel) and embedding lookups are not counted; an
+    output projection tied to the embedding is."""
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        forward()
+    counts = counter.get_flop_counts()["Global"]
+    return int(sum(counts.get(op, 0) for op in (torch.ops.aten.mm, torch.ops.aten.addmm)) // 2)
 
 
 def training_flops(parameter_tokens: int, d_model: int, batch: int, attention: list[Attention]) -> float:

@@ -9,10 +9,9 @@ import gc
 import os
 import platform
 import resource
-import statistics
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import torch
@@ -42,20 +41,6 @@ def machine_line(device: torch.device, dtype: str, matmul_precision: str) -> str
         f"{cpu_model()} | {torch.get_num_threads()} threads (of {os.cpu_count()} CPUs) | device {where} | "
         f"torch {torch.__version__} | dtype {dtype} | float32 matmul precision {matmul_precision}"
     )
-
-
-def median_seconds(work: Callable[[], object], device: torch.device, repeats: int, warmup: int) -> float:
-    """The median wall time of ``work()`` over ``repeats`` calls after ``warmup`` calls, in seconds."""
-    for _ in range(warmup):
-        work()
-    synchronize(device)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        work()
-        synchronize(device)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def matmul_peak(device: torch.device, dtype: torch.dtype, size: int, repeats: int = 5) -> float:

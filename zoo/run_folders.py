@@ -30,6 +30,7 @@ BOOKKEEPING_FIELDS = (
     # how float32 matmuls round (a speed setting, as the thread count): a run may continue on another machine
     # with another precision, and runs from before the option existed keep their names
     "matmul_precision",
+    "model.compile",  # the same network, traced and compiled
 )
 # Model fields that only choose the decoder that evaluation translates with, or predict generates with: a run's
 # checkpoint may be evaluated with other values (a beam of 5 after training with greedy validation).
@@ -51,9 +52,11 @@ class RunFolderError(Exception):
 
 
 def identity(flat_config: dict) -> dict:
-    """The fields of a flat (dotted-key) config that make a run what it is: all but budget and bookkeeping."""
+    """The fields of a flat (dotted-key) config that make a run what it is: all but budget and bookkeeping,
+    and but those set to ``None`` ("unset"), so that a field added to the code later, unset by default (as
+    ``model.activation_dropout``), leaves the identity and the name of the runs recorded before it alone."""
     ignored = set(BUDGET_FIELDS) | set(BOOKKEEPING_FIELDS)
-    return {key: value for key, value in flat_config.items() if key not in ignored}
+    return {key: value for key, value in flat_config.items() if key not in ignored and value is not None}
 
 
 def config_hash(flat_config: dict, length: int = 6) -> str:

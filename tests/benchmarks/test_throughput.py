@@ -17,7 +17,7 @@ from zoo.nn import DecoderOnly, TransformerConfig
 def test_model_flops_count_every_matmul_weight_once_per_token():
     case = decoder_only("zoo", SHAPE_A)
     model, batch = case.build(), case.batch(torch.device("cpu"))
-    counted = matmul_parameter_tokens(model, lambda: case.loss(model, batch))
+    counted = matmul_parameter_tokens(lambda: case.loss(model, batch))
     d, layers, tokens = SHAPE_A.d_model, SHAPE_A.layers, SHAPE_A.batch * SHAPE_A.length
     per_token = layers * (4 * d * d + 2 * d * SHAPE_A.d_ff) + SHAPE_A.vocab * d  # attention, FFN, tied output
     assert counted == per_token * tokens
@@ -52,3 +52,11 @@ def test_a_quick_knob_section_reports_every_knob_against_its_sibling(tmp_path, c
     assert all(row["ratio"] > 0 for row in rows[1:])
     assert set(numbers["peaks"]) == {"fp32", "bf16"} and "torch " in numbers["machine"][0]
     assert "knobs: training step (median of 1)" in capsys.readouterr().out
+
+
+def test_the_step_profiler_prints_the_operators_of_a_case(capsys):
+    from benchmarks.profile_step import main as profile_main
+
+    profile_main(["zoo-a", "--steps", "1", "--rows", "5", "--threads", "1"])
+    table = capsys.readouterr().out
+    assert "aten::mm" in table and "Self CPU" in table

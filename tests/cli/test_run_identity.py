@@ -27,6 +27,17 @@ def test_config_hash_ignores_only_budget_and_bookkeeping():
     assert differences(base, {**base, "model.lr": 0.003}) == ["model.lr=0.003 (the run has 0.001)"]
 
 
+def test_a_field_added_later_and_unset_leaves_older_runs_their_identity():
+    """A run recorded before ``model.activation_dropout`` existed is the same configuration as a command that
+    leaves it unset (``None``), and keeps its name's hash; setting it makes another configuration."""
+    recorded = {"model.lr": 0.001, "model.dropout": 0.1, "seed_everything": 1}
+    now = {**recorded, "model.activation_dropout": None, "model.compile": True}
+    assert differences(recorded, now) == [] and config_hash(recorded) == config_hash(now)
+    assert differences(recorded, {**now, "model.activation_dropout": 0.0}) == [
+        "model.activation_dropout=0.0 (the run has unset)"
+    ]
+
+
 def test_new_run_dir_creates_each_folder_once(tmp_path):
     made = [new_run_dir(tmp_path, "run") for _ in range(3)]
     assert [p.name for p in made] == ["run", "run-2", "run-3"] and all(p.is_dir() for p in made)

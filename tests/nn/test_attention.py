@@ -6,15 +6,18 @@ import pytest
 import torch
 
 from zoo.nn import KeyValueCache, MultiHeadAttention
+from zoo.nn.transformer import init_linear_weights
 
 
 def naive_attention(attn: MultiHeadAttention, query, memory, key_padding_mask, is_causal):
     """softmax(Q K^T / sqrt(d_k)) V per head with masks applied as -inf, rows with no key set to 0."""
     heads = attn.n_heads
     d_k = attn.d_model // heads
-    q = attn.q_proj(query).unflatten(-1, (heads, d_k)).transpose(1, 2)
-    k = attn.k_proj(memory).unflatten(-1, (heads, d_k)).transpose(1, 2)
-    v = attn.v_proj(memory).unflatten(-1, (heads, d_k)).transpose(1, 2)
+    w_q, w_k, w_v = attn.in_proj.weight.chunk(3)
+    b_q, b_k, b_v = attn.in_proj.bias.chunk(3)
+    q = (query @ w_q.T + b_q).unflatten(-1, (heads, d_k)).transpose(1, 2)
+    k = (memory @ w_k.T + b_k).unflatten(-1, (heads, d_k)).transpose(1, 2)
+    v = (memory @ w_v.T + b_v).unflatten(-1, (heads, d_k)).transpose(1, 2)
     scores = q @ k.transpose(-1, -2) / math.sqrt(d_k)
     t, s = scores.shape[-2:]
     allowed = torch.ones(query.shape[0], 1, t, s, dtype=torch.bool)
@@ -39,6 +42,45 @@ def test_self_attention_matches_naive_reference(is_causal, n_heads):
     ours = attn(x, key_padding_mask=mask, is_causal=is_causal)
     ref = naive_attention(attn, x, x, mask, is_causal)
     torch.testing.assert_close(ours, ref, atol=1e-6, rtol=0)
+
+
+def test_causal_attention_without_padding_builds_no_mask_and_equals_the_reference(monkeypatch):
+    """No padding and no bias: SDPA's own causal kernel, no mask tensor; the naive reference's values."""
+    torch.manual_seed(3)
+    attn = MultiHeadAttention(16, 4).double()
+    x = torch.randn(3, 7, 16, dtype=torch.float64)
+    expected = naive_attention(attn, x, x, None, True)
+
+    def no_mask(*args):
+        raise AssertionError("a mask was built for plain causal attention")
+
+    monkeypatch.setattr("zoo.nn.attention.attention_mask", no_mask)
+    torch.testing.assert_close(attn(x, is_causal=True), expected, atol=1e-6, rtol=0)
+
+
+def test_checkpoints_with_separate_query_key_value_projections_still_load():
+    """Checkpoints from before the stacked in_proj (q_proj, k_proj, v_proj) load to the same function."""
+    torch.manual_seed(5)
+    attn = MultiHeadAttention(8, 2).double()
+    w, b = attn.in_proj.weight.chunk(3), attn.in_proj.bias.chunk(3)
+    old = {f"{name}_proj.weight": w[i].clone() for i, name in enumerate("qkv")}
+    old |= {f"{name}_proj.bias": b[i].clone() for i, name in enumerate("qkv")}
+    old |= {f"out_proj.{k}": v.clone() for k, v in attn.out_proj.state_dict().items()}
+    loaded = MultiHeadAttention(8, 2).double()
+    loaded.load_state_dict(old)
+    x = torch.randn(2, 5, 8, dtype=torch.float64)
+    torch.testing.assert_close(loaded(x, is_causal=True), attn(x, is_causal=True), atol=0, rtol=0)
+
+
+def test_cached_chunks_of_several_tokens_equal_the_full_pass():
+    """A chunk of T > 1 new queries after S - T cached keys is causal from its offset (the bottom-right
+    aligned mask, not SDPA's top-left is_causal)."""
+    torch.manual_seed(6)
+    attn = MultiHeadAttention(16, 4).double().eval()
+    x = torch.randn(2, 9, 16, dtype=torch.float64)
+    cache = KeyValueCache()
+    chunks = [attn(x[:, a:b], is_causal=True, cache=cache) for a, b in ((0, 4), (4, 7), (7, 9))]
+    torch.testing.assert_close(torch.cat(chunks, dim=1), attn(x, is_causal=True), atol=1e-12, rtol=0)
 
 
 def test_cross_attention_matches_naive_reference():
@@ -114,3 +156,14 @@ def test_recorded_weights_only_when_asked_and_the_output_is_unchanged():
     torch.testing.assert_close(weights[""].sum(-1), torch.ones(2, 4, 5, dtype=torch.float64))
     future = torch.ones(5, 5, dtype=torch.bool).triu(1)
     assert (weights[""][:, :, future] == 0).all() and (weights[""][1, :, :, 3:] == 0).all()
+
+
+def test_the_stacked_projection_is_initialised_as_three_square_matrices():
+    """Xavier initialisation of in_proj gives W^Q, W^K and W^V each the scale of a (D, D) matrix (as the
+    separate projections had), not the smaller one of a (3 D, D) matrix; the same draws, in the same order."""
+    attn = MultiHeadAttention(16, 4)
+    torch.manual_seed(0)
+    init_linear_weights(attn)
+    torch.manual_seed(0)
+    expected = [torch.nn.init.xavier_uniform_(torch.empty(16, 16)) for _ in range(3)]
+    assert torch.equal(attn.in_proj.weight, torch.cat(expected)) and not attn.in_proj.bias.any()

@@ -33,9 +33,17 @@ def test_non_positive_sizes(field, value):
         TransformerConfig(**{field: value})
 
 
-def test_dropout_out_of_range():
-    with pytest.raises(ValueError, match=r"model.dropout=1.5 is not valid"):
-        TransformerConfig(dropout=1.5)
+@pytest.mark.parametrize("field", ["dropout", "activation_dropout"])
+def test_dropout_out_of_range(field):
+    with pytest.raises(ValueError, match=rf"model.{field}=1.5 is not valid; it must be in \[0, 1\)"):
+        TransformerConfig(**{field: 1.5})
+
+
+@pytest.mark.parametrize(("activation_dropout", "expected"), [(None, 0.3), (0.0, 0.0), (0.2, 0.2)])
+def test_the_ffn_hidden_dropout_is_activation_dropout_or_else_dropout(activation_dropout, expected):
+    config = TransformerConfig(d_model=8, n_heads=2, d_ff=16, dropout=0.3, activation_dropout=activation_dropout)
+    layer = DecoderOnly(config, 10, 1).decoder.layers[0]
+    assert layer.ffn.dropout.p == expected and layer.dropout.p == 0.3 and layer.self_attn.dropout == 0.3
 
 
 def test_odd_d_model_with_sinusoidal_is_supported():

@@ -12,11 +12,8 @@ D, H, FF, LAYERS = 16, 4, 32, 2
 
 
 def copy_attention(ours: MultiHeadAttention, ref: nn.MultiheadAttention) -> None:
-    q, k, v = ref.in_proj_weight.chunk(3)
-    qb, kb, vb = ref.in_proj_bias.chunk(3)
-    for proj, w, b in ((ours.q_proj, q, qb), (ours.k_proj, k, kb), (ours.v_proj, v, vb)):
-        proj.weight.data.copy_(w)
-        proj.bias.data.copy_(b)
+    ours.in_proj.weight.data.copy_(ref.in_proj_weight)
+    ours.in_proj.bias.data.copy_(ref.in_proj_bias)
     ours.out_proj.load_state_dict(ref.out_proj.state_dict())
 
 

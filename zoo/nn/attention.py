@@ -69,32 +69,49 @@ class MultiHeadAttention(nn.Module):
                 f"(each head gets d_model / n_heads dimensions)"
             )
         self.d_model, self.n_heads, self.dropout = d_model, n_heads, dropout
-        self.q_proj = nn.Linear(d_model, d_model)
-        self.k_proj = nn.Linear(d_model, d_model)
-        self.v_proj = nn.Linear(d_model, d_model)
+        # W^Q, W^K and W^V stacked as one (3 D, D) projection (nn.MultiheadAttention's in_proj_weight):
+        # self-attention projects queries, keys and values in one matmul.
+        self.in_proj = nn.Linear(d_model, 3 * d_model)
+        self.in_proj.stacked = 3  # three (D, D) matrices, for zoo.nn.transformer.init_linear_weights
         self.out_proj = nn.Linear(d_model, d_model)
         self.keep_weights = False
         self.weights: Tensor | None = None
 
-    def _heads(self, x: Tensor) -> Tensor:
-        """``(B, T, D)`` -> ``(B, H, T, D/H)``."""
+    def project(self, x: Tensor, first: int, last: int) -> list[Tensor]:
+        """Project ``x`` (``(B, T, D)``) with the stacked projections ``first ... last - 1`` (0: queries,
+        1: keys, 2: values) in one matmul; each comes back split into heads, ``(B, H, T, D/H)``."""
+        rows = slice(first * self.d_model, last * self.d_model)
+        projected = F.linear(x, self.in_proj.weight[rows], self.in_proj.bias[rows])
         batch, length, _ = x.shape
-        return x.view(batch, length, self.n_heads, -1).transpose(1, 2)
+        heads = projected.view(batch, length, last - first, self.n_heads, -1).permute(2, 0, 3, 1, 4)
+        return list(heads.unbind(0))
 
-    def _keys_values(
-        self, source: Tensor, cache: KeyValueCache | None, rotary: nn.Module | None, past: int
-    ) -> tuple[Tensor, Tensor]:
-        """Project ``source`` to ``(B, H, S, D/H)`` keys and values, rotated and cached as configured."""
-        if cache is not None and cache.static and cache.k is not None:
-            return cache.k, cache.v
-        k, v = self._heads(self.k_proj(source)), self._heads(self.v_proj(source))
+    def _projections(
+        self, query: Tensor, memory: Tensor | None, cache: KeyValueCache | None, rotary: nn.Module | None, past: int
+    ) -> tuple[Tensor, Tensor, Tensor]:
+        """Queries ``(B, H, T, D/H)``, keys and values ``(B, H, S, D/H)``: rotated and cached as configured."""
+        if memory is None:
+            q, k, v = self.project(query, 0, 3)
+        else:
+            q = self.project(query, 0, 1)[0]
+            if cache is not None and cache.static and cache.k is not None:  # filled from the memory already
+                return q, cache.k, cache.v
+            k, v = self.project(memory, 1, 3)
         if rotary is not None:
-            k = rotary(k, start=past)
+            q, k = rotary(q, start=past), rotary(k, start=past)
         if cache is not None:
             if not cache.static and cache.k is not None:
                 k, v = torch.cat([cache.k, k], dim=2), torch.cat([cache.v, v], dim=2)
             cache.k, cache.v = k, v
-        return k, v
+        return q, k, v
+
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, *args, **kwargs) -> None:
+        """Checkpoints from before the stacked projection (``q_proj``, ``k_proj``, ``v_proj``) still load."""
+        if f"{prefix}q_proj.weight" in state_dict:
+            for kind in ("weight", "bias"):
+                parts = [state_dict.pop(f"{prefix}{name}_proj.{kind}") for name in "qkv"]
+                state_dict[f"{prefix}in_proj.{kind}"] = torch.cat(parts)
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
     def forward(
         self,
@@ -123,18 +140,27 @@ class MultiHeadAttention(nn.Module):
             ``(B, T, D)``.
         """
         past = 0 if cache is None or cache.static else cache.length
-        q = self._heads(self.q_proj(query))
         if memory is not None:
             rotary, bias = None, None  # positions of source and target are not comparable
+        q, k, v = self._projections(query, memory, cache, rotary, past)
         if bias is not None:
             bias = bias.to(q.dtype)  # the dtype autocast gave the projections
-        if rotary is not None:
-            q = rotary(q, start=past)
-        k, v = self._keys_values(query if memory is None else memory, cache, rotary, past)
-        mask = attention_mask(key_padding_mask, is_causal, q.shape[2], k.shape[2], q.device)
-        out = self._attend(q, k, v, mask, bias)
+        is_causal = is_causal and q.shape[2] > 1  # one new query may see every cached key
+        if is_causal and key_padding_mask is None and bias is None and q.shape[2] == k.shape[2]:
+            out = self._attend_causal(q, k, v)
+        else:
+            mask = attention_mask(key_padding_mask, is_causal, q.shape[2], k.shape[2], q.device)
+            out = self._attend(q, k, v, mask, bias)
         batch, _, length, _ = out.shape
         return self.out_proj(out.transpose(1, 2).reshape(batch, length, self.d_model))
+
+    def _attend_causal(self, q: Tensor, k: Tensor, v: Tensor) -> Tensor:
+        """Causal attention of ``T`` queries to the same ``T`` positions, no padding and no bias: SDPA's own
+        causal kernel (flash attention where there is one) with no mask tensor built."""
+        if self.keep_weights:
+            return self._attend(q, k, v, attention_mask(None, True, q.shape[2], k.shape[2], q.device), None)
+        dropout = self.dropout if self.training else 0.0
+        return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout, is_causal=True)
 
     def _attend(self, q: Tensor, k: Tensor, v: Tensor, allowed: Tensor | None, bias: Tensor | None) -> Tensor:
         dropout = self.dropout if self.training else 0.0

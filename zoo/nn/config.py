@@ -18,7 +18,10 @@ class TransformerConfig:
         d_model: ``D``, the model width (Vaswani et al. 2017: 512).
         n_heads: ``H``, attention heads (paper: 8); ``d_model`` must be divisible by it.
         d_ff: hidden width of the feed-forward network (paper: 2048).
-        dropout: residual, embedding, attention and FFN dropout (paper: 0.1).
+        dropout: residual, embedding and attention dropout (paper: 0.1, section 5.4), and the FFN's hidden
+            dropout unless ``activation_dropout`` is set.
+        activation_dropout: dropout on the FFN's hidden layer (fairseq's ``activation_dropout``); ``None``
+            means ``dropout`` (as ``torch.nn.Transformer``); 0 as in BERT and GPT-2, which skips its cost.
         activation: FFN activation, one of ``ACTIVATIONS.names()`` (paper: ``relu``).
         norm: normalisation, one of ``NORMS.names()`` (paper: ``layernorm``).
         norm_position: ``post`` (paper: x = Norm(x + Sublayer(x))) or ``pre`` (x = x + Sublayer(Norm(x)),
@@ -43,6 +46,7 @@ class TransformerConfig:
     n_heads: int = 8
     d_ff: int = 2048
     dropout: float = 0.1
+    activation_dropout: float | None = None
     activation: str = "relu"
     norm: str = "layernorm"
     norm_position: str = "post"
@@ -74,10 +78,18 @@ class TransformerConfig:
                 f"model.d_model={self.d_model} is not divisible by model.n_heads={self.n_heads}; "
                 f"pick n_heads among the divisors of d_model"
             )
-        if not 0.0 <= self.dropout < 1.0:
-            raise ValueError(f"model.dropout={self.dropout!r} is not valid; it must be in [0, 1)")
+        for field in ("dropout", "activation_dropout"):
+            value = getattr(self, field)
+            if value is not None and not 0.0 <= value < 1.0:
+                raise ValueError(f"model.{field}={value!r} is not valid; it must be in [0, 1)")
+
+    @property
+    def ffn_dropout(self) -> float:
+        """The dropout of the FFN's hidden layer: ``activation_dropout``, or ``dropout`` when unset."""
+        return self.dropout if self.activation_dropout is None else self.activation_dropout
 
 
 # The knobs that say what the trained network computes (a checkpoint is evaluated or resumed with the same ones);
 # dropout only regularises training.
-ARCHITECTURE_KNOBS = tuple(name for name in TransformerConfig.field_names() if name != "dropout")
+REGULARISATION_KNOBS = ("dropout", "activation_dropout")
+ARCHITECTURE_KNOBS = tuple(name for name in TransformerConfig.field_names() if name not in REGULARISATION_KNOBS)

@@ -53,7 +53,7 @@ class TransformerLayer(nn.Module):
         self.self_attn_norm = norm()
         self.cross_attn = MultiHeadAttention(d_model, config.n_heads, config.dropout) if cross_attention else None
         self.cross_attn_norm = norm() if cross_attention else None
-        self.ffn = FeedForward(d_model, config.d_ff, config.activation, config.dropout)
+        self.ffn = FeedForward(d_model, config.d_ff, config.activation, config.ffn_dropout)
         self.ffn_norm = norm()
         self.dropout = nn.Dropout(config.dropout)
 

@@ -18,6 +18,8 @@ rotary and bias hooks alike: source and target positions are not comparable.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from functools import partial
 from typing import ClassVar
 
 import torch
@@ -77,7 +79,7 @@ class PositionalEncoding(nn.Module):
 POSITIONAL_ENCODINGS.register("none")(PositionalEncoding)
 
 
-def sinusoid_table(length: int, d_model: int, start: int = 0) -> Tensor:
+def sinusoid_table(length: int, d_model: int, start: int = 0, dtype: torch.dtype = torch.float32) -> Tensor:
     """PE(pos, 2i) = sin(pos / 10000^(2i / d_model)), PE(pos, 2i + 1) = cos(pos / 10000^(2i / d_model))
     (Vaswani et al. 2017, section 3.5). An odd ``d_model`` keeps the sine of its last pair only.
 
@@ -85,9 +87,10 @@ def sinusoid_table(length: int, d_model: int, start: int = 0) -> Tensor:
         length: ``T``, the number of positions.
         d_model: ``D``.
         start: the first position.
+        dtype: of the result (computed in float64).
 
     Returns:
-        ``(T, D)`` float32.
+        ``(T, D)``.
     """
     position = torch.arange(start, start + length, dtype=torch.float64)[:, None]
     two_i = torch.arange(0, d_model, 2, dtype=torch.float64)
@@ -95,15 +98,37 @@ def sinusoid_table(length: int, d_model: int, start: int = 0) -> Tensor:
     table = torch.zeros(length, d_model, dtype=torch.float64)
     table[:, 0::2] = torch.sin(angle)
     table[:, 1::2] = torch.cos(angle[:, : d_model // 2])
-    return table.float()
+    return table.to(dtype)
+
+
+class PositionTable:
+    """Rows ``start ... start + T - 1`` of a table that depends on the position only (sinusoids, rotary
+    angles): computed once in float64 by ``make(length)`` (``(length, ...)``), kept per device and dtype, and
+    grown (doubled) when a longer sequence comes, instead of being rebuilt at every forward pass."""
+
+    def __init__(self, make: Callable[[int], Tensor], initial_length: int = 128) -> None:
+        self.make, self.initial_length = make, initial_length
+        self.tables: dict[tuple[torch.device, torch.dtype], Tensor] = {}
+
+    def rows(self, start: int, length: int, device: torch.device, dtype: torch.dtype) -> Tensor:
+        """``(T, ...)`` in ``dtype`` on ``device``."""
+        table = self.tables.get((device, dtype))
+        if table is None or len(table) < start + length:
+            size = max(start + length, self.initial_length, 2 * (0 if table is None else len(table)))
+            table = self.tables[(device, dtype)] = self.make(size).to(device, dtype)
+        return table[start : start + length]
 
 
 @POSITIONAL_ENCODINGS.register("sinusoidal")
 class SinusoidalPositionalEncoding(PositionalEncoding):
     """Fixed sinusoids added to the embeddings (Vaswani et al. 2017, section 3.5); any length works."""
 
+    def __init__(self, d_model: int, n_heads: int, max_len: int, causal: bool = False) -> None:
+        super().__init__(d_model, n_heads, max_len, causal)
+        self._table = PositionTable(partial(sinusoid_table, d_model=d_model, dtype=torch.float64))
+
     def forward(self, x: Tensor, start: int = 0) -> Tensor:
-        return x + sinusoid_table(x.shape[1], self.d_model, start).to(x.device, x.dtype)
+        return x + self._table.rows(start, x.shape[1], x.device, x.dtype)
 
 
 @POSITIONAL_ENCODINGS.register("learned")
@@ -132,6 +157,14 @@ class LearnedPositionalEncoding(PositionalEncoding):
         return x + self.table(torch.arange(start, end, device=x.device))
 
 
+def rotary_angles(length: int, d_head: int, function: Callable[[Tensor], Tensor] = torch.cos) -> Tensor:
+    """``(T, d_head / 2)`` float64: ``function(pos * 10000^(-2i / d_head))`` for positions ``0 ... T - 1``
+    (Su et al. 2021, eq. 34)."""
+    position = torch.arange(length, dtype=torch.float64)[:, None]
+    two_i = torch.arange(0, d_head, 2, dtype=torch.float64)
+    return function(position * torch.pow(10000.0, -two_i / d_head))
+
+
 class Rotation(nn.Module):
     """Rotates each pair of channels (2i, 2i + 1) of a head by the angle pos * 10000^(-2i / d_head)
     (Su et al. 2021, RoFormer, eq. 34), so that q . k depends on the relative position only."""
@@ -139,16 +172,14 @@ class Rotation(nn.Module):
     def __init__(self, d_head: int) -> None:
         super().__init__()
         self.d_head = d_head
+        self._cos = PositionTable(partial(rotary_angles, d_head=d_head, function=torch.cos))
+        self._sin = PositionTable(partial(rotary_angles, d_head=d_head, function=torch.sin))
 
     def forward(self, x: Tensor, start: int = 0) -> Tensor:
         """``(B, H, T, d_head)`` at positions ``start, ...`` -> the same shape, rotated."""
         length = x.shape[2]
-        dtype = torch.float64 if x.dtype == torch.float64 else torch.float32
-        position = torch.arange(start, start + length, device=x.device, dtype=dtype)[:, None]
-        two_i = torch.arange(0, self.d_head, 2, device=x.device, dtype=dtype)
-        inv_freq = torch.pow(10000.0, -two_i / self.d_head)
-        angle = position * inv_freq
-        cos, sin = angle.cos().to(x.dtype), angle.sin().to(x.dtype)
+        cos = self._cos.rows(start, length, x.device, x.dtype)
+        sin = self._sin.rows(start, length, x.device, x.dtype)
         even, odd = x[..., 0::2], x[..., 1::2]
         return torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1).flatten(-2)
 

@@ -15,10 +15,13 @@ from zoo.nn.layers import LayerCache, TransformerStack
 
 
 def init_linear_weights(module: nn.Module) -> None:
-    """Xavier-uniform weights and zero biases for every ``nn.Linear`` (as ``torch.nn.Transformer``)."""
+    """Xavier-uniform weights and zero biases for every ``nn.Linear`` (as ``torch.nn.Transformer``). A linear
+    layer that stacks ``stacked`` projections (attention's ``in_proj``: W^Q, W^K, W^V) is initialised as that
+    many separate matrices, so that each gets the scale of a ``(D, D)`` matrix, not of a ``(3 D, D)`` one."""
     for sub in module.modules():
         if isinstance(sub, nn.Linear):
-            nn.init.xavier_uniform_(sub.weight)
+            for block in sub.weight.data.chunk(getattr(sub, "stacked", 1)):
+                nn.init.xavier_uniform_(block)
             if sub.bias is not None:
                 nn.init.zeros_(sub.bias)
 

@@ -36,7 +36,10 @@ class TaskModule(pl.LightningModule):
         d_model: ``D``, the width of the residual stream (Vaswani et al. 2017: 512).
         n_heads: ``H``, attention heads; ``d_model`` must be divisible by it (Table 3, rows A).
         d_ff: the inner width of the feed-forward network (the paper: 2048).
-        dropout: dropout on sublayer outputs, embeddings and attention weights (section 5.4: 0.1).
+        dropout: dropout on sublayer outputs, embeddings and attention weights (section 5.4: 0.1), and on the
+            FFN's hidden layer unless ``activation_dropout`` says otherwise.
+        activation_dropout: dropout on the FFN's hidden layer; ``None`` (default): ``dropout``, as
+            ``torch.nn.Transformer``; ``0``: none, as BERT and GPT-2 (and a faster step on CPU).
         activation: the feed-forward activation (``swiglu``: Shazeer 2020).
         norm: the normalisation (``batchnorm`` masks padding and is causal-safe in decoders; ``powernorm``:
             Shen et al. 2020).
@@ -51,6 +54,8 @@ class TaskModule(pl.LightningModule):
         schedule: ``inverse_sqrt`` (eq. 3), ``cosine`` or ``constant``, each with linear warm-up.
         warmup_steps: warm-up length, in optimiser steps.
         min_lr_ratio: where ``cosine`` ends, as a fraction of ``lr``.
+        compile: run the network through ``torch.compile`` (``nn.Module.compile``: the weights and checkpoints
+            are the same as without it). Measured in docs/performance.md.
 
     Raises:
         ValueError: for any bad knob, naming the field, the value and what is valid.
@@ -67,6 +72,7 @@ class TaskModule(pl.LightningModule):
     def logged_metrics(cls) -> list[str]:
         """The metrics ``fit`` logs (training, then validation), e.g. for a sweep's ``metric.name``."""
         return [*cls.training_metrics, *(f"val_{name}" for name in cls.evaluation_metrics)]
+
     # The knobs a checkpoint is tied to (a resumed or evaluated run cannot change them); tasks add their own.
     architecture: tuple[str, ...] = ARCHITECTURE_KNOBS
 
@@ -77,6 +83,7 @@ class TaskModule(pl.LightningModule):
         n_heads: int = DEFAULT.n_heads,
         d_ff: int = DEFAULT.d_ff,
         dropout: float = DEFAULT.dropout,
+        activation_dropout: float | None = DEFAULT.activation_dropout,
         activation: Activation = DEFAULT.activation,
         norm: Norm = DEFAULT.norm,
         norm_position: NormPosition = DEFAULT.norm_position,
@@ -90,6 +97,7 @@ class TaskModule(pl.LightningModule):
         schedule: Schedule = "inverse_sqrt",
         warmup_steps: int = 4000,
         min_lr_ratio: float = 0.1,
+        compile: bool = False,
     ) -> None:
         super().__init__()
         self.save_hyperparameters(logger=False)  # the CLI logs the whole resolved config once
@@ -107,6 +115,8 @@ class TaskModule(pl.LightningModule):
         if vocab_size <= 0:
             raise ValueError(f"model.vocab_size={vocab_size} is not valid; the CLI sets it from the data module")
         self.network = self.build_network()
+        if compile:
+            self.network.compile()
         self._clock: float | None = None
         self._checkpoint_step: int | None = None
 
@@ -171,6 +181,7 @@ class TaskModule(pl.LightningModule):
             lr=hp.lr,
             betas=tuple(hp.betas),
             eps=hp.eps,
+            fused=fused_optimizer_supported(self.parameters(), str(self.trainer.precision)),
         )
         total = int(self.trainer.estimated_stepping_batches)
         scheduler = torch.optim.lr_scheduler.LambdaLR(
@@ -198,6 +209,16 @@ class TaskModule(pl.LightningModule):
         self._clock = None  # validation time is not training time
 
     def on_before_optimizer_step(self, optimizer) -> None:
-        grads = [p.grad.detach().norm() for p in self.parameters() if p.grad is not None]
+        grads = [p.grad.detach() for p in self.parameters() if p.grad is not None]
         if grads:
-            self.log("grad_norm", torch.stack(grads).norm())
+            self.log("grad_norm", torch.nn.utils.get_total_norm(grads))
+
+
+def fused_optimizer_supported(parameters, precision: str = "32-true") -> bool:
+    """Whether AdamW's fused kernel (one pass over all parameters, instead of a loop of small ops) can run:
+    floating-point parameters held as plain tensors on the CPU or a CUDA device (not FSDP's sharded ones), and
+    no mixed precision (Lightning refuses to clip the gradients of a fused optimizer under autocast)."""
+    return not precision.endswith("-mixed") and all(
+        type(p) in (torch.Tensor, nn.Parameter) and p.device.type in ("cpu", "cuda") and p.is_floating_point()
+        for p in parameters
+    )

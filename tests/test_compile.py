@@ -1,0 +1,38 @@
+"""``model.compile=true`` (issue 8): the network runs through torch.compile for every variant, computes what the
+eager network computes (loss and gradients), and its checkpoints are the eager network's (the same keys).
+
+The suite traces with the ``aot_eager`` backend (TorchDynamo and AOTAutograd, forward and backward, without
+Inductor's C++ code generation, which takes minutes on a 2-core CPU); `benchmarks/throughput.py --compile`
+measures the real thing."""
+
+import pytest
+import torch
+from torch import nn
+
+from tests.test_bf16_mixed import VARIANTS, _task_and_batch
+
+
+@pytest.fixture
+def aot_eager(monkeypatch):
+    compile_module = nn.Module.compile
+    monkeypatch.setattr(nn.Module, "compile", lambda self: compile_module(self, backend="aot_eager"))
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_compiled_network_computes_the_eager_loss_and_gradients(variant, aot_eager):
+    eager, batch = _task_and_batch(variant, norm="layernorm", pe="rope")
+    compiled, _ = _task_and_batch(variant, norm="layernorm", pe="rope", compile=True)
+    assert compiled.network._compiled_call_impl is not None and eager.network._compiled_call_impl is None
+    assert compiled.state_dict().keys() == eager.state_dict().keys()  # checkpoints load either way
+    compiled.load_state_dict(eager.state_dict())
+    losses = []
+    for task in (eager, compiled):
+        loss, _ = task.training_loss(batch)
+        loss.backward()
+        losses.append(loss)
+    torch.testing.assert_close(losses[1], losses[0], atol=1e-5, rtol=1e-5)
+    for (name, p), q in zip(eager.named_parameters(), compiled.parameters(), strict=True):
+        torch.testing.assert_close(q.grad, p.grad, atol=1e-5, rtol=1e-4, msg=name)
