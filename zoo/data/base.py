@@ -141,13 +141,20 @@ class ZooDataModule(pl.LightningDataModule):
         folder = self.cache_dir / key
         for name, texts in self.tokenizer_texts(data["train"]).items():
             file = folder / f"tokenizer-{name}.json"
+            if name in self.tokenizers:  # restored from a checkpoint: the ids its model was trained on
+                continue
             if file.exists():
                 self.tokenizers[name] = load_tokenizer(file.read_text(encoding="utf-8"))
             else:
                 self.tokenizers[name] = train_tokenizer(self.tokenizer_kind, texts, self.vocab_size)
                 atomic_write_text(self.tokenizers[name].to_str(), file)
+        # The encoded splits are cached per tokenizer: WordPiece training is not deterministic (ties at the
+        # vocabulary's cut-off; two trainings on SST-2 differ in 6 tokens and hundreds of ids), so the cache
+        # of one machine may hold another tokenizer than a checkpoint's.
+        tokenizers = {name: self.tokenizers[name].to_str() for name in sorted(self.tokenizers)}
+        encoding = cache_key(tokenizers=tokenizers)
         for split in self.splits:
-            file = folder / f"{split}.pt"
+            file = folder / f"{split}-{encoding}.pt"
             if file.exists():
                 self.encoded[split] = torch.load(file, weights_only=False)
             else:
@@ -246,5 +253,12 @@ class ZooDataModule(pl.LightningDataModule):
         """Restore a :meth:`state_dict`. Lightning calls it before it asks for the train loader (but for
         strategies that restore after their setup, such as FSDP and DeepSpeed, whose first epoch after a
         mid-epoch resume then starts over)."""
-        self.tokenizers.update({name: load_tokenizer(t) for name, t in state.get("tokenizers", {}).items()})
+        restored = state.get("tokenizers", {})
+        if any(name not in self.tokenizers or self.tokenizers[name].to_str() != t for name, t in restored.items()):
+            # the splits were encoded with other tokenizers than the checkpoint's (a cache trained elsewhere):
+            # encode them again with the checkpoint's, or the model would read other ids than it was trained on
+            self.tokenizers.update({name: load_tokenizer(t) for name, t in restored.items()})
+            if self.encoded:
+                self.encoded = {}
+                self.prepare()
         self.train_position = state.get("train_position")
