@@ -18,10 +18,39 @@ def test_batchnorm_statistics_cover_real_tokens_only():
     real = out[~mask]
     torch.testing.assert_close(real.mean(0), torch.zeros(4, dtype=torch.float64), atol=1e-12, rtol=0)
     torch.testing.assert_close(real.var(0, unbiased=False), torch.ones(4, dtype=torch.float64), atol=1e-4, rtol=0)
-    # the running statistics moved towards the statistics of the real tokens
-    tokens = x[~mask]
-    torch.testing.assert_close(norm.running_mean, 0.1 * tokens.mean(0))
-    torch.testing.assert_close(norm.running_var, 0.9 + 0.1 * tokens.var(0, unbiased=False))
+    # the running statistics of each length in the batch (3, 5 and 1 real tokens: rows 2, 4, 0), seen for the
+    # first time, took the statistics of the real tokens; other lengths are left alone
+    tokens, rows = x[~mask], [0, 2, 4]
+    torch.testing.assert_close(norm.running_mean[rows], tokens.mean(0).expand(3, 4))
+    torch.testing.assert_close(norm.running_var[rows], tokens.var(0, unbiased=False).expand(3, 4))
+    assert norm.seen.nonzero().squeeze(-1).tolist() == rows and not norm.running_mean[[1, 3]].any()
+    norm(x, mask)  # seen lengths now move by the momentum
+    torch.testing.assert_close(norm.running_mean[rows], tokens.mean(0).expand(3, 4))
+    torch.testing.assert_close(norm.running_var[rows], tokens.var(0, unbiased=False).expand(3, 4))
+
+
+def test_batchnorm_evaluates_each_sequence_with_the_statistics_of_its_length():
+    """Length-bucketed batches make training statistics depend on the length; evaluation uses those of each
+    sequence's length (or the nearest one seen), so a sequence's output does not depend on its batch."""
+    norm = MaskedBatchNorm(2, max_len=8).double().eval()
+    norm.running_mean[1], norm.running_mean[5] = torch.tensor([1.0, 1.0]), torch.tensor([3.0, 3.0])
+    norm.running_var.fill_(4.0)
+    norm.seen[[1, 5]] = True
+    x = torch.full((2, 5, 2), 5.0, dtype=torch.float64)
+    mask = torch.tensor([[False, False, True, True, True], [False] * 5])  # lengths 2 and 5: rows 1 and 4
+    out = norm(x, mask)
+    scale = (4.0 + 1e-5) ** -0.5
+    torch.testing.assert_close(out[0, :2], torch.full((2, 2), 4.0 * scale, dtype=torch.float64))  # row 1
+    torch.testing.assert_close(out[1], torch.full((5, 2), 2.0 * scale, dtype=torch.float64))  # nearest seen: 5
+    torch.testing.assert_close(norm(x[1:], mask[1:]), out[1:])  # alone or batched, the same
+
+
+def test_batchnorm_checkpoints_with_one_set_of_running_statistics_still_load():
+    old = {"weight": torch.ones(2), "bias": torch.zeros(2), "running_mean": torch.tensor([1.0, 2.0])}
+    old["running_var"] = torch.tensor([3.0, 4.0])
+    norm = MaskedBatchNorm(2, max_len=4)
+    norm.load_state_dict(old)
+    assert torch.equal(norm.running_mean, torch.tensor([[1.0, 2.0]] * 4)) and norm.seen.all()
 
 
 def test_batchnorm_eval_uses_running_statistics_at_batch_size_one():

@@ -64,7 +64,11 @@ class MaskedBatchNorm(nn.Module):
     Encoder stacks: the mean and variance of each of the ``D`` features over every ``(b, t)`` with
     ``padding_mask[b, t] == False``; padding neither enters them nor changes the output at real tokens.
     Gradients flow through the statistics, as in BatchNorm. Evaluation uses running statistics (exponential
-    average with ``momentum``), so it works at any batch size, 1 included.
+    average with ``momentum``), so it works at any batch size, 1 included. They are kept per sequence length
+    (up to ``max_len``; longer ones share the last), and a sequence is evaluated with those of its length (or
+    the nearest length seen in training): batches bucketed by length (``max_tokens`` batching) make the
+    training statistics depend on the length, and one average over all lengths matched none of them (SST-2,
+    docs/ablations.md: 2.75 points below LayerNorm with one set, 0.3 with a set per length).
 
     Causal stacks (``causal=True``, the self-attention stacks of decoders): statistics of the whole batch
     would let position ``t`` see later positions. Position ``t`` is normalised with the statistics of the
@@ -79,7 +83,7 @@ class MaskedBatchNorm(nn.Module):
     Args:
         d_model: ``D``.
         causal: use the causal scheme above.
-        max_len: positions with their own running statistics (causal only).
+        max_len: positions (causal) or sequence lengths (encoders) with their own running statistics.
         momentum: weight of the new batch in the running statistics.
         eps: added to the variance.
     """
@@ -91,29 +95,60 @@ class MaskedBatchNorm(nn.Module):
         self.causal, self.momentum, self.eps = causal, momentum, eps
         self.weight = nn.Parameter(torch.ones(d_model))
         self.bias = nn.Parameter(torch.zeros(d_model))
-        shape = (max_len, d_model) if causal else (d_model,)
-        self.register_buffer("running_mean", torch.zeros(shape))
-        self.register_buffer("running_var", torch.ones(shape))
+        self.register_buffer("running_mean", torch.zeros(max_len, d_model))
+        self.register_buffer("running_var", torch.ones(max_len, d_model))
+        if not causal:  # which sequence lengths have running statistics yet
+            self.register_buffer("seen", torch.zeros(max_len, dtype=torch.bool))
+
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, *args, **kwargs) -> None:
+        """Encoder checkpoints from before the statistics per length (one ``(D,)`` set) still load: every
+        length gets that set."""
+        mean = state_dict.get(f"{prefix}running_mean")
+        if not self.causal and mean is not None and mean.dim() == 1:
+            for name in ("running_mean", "running_var"):
+                state_dict[prefix + name] = state_dict[prefix + name].expand_as(self.running_mean).clone()
+            state_dict[f"{prefix}seen"] = torch.ones_like(self.seen)
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
     def _running(self, offset: int, length: int, dtype: torch.dtype) -> tuple[Tensor, Tensor]:
-        """The running mean and variance for ``length`` positions from ``offset``: ``(T, D)`` each when causal
-        (positions past ``max_len`` take the last one's), ``(D,)`` otherwise."""
-        if not self.causal:
-            return self.running_mean.to(dtype), self.running_var.to(dtype)
+        """Causal: the running mean and variance for ``length`` positions from ``offset``, ``(T, D)`` each
+        (positions past ``max_len`` take the last one's)."""
         positions = torch.arange(offset, offset + length, device=self.running_mean.device)
         positions = positions.clamp(max=len(self.running_mean) - 1)
         return self.running_mean[positions].to(dtype), self.running_var[positions].to(dtype)
 
+    def _length_rows(self, real: Tensor) -> Tensor:
+        """Encoders: the row of the running statistics of each sequence, ``(B,)``: its length in real tokens
+        (``max_len`` and longer share the last row)."""
+        lengths = real.sum(dim=(1, 2)).long()
+        return (lengths - 1).clamp(min=0, max=len(self.running_mean) - 1)
+
+    def _running_by_length(self, real: Tensor, dtype: torch.dtype) -> tuple[Tensor, Tensor]:
+        """Encoders: each sequence's running mean and variance, ``(B, 1, D)``: those of its length, or of the
+        nearest length that training has seen."""
+        rows, seen = self._length_rows(real), self.seen.nonzero().squeeze(-1)
+        if len(seen):
+            rows = seen[(rows[:, None] - seen[None, :]).abs().argmin(dim=1)]
+        return self.running_mean[rows, None].to(dtype), self.running_var[rows, None].to(dtype)
+
     @torch.no_grad()
-    def _update_running(self, offset: int, count: Tensor, mean: Tensor, var: Tensor) -> None:
-        """Move the running statistics towards the batch's: everywhere (encoders) or at each position below
-        ``max_len`` (causal); statistics of no real token leave them alone."""
+    def _update_running(self, offset: int, count: Tensor, mean: Tensor, var: Tensor, real: Tensor) -> None:
+        """Move the running statistics towards the batch's: at each position below ``max_len`` (causal), or
+        at the length of each sequence of the batch (encoders; a length seen for the first time takes the
+        batch's statistics); statistics of no real token leave them alone."""
+        if not self.causal:
+            # rows repeat when sequences share a length; every write of a row is then the same (no device sync)
+            rows, any_real = self._length_rows(real), count > 0
+            weight = torch.where(self.seen[rows], self.momentum, 1.0) * any_real
+            weight = weight.to(self.running_mean.dtype)[:, None]
+            self.running_mean[rows] = self.running_mean[rows].lerp(mean.detach().to(weight.dtype), weight)
+            self.running_var[rows] = self.running_var[rows].lerp(var.detach().to(weight.dtype), weight)
+            self.seen[rows] |= any_real
+            return
         weight = self.momentum * (count > 0).to(mean.dtype)
-        running_mean, running_var = self.running_mean, self.running_var
-        if self.causal:
-            kept = max(0, min(len(mean), len(running_mean) - offset))
-            running_mean, running_var = running_mean[offset : offset + kept], running_var[offset : offset + kept]
-            mean, var, weight = mean[:kept], var[:kept], weight[:kept]
+        kept = max(0, min(len(mean), len(self.running_mean) - offset))
+        running_mean, running_var = self.running_mean[offset : offset + kept], self.running_var[offset : offset + kept]
+        mean, var, weight = mean[:kept], var[:kept], weight[:kept]
         running_mean.lerp_(mean.detach().to(running_mean.dtype), weight.to(running_mean.dtype))
         running_var.lerp_(var.detach().to(running_var.dtype), weight.to(running_var.dtype))
 
@@ -123,10 +158,11 @@ class MaskedBatchNorm(nn.Module):
         real = torch.ones_like(x[..., :1]) if padding_mask is None else (~padding_mask).unsqueeze(-1).to(x.dtype)
         statistics = prefix_statistics if self.causal else batch_statistics
         count, mean, var = statistics(x, real)
-        running_mean, running_var = self._running(offset, x.shape[1], x.dtype)
-        empty = count == 0  # no real token to take statistics of: keep the running ones
-        mean, var = torch.where(empty, running_mean, mean), torch.where(empty, running_var, var)
-        self._update_running(offset, count, mean, var)
+        if self.causal:
+            running_mean, running_var = self._running(offset, x.shape[1], x.dtype)
+            empty = count == 0  # no real token to take statistics of: keep the running ones
+            mean, var = torch.where(empty, running_mean, mean), torch.where(empty, running_var, var)
+        self._update_running(offset, count, mean, var, real)
         return (x - mean) * torch.rsqrt(var + self.eps)
 
     def forward(self, x: Tensor, padding_mask: Tensor | None = None, offset: int = 0) -> Tensor:
@@ -144,7 +180,11 @@ class MaskedBatchNorm(nn.Module):
         x = x.float() if x.element_size() < 4 else x  # sums of squares need float32 under bf16/fp16
         if self.training:
             out = self._normalise_training(x, padding_mask, offset)
-        else:
+        elif self.causal:
             mean, var = self._running(offset, x.shape[1], x.dtype)
+            out = (x - mean) * torch.rsqrt(var + self.eps)
+        else:
+            real = torch.ones_like(x[..., :1]) if padding_mask is None else (~padding_mask).unsqueeze(-1).to(x.dtype)
+            mean, var = self._running_by_length(real, x.dtype)
             out = (x - mean) * torch.rsqrt(var + self.eps)
         return (out * self.weight + self.bias).to(dtype)
