@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from zoo.nn.prefix_stats import batch_statistics, prefix_statistics
+from zoo.nn.prefix_stats import batch_statistics, prefix_statistics, real_tokens
 from zoo.registry import NORMS
 
 
@@ -155,7 +155,7 @@ class MaskedBatchNorm(nn.Module):
     def _normalise_training(self, x: Tensor, padding_mask: Tensor | None, offset: int) -> Tensor:
         """Normalise with the batch's statistics (causal: its prefix statistics), then update the running
         statistics from them."""
-        real = torch.ones_like(x[..., :1]) if padding_mask is None else (~padding_mask).unsqueeze(-1).to(x.dtype)
+        real = real_tokens(x, padding_mask)
         statistics = prefix_statistics if self.causal else batch_statistics
         count, mean, var = statistics(x, real)
         if self.causal:
@@ -184,7 +184,7 @@ class MaskedBatchNorm(nn.Module):
             mean, var = self._running(offset, x.shape[1], x.dtype)
             out = (x - mean) * torch.rsqrt(var + self.eps)
         else:
-            real = torch.ones_like(x[..., :1]) if padding_mask is None else (~padding_mask).unsqueeze(-1).to(x.dtype)
+            real = real_tokens(x, padding_mask)
             mean, var = self._running_by_length(real, x.dtype)
             out = (x - mean) * torch.rsqrt(var + self.eps)
         return (out * self.weight + self.bias).to(dtype)

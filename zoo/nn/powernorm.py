@@ -12,6 +12,7 @@ import torch
 from torch import Tensor, nn
 
 from zoo.nn.norm import NORMS
+from zoo.nn.prefix_stats import real_tokens
 from zoo.nn.running_norm import running_normalise
 
 
@@ -57,7 +58,7 @@ class PowerNorm(nn.Module):
         """``(B, T, D)`` -> ``(B, T, D)``; ``offset`` is ignored."""
         dtype = x.dtype
         x = x.float() if x.element_size() < 4 else x  # quadratic means need float32 under bf16/fp16
-        real = torch.ones_like(x[..., :1]) if padding_mask is None else (~padding_mask).unsqueeze(-1).to(x.dtype)
+        real = real_tokens(x, padding_mask)
         phi = self.running_phi.to(x.dtype)
         z = running_normalise(x, real, phi, self.running_nu, self.alpha, self.eps)
         if self.training:

@@ -3,7 +3,14 @@ over each position's causal prefix (decoders), so that no position's statistics 
 
 from __future__ import annotations
 
+import torch
 from torch import Tensor
+
+
+def real_tokens(x: Tensor, padding_mask: Tensor | None) -> Tensor:
+    """``(B, T, 1)`` in ``x``'s dtype: 1 at real tokens, 0 at padding (``padding_mask``: ``(B, T)`` bool, ``True``
+    at padding; ``None``: every token is real)."""
+    return torch.ones_like(x[..., :1]) if padding_mask is None else (~padding_mask).unsqueeze(-1).to(x.dtype)
 
 
 def batch_statistics(x: Tensor, real: Tensor) -> tuple[Tensor, Tensor, Tensor]:
