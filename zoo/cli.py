@@ -56,7 +56,7 @@ class ZooArgumentParser(LightningArgumentParser):
         return text if not epilog else f"{text}\n{epilog}\n"
 
     def error(self, message: str, ex: Exception | None = None):
-        choice = _bad_choice(str(message)) or _unknown_option(str(message))
+        choice = _bad_choice(str(message)) or _unknown_option(str(message)) or _bad_type(str(message))
         if choice:
             sys.stderr.write(f"zoo: error: {choice}\n")
             self.exit(2)
@@ -86,6 +86,31 @@ def _unknown_option(message: str) -> str | None:
 # the Literal options of the command itself, not of the model
 TOP_LEVEL_CHOICES = ("nonfinite_loss", "matmul_precision")
 _LITERAL_ERROR = re.compile(r'Parser key "(\w+)":\s+Expected a typing\.Literal\[(.*)\]\. Got value: (.*)$', re.S)
+
+
+_TYPE_ERROR = re.compile(r'^Parser key "([\w.]+)":.*Expected a <class \'', re.S)
+_TYPE_WORDS = {"float": "a number", "int": "an integer", "bool": "true or false", "NoneType": "null (unset)"}
+
+
+def _bad_type(message: str) -> str | None:
+    """jsonargparse's message for a value of the wrong type (``--model.dropout=abc``; several lines for a
+    field that may also be unset), as one line with the field, the value and what is valid."""
+    match = _TYPE_ERROR.search(message.strip())
+    if match is None:
+        return None
+    key = match.group(1)
+    kinds = dict.fromkeys(_TYPE_WORDS.get(t, t) for t in re.findall(r"Expected a <class '(\w+)'>", message))
+    named = [a.split("=", 1) + [""] for a in _COMMAND_LINE if _names(a.split("=")[0].lstrip("-"), key)]
+    field, value = (named[-1][0].lstrip("-"), named[-1][1]) if named else (key if "." in key else f"model.{key}", "")
+    if not value:
+        got = re.search(r"Got value: (.*)$", message.strip(), re.M)
+        value = got.group(1).strip() if got else "?"
+    return f"{field}={value!r} is not valid; it must be {' or '.join(kinds)}"
+
+
+def _names(option: str, key: str) -> bool:
+    """Whether the command-line option ``option`` (``model.dropout``) sets the parser key ``key`` (``dropout``)."""
+    return option == key or option.endswith(f".{key}")
 
 
 def _bad_choice(message: str) -> str | None:

@@ -58,12 +58,24 @@ def fails(capsys, args) -> str:
             "--matmul_precision=low",
             "zoo: error: matmul_precision='low' is not valid; choose one of: 'highest', 'high', 'medium'",
         ),
+        (
+            "--model.activation_dropout=abc",
+            "zoo: error: model.activation_dropout='abc' is not valid; it must be a number or null (unset)\n",
+        ),
+        ("--model.dropout=abc", "zoo: error: model.dropout='abc' is not valid; it must be a number\n"),
+        ("--trainer.max_steps=x", "zoo: error: trainer.max_steps='x' is not valid; it must be an integer\n"),
     ],
 )
 def test_bad_knob(override, message, data_dir, cli_env, capsys):
     err = fails(capsys, ["fit", "--config", TRANSLATION, f"--data.path={data_dir / 'multi30k'}", override])
     assert message in err
     assert not (cli_env / "runs").exists()
+
+
+def test_wrong_type_is_named_by_its_own_field_beside_a_similar_name(data_dir, cli_env, capsys):
+    args = ["--model.activation_dropout=0.1", "--model.dropout=abc"]
+    err = fails(capsys, ["fit", "--config", TRANSLATION, f"--data.path={data_dir / 'multi30k'}", *args])
+    assert "zoo: error: model.dropout='abc' is not valid; it must be a number\n" in err
 
 
 @pytest.mark.parametrize(
