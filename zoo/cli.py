@@ -7,9 +7,6 @@ recent run of the same name: weights, optimiser, schedule and W&B run.
 
 from __future__ import annotations
 
-import difflib
-import functools
-import os
 import re
 import signal
 import sys
@@ -17,118 +14,36 @@ from pathlib import Path
 
 from jsonargparse import Namespace
 from lightning.fabric.utilities.exceptions import MisconfigurationException
-from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
-from lightning.pytorch.loggers import WandbLogger
-from lightning.pytorch.utilities import rank_zero_info
+from lightning.pytorch.cli import LightningCLI
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 
-from zoo.callbacks import FinalValidation, InterruptedRun, checkpoint_callbacks
+from zoo.cli_parser import COMMAND_LINE, ZooArgumentParser
 from zoo.data import ZooDataModule
-from zoo.knob_help import field_names, knob_help
-from zoo.nonfinite import NonFiniteAction, NonFiniteLoss, NonFiniteLossError
+from zoo.knob_help import knob_help
+from zoo.nonfinite import NonFiniteAction, NonFiniteLossError
 from zoo.precision import MatmulPrecision, set_matmul_precision
 from zoo.predictions import PredictionWriter
 from zoo.progress import StepProgressBar, silence_noise
-from zoo.resume import SaveLastEvery, StepSeed
 from zoo.run_folders import RunFolderError, remove_unused_run_dir
-from zoo.run_resolution import check_loadable, load_checkpoint, resolve_run_dir
+from zoo.run_resolution import check_loadable, resolve_run_dir
+from zoo.run_session import RunSession, flat_config, inherited_run_dir
 from zoo.tasks import TaskModule
-from zoo.tracking import RunRecord, define_summaries, flatten, make_wandb_logger, record_checkpoints, wandb_mode
+from zoo.tracking import wandb_mode
 from zoo.yaml_files import YAMLFileError, load_yaml
-
-RUN_DIR_ENV = "ZOO_RUN_DIR"  # how the launching process tells DDP child ranks which run folder is theirs
 
 
 class ConfigError(Exception):
     """A bad configuration, reported in one line before training starts."""
 
 
-class ZooArgumentParser(LightningArgumentParser):
-    """Parse errors in a few lines (the field and what is wrong), not the whole usage text."""
-
-    def format_help(self) -> str:
-        """The help, with the epilog (the knob table of :func:`zoo.knob_help.knob_help`) kept as laid out."""
-        epilog, self.epilog = self.epilog, None
-        try:
-            text = super().format_help()
-        finally:
-            self.epilog = epilog
-        return text if not epilog else f"{text}\n{epilog}\n"
-
-    def error(self, message: str, ex: Exception | None = None):
-        choice = _bad_choice(str(message)) or _unknown_option(str(message)) or _bad_type(str(message))
-        if choice:
-            sys.stderr.write(f"zoo: error: {choice}\n")
-            self.exit(2)
-        lines = [line for line in str(message).splitlines() if line.strip() and not line.startswith("Given value")]
-        text = "\n  ".join(lines[:6])
-        sys.stderr.write(f"zoo: error: {text}\n(python -m zoo fit --help lists every field and its type)\n")
-        self.exit(2)
-
-
 SUBCOMMANDS = ("fit", "validate", "test", "predict")
-_COMMAND_LINE: list[str] = []  # the arguments of this command, for messages that need the field's group
-_UNKNOWN_OPTION = re.compile(r"^Option '(\w+)' is not accepted")
-
-
-def _unknown_option(message: str) -> str | None:
-    """jsonargparse's message for an unknown model or data field, with the group and the nearest valid names."""
-    match = _UNKNOWN_OPTION.search(message.strip())
-    if match is None:
-        return None
-    name = match.group(1)
-    groups = [g for g in ("model", "data") if any(a.startswith(f"--{g}.{name}") for a in _COMMAND_LINE)] or ["model"]
-    near = difflib.get_close_matches(name, field_names(groups[0]), n=3, cutoff=0.6)
-    hint = f"did you mean {', '.join(f'{groups[0]}.{n}' for n in near)}?" if near else "--help lists every field"
-    return f"{groups[0]}.{name} is not a field; {hint}"
-
-
-# the Literal options of the command itself, not of the model
-TOP_LEVEL_CHOICES = ("nonfinite_loss", "matmul_precision")
-_LITERAL_ERROR = re.compile(r'Parser key "(\w+)":\s+Expected a typing\.Literal\[(.*)\]\. Got value: (.*)$', re.S)
-
-
-_TYPE_ERROR = re.compile(r'^Parser key "([\w.]+)":.*Expected a <class \'', re.S)
-_TYPE_WORDS = {"float": "a number", "int": "an integer", "bool": "true or false", "NoneType": "null (unset)"}
-
-
-def _bad_type(message: str) -> str | None:
-    """jsonargparse's message for a value of the wrong type (``--model.dropout=abc``; several lines for a
-    field that may also be unset), as one line with the field, the value and what is valid."""
-    match = _TYPE_ERROR.search(message.strip())
-    if match is None:
-        return None
-    key = match.group(1)
-    kinds = dict.fromkeys(_TYPE_WORDS.get(t, t) for t in re.findall(r"Expected a <class '(\w+)'>", message))
-    named = [a.split("=", 1) + [""] for a in _COMMAND_LINE if _names(a.split("=")[0].lstrip("-"), key)]
-    field, value = (named[-1][0].lstrip("-"), named[-1][1]) if named else (key if "." in key else f"model.{key}", "")
-    if not value:
-        got = re.search(r"Got value: (.*)$", message.strip(), re.M)
-        value = got.group(1).strip() if got else "?"
-    return f"{field}={value!r} is not valid; it must be {' or '.join(kinds)}"
-
-
-def _names(option: str, key: str) -> bool:
-    """Whether the command-line option ``option`` (``model.dropout``) sets the parser key ``key`` (``dropout``)."""
-    return option == key or option.endswith(f".{key}")
-
-
-def _bad_choice(message: str) -> str | None:
-    """jsonargparse's message for a value outside a ``Literal`` knob, in the project's one-line form (the
-    ``Literal`` knobs are the model's: pe, norm, norm_position, activation, schedule, pooling)."""
-    match = _LITERAL_ERROR.search(message.strip())
-    if match is None:
-        return None
-    key, choices, value = match.groups()
-    field = key if key in TOP_LEVEL_CHOICES else f"model.{key}"
-    return f"{field}={value.strip()!r} is not valid; choose one of: {choices}"
 
 
 class ZooCLI(LightningCLI):
     """``python -m zoo {fit,validate,test,predict} --config configs/<variant>/<data>.yaml [--model.pe=learned ...]``."""
 
     def __init__(self, args=None, run: bool = True) -> None:
-        self.run_dir: Path | None = None
+        self.session: RunSession | None = None  # the run folder of the command, if it has one
         super().__init__(
             TaskModule,
             ZooDataModule,
@@ -153,7 +68,8 @@ class ZooCLI(LightningCLI):
     def _parse_ckpt_path(self) -> None:
         """Keep the command's config as given: LightningCLI would overwrite the model's fields with the
         checkpoint's hyperparameters, silently dropping a changed ``--model.lr``. zoo instead compares the
-        command with the run's record and refuses a difference in one line (:meth:`_resolve_run_dir`)."""
+        command with the run's record and refuses a difference in one line
+        (:func:`zoo.run_resolution.resolve_run_dir`)."""
 
     def add_arguments_to_parser(self, parser) -> None:
         parser.link_arguments("data.num_tokens", "model.init_args.vocab_size", apply_on="instantiate")
@@ -192,35 +108,31 @@ class ZooCLI(LightningCLI):
     def _config(self) -> Namespace:
         return self.config[self.subcommand] if self.subcommand else self.config
 
-    def _resolve_run_dir(self, config: Namespace) -> Path | None:
-        inherited = os.environ.get(RUN_DIR_ENV)
-        if inherited and int(os.environ.get("LOCAL_RANK", "0")) > 0:
-            return Path(inherited)
-        return resolve_run_dir(self.subcommand, config, flatten(_plain(config)))
-
     def before_instantiate_classes(self) -> None:
         if self.subcommand is None:
             return
+        config = self._config()
         try:
             wandb_mode()  # a W&B account problem stops the command before anything is created
         except ValueError as error:
             raise ConfigError(str(error)) from None
-        _check_fit_options(self._config())  # before the run folder exists
-        set_matmul_precision(self._config().matmul_precision)
-        if self._config().trainer.get("fast_dev_run"):
+        _check_fit_options(config)  # before the run folder exists
+        set_matmul_precision(config.matmul_precision)
+        if config.trainer.get("fast_dev_run"):
             # Lightning's smoke test: no run folder, checkpoint or record that a later command could pick up
             print("zoo: fast_dev_run is a smoke test: nothing is saved (no run folder, checkpoint or W&B run)")
             return
         try:
-            self.run_dir = self._resolve_run_dir(self._config())
+            run_dir = inherited_run_dir() or resolve_run_dir(self.subcommand, config, flat_config(config))
         except OSError as error:  # runs_dir is a file, or cannot be created
             raise ConfigError(
-                f"runs_dir={self._config().runs_dir!r}: no run folder can be made there ({error.strerror})"
+                f"runs_dir={config.runs_dir!r}: no run folder can be made there ({error.strerror})"
             ) from None
-        if self.run_dir is not None:
-            os.environ[RUN_DIR_ENV] = str(self.run_dir)
+        if run_dir is not None:
+            self.session = RunSession(run_dir, self.subcommand, config)
 
     def instantiate_classes(self) -> None:
+        run_dir = self.session.run_dir if self.session else None
         try:
             super().instantiate_classes()
             self.model.check_data(self.datamodule)
@@ -231,10 +143,10 @@ class ZooCLI(LightningCLI):
                     f"(`python -m zoo validate` evaluates the validation split)"
                 )
         except (ValueError, FileNotFoundError, ConnectionError, MisconfigurationException, ImportError) as error:
-            remove_unused_run_dir(self.run_dir)  # e.g. a trainer value Lightning refuses
+            remove_unused_run_dir(run_dir)  # e.g. a trainer value Lightning refuses
             raise ConfigError(str(_root_cause(error))) from error
         except BaseException:
-            remove_unused_run_dir(self.run_dir)  # whatever failed, a run that never started leaves no folder
+            remove_unused_run_dir(run_dir)  # whatever failed, a run that never started leaves no folder
             raise
 
     def instantiate_trainer(self, **kwargs):
@@ -242,91 +154,37 @@ class ZooCLI(LightningCLI):
         callbacks = list(trainer_config.get("callbacks") or [])
         if trainer_config.get("enable_progress_bar", True) is not False:
             callbacks.append(StepProgressBar())
-        if self.run_dir is None:
-            smoke_test = trainer_config.get("fast_dev_run")
-            if self.subcommand == "predict" and self._config().get("ckpt_path") and not smoke_test:
-                # a checkpoint outside a run folder: the predictions go next to it
-                callbacks.append(PredictionWriter(Path(self._config().ckpt_path).resolve().parent))
-            return super().instantiate_trainer(callbacks=callbacks, logger=False, **kwargs)
-        self.record = RunRecord(self.run_dir)
-        if self.subcommand == "fit":
-            callbacks += self._training_callbacks(trainer_config)  # raises before anything is written
-        record_failure = functools.partial(_record_wandb_failure, self.record)
-        wandb_logger = make_wandb_logger(self.run_dir, self.run_dir.name, self._config().wandb_project, record_failure)
-        loggers = [wandb_logger, self.record]
-        callbacks.append(InterruptedRun(self.record))
-        if self.subcommand == "predict":
-            callbacks.append(PredictionWriter(self.run_dir, self.record))
-        if self.subcommand == "fit" and trainer_config.get("enable_checkpointing", True) is not False:
-            callbacks += checkpoint_callbacks(self.run_dir, self.model, self._config().keep_last)
-        return super().instantiate_trainer(
-            callbacks=callbacks, logger=loggers, default_root_dir=str(self.run_dir), **kwargs
-        )
+        if self.session is not None:
+            arguments = self.session.trainer_arguments(self.model, callbacks, trainer_config)
+            return super().instantiate_trainer(**arguments, **kwargs)
+        ckpt_path = self._config().get("ckpt_path")
+        if self.subcommand == "predict" and ckpt_path and not trainer_config.get("fast_dev_run"):
+            # a checkpoint outside a run folder: the predictions go next to it
+            callbacks.append(PredictionWriter(Path(ckpt_path).resolve().parent))
+        return super().instantiate_trainer(callbacks=callbacks, logger=False, **kwargs)
 
-    def _training_callbacks(self, trainer_config) -> list:
-        """What every ``fit`` adds: a final validation, per-step seeds, the non-finite loss check, and a
-        ``last.ckpt`` every ``checkpoint_every_n_steps`` if asked (checked by :func:`_check_fit_options`)."""
-        config = self._config()
-        callbacks = [FinalValidation(), StepSeed(), NonFiniteLoss(config.nonfinite_loss, self.record)]
-        if config.checkpoint_every_n_steps is not None:
-            callbacks.append(SaveLastEvery(config.checkpoint_every_n_steps))
-        return callbacks
-
-    # -- around the subcommands ----------------------------------------------------------------
-    def _record_config(self) -> None:
-        if self.trainer.global_rank != 0:
-            return
-        config = self._config()
-        config.model.init_args.vocab_size = self.model.hparams.vocab_size  # the linked value, for the record
-        flat = flatten(_plain(config))
-        for logger in self.trainer.loggers:
-            logger.log_hyperparams(flat)
-            if isinstance(logger, WandbLogger):
-                define_summaries(logger)
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        text = self._parser(self.subcommand).dump(config, skip_link_targets=False, skip_unset=False)
-        (self.run_dir / "config.yaml").write_text(text)
-
+    # -- around the subcommands: the run session's -----------------------------------------------
     def before_fit(self) -> None:
-        if self.run_dir is not None:
-            self._record_config()
-            if self._config().get("ckpt_path"):  # what a killed process logged after this checkpoint is redone
-                self.record.rewind(load_checkpoint(self._config().ckpt_path).get("global_step", 0))
+        if self.session is not None:
+            config = self._config()
+            config.model.init_args.vocab_size = self.model.hparams.vocab_size  # the linked value, for the record
+            text = self._parser(self.subcommand).dump(config, skip_link_targets=False, skip_unset=False)
+            self.session.start_fit(self.trainer, flat_config(config), text)
 
     def after_fit(self) -> None:
-        if self.run_dir is not None and self.trainer.checkpoint_callback is not None:
-            # ModelCheckpoint saves "last" at validation only; steps after the last validation would be lost
-            # to a later --ckpt_path last. Every rank calls this; only rank 0 writes.
-            self.trainer.save_checkpoint(
-                self.trainer.checkpoint_callback.last_model_path or self.run_dir / "checkpoints" / "last.ckpt",
-                weights_only=False,
-            )
-        self._finish("finished")
+        if self.session is not None:
+            self.session.end_fit(self.trainer)
 
     def after_validate(self) -> None:
-        self._finish(None)
+        if self.session is not None:
+            self.session.finish(self.trainer, None)
 
     def after_test(self) -> None:
-        signature = getattr(getattr(self.model, "corpus", None), "signature", None)
-        if signature and self.run_dir is not None and self.trainer.global_rank == 0:
-            self.record.record(test_bleu_signature=signature)  # sacreBLEU's, so that scores can be compared
-            rank_zero_info(f"zoo: test BLEU signature {signature}")
-        self._finish(None)
+        if self.session is not None:
+            self.session.end_test(self.trainer, self.model)
 
     def after_predict(self) -> None:
-        self._finish(None)
-
-    def _finish(self, status: str | None) -> None:
-        if self.run_dir is None or self.trainer.global_rank != 0:
-            return
-        if status is not None:
-            record_checkpoints(self.record, self.trainer.checkpoint_callback, status)
-        wandb_logger = self.trainer.loggers[0]
-        wandb_logger.finish()  # one W&B run per command, even when several run in one process
-        rank_zero_info(f"zoo: run folder {self.run_dir} (config, metrics.jsonl, summary.json, checkpoints/)")
-        if os.environ.get("WANDB_MODE") == "offline" and wandb_logger.failure is None:
-            runs = f"{wandb_logger.save_dir}/wandb/offline-run-*"
-            rank_zero_info(f"zoo: W&B run saved offline; upload it (needs a W&B account) with: wandb sync {runs}")
+        self.after_validate()
 
 
 RUN_NAME = re.compile(r"[A-Za-z0-9._-]+")
@@ -362,10 +220,6 @@ def _check_fit_options(config: Namespace) -> None:
         for field, value in (("checkpoint_every_n_steps", every), ("keep_last", keep or None)):
             if value is not None:
                 raise ConfigError(f"{field}={value} needs checkpoints, but trainer.enable_checkpointing=false")
-
-
-def _record_wandb_failure(record: RunRecord, message: str) -> None:
-    record.record(wandb_error=message)
 
 
 def _flag_values(args: list[str], flag: str) -> list[str]:
@@ -405,14 +259,6 @@ def _root_cause(error: BaseException) -> BaseException:
     return error
 
 
-def _plain(config: Namespace) -> dict:
-    """The resolved config of a subcommand as plain dicts, without the CLI's own bookkeeping fields."""
-    plain = config.clone().as_dict()
-    for key in ("config", "ckpt_path"):
-        plain.pop(key, None)
-    return plain
-
-
 TOOLS = {  # subcommands outside LightningCLI's four
     "sweep": "zoo.sweep",
     "compare": "zoo.compare",
@@ -430,7 +276,7 @@ def main(args: list[str] | None = None) -> None:
     ``translate``, ``generate``, ``attention`` and ``average`` to the ``main(argv)`` of their modules.
     """
     argv = sys.argv[1:] if args is None else list(args)
-    _COMMAND_LINE[:] = argv
+    COMMAND_LINE[:] = argv
     if argv and argv[0] in TOOLS:
         module = __import__(TOOLS[argv[0]], fromlist=["main"])
         sys.exit(module.main(argv[1:]))

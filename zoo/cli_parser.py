@@ -1,0 +1,94 @@
+"""The parser of ``python -m zoo``: jsonargparse's errors turned into one line that names the field, the value
+and what would be valid (``model.dropout='abc' is not valid; it must be a number``)."""
+
+from __future__ import annotations
+
+import difflib
+import re
+import sys
+
+from lightning.pytorch.cli import LightningArgumentParser
+
+from zoo.knob_help import field_names
+
+
+class ZooArgumentParser(LightningArgumentParser):
+    """Parse errors in a few lines (the field and what is wrong), not the whole usage text."""
+
+    def format_help(self) -> str:
+        """The help, with the epilog (the knob table of :func:`zoo.knob_help.knob_help`) kept as laid out."""
+        epilog, self.epilog = self.epilog, None
+        try:
+            text = super().format_help()
+        finally:
+            self.epilog = epilog
+        return text if not epilog else f"{text}\n{epilog}\n"
+
+    def error(self, message: str, ex: Exception | None = None):
+        choice = _bad_choice(str(message)) or _unknown_option(str(message)) or _bad_type(str(message))
+        if choice:
+            sys.stderr.write(f"zoo: error: {choice}\n")
+            self.exit(2)
+        lines = [line for line in str(message).splitlines() if line.strip() and not line.startswith("Given value")]
+        text = "\n  ".join(lines[:6])
+        sys.stderr.write(f"zoo: error: {text}\n(python -m zoo fit --help lists every field and its type)\n")
+        self.exit(2)
+
+
+COMMAND_LINE: list[
+    str
+] = []  # the arguments of this command (set by zoo.cli.main), for messages that need the field's group
+_UNKNOWN_OPTION = re.compile(r"^Option '(\w+)' is not accepted")
+
+
+def _unknown_option(message: str) -> str | None:
+    """jsonargparse's message for an unknown model or data field, with the group and the nearest valid names."""
+    match = _UNKNOWN_OPTION.search(message.strip())
+    if match is None:
+        return None
+    name = match.group(1)
+    groups = [g for g in ("model", "data") if any(a.startswith(f"--{g}.{name}") for a in COMMAND_LINE)] or ["model"]
+    near = difflib.get_close_matches(name, field_names(groups[0]), n=3, cutoff=0.6)
+    hint = f"did you mean {', '.join(f'{groups[0]}.{n}' for n in near)}?" if near else "--help lists every field"
+    return f"{groups[0]}.{name} is not a field; {hint}"
+
+
+# the Literal options of the command itself, not of the model
+TOP_LEVEL_CHOICES = ("nonfinite_loss", "matmul_precision")
+_LITERAL_ERROR = re.compile(r'Parser key "(\w+)":\s+Expected a typing\.Literal\[(.*)\]\. Got value: (.*)$', re.S)
+
+
+_TYPE_ERROR = re.compile(r'^Parser key "([\w.]+)":.*Expected a <class \'', re.S)
+_TYPE_WORDS = {"float": "a number", "int": "an integer", "bool": "true or false", "NoneType": "null (unset)"}
+
+
+def _bad_type(message: str) -> str | None:
+    """jsonargparse's message for a value of the wrong type (``--model.dropout=abc``; several lines for a
+    field that may also be unset), as one line with the field, the value and what is valid."""
+    match = _TYPE_ERROR.search(message.strip())
+    if match is None:
+        return None
+    key = match.group(1)
+    kinds = dict.fromkeys(_TYPE_WORDS.get(t, t) for t in re.findall(r"Expected a <class '(\w+)'>", message))
+    named = [a.split("=", 1) + [""] for a in COMMAND_LINE if _names(a.split("=")[0].lstrip("-"), key)]
+    field, value = (named[-1][0].lstrip("-"), named[-1][1]) if named else (key if "." in key else f"model.{key}", "")
+    if not value:
+        got = re.search(r"Got value: (.*)$", message.strip(), re.M)
+        value = got.group(1).strip() if got else "?"
+    return f"{field}={value!r} is not valid; it must be {' or '.join(kinds)}"
+
+
+def _names(option: str, key: str) -> bool:
+    """Whether the command-line option ``option`` (``model.dropout``) sets the parser key ``key`` (``dropout``)."""
+    return option == key or option.endswith(f".{key}")
+
+
+def _bad_choice(message: str) -> str | None:
+    """jsonargparse's message for a value outside a ``Literal`` knob, in the project's one-line form (the
+    ``Literal`` knobs are the model's: pe, norm, norm_position, activation, schedule, pooling)."""
+    match = _LITERAL_ERROR.search(message.strip())
+    if match is None:
+        return None
+    key, choices, value = match.groups()
+    field = key if key in TOP_LEVEL_CHOICES else f"model.{key}"
+    return f"{field}={value.strip()!r} is not valid; choose one of: {choices}"

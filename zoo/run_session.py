@@ -1,0 +1,144 @@
+"""One command's life in its run folder: the loggers and callbacks it gives the trainer, the resolved
+configuration it records, the checkpoint it saves at the end of ``fit``, and the lines it prints at the end.
+
+:class:`zoo.cli.ZooCLI` finds the folder (:mod:`zoo.run_resolution`) and calls these at the matching
+LightningCLI hooks; nothing here reads the command line.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+from jsonargparse import Namespace
+from lightning.pytorch import LightningModule, Trainer
+from lightning.pytorch.loggers import WandbLogger
+from lightning.pytorch.utilities import rank_zero_info
+
+from zoo.callbacks import FinalValidation, InterruptedRun, checkpoint_callbacks
+from zoo.nonfinite import NonFiniteLoss
+from zoo.predictions import PredictionWriter
+from zoo.resume import SaveLastEvery, StepSeed
+from zoo.run_resolution import load_checkpoint
+from zoo.tracking import RunRecord, define_summaries, flatten, make_wandb_logger, record_checkpoints
+
+RUN_DIR_ENV = "ZOO_RUN_DIR"  # how the launching process tells DDP child ranks which run folder is theirs
+
+
+def inherited_run_dir() -> Path | None:
+    """The run folder a DDP child rank (``LOCAL_RANK`` > 0) shares with the rank that launched it, or ``None``."""
+    inherited = os.environ.get(RUN_DIR_ENV)
+    return Path(inherited) if inherited and int(os.environ.get("LOCAL_RANK", "0")) > 0 else None
+
+
+class RunSession:
+    """What ``fit``, ``validate``, ``test`` or ``predict`` writes into ``run_dir``.
+
+    Args:
+        run_dir: the run folder (``runs/<name>/``), resolved before anything is instantiated.
+        subcommand: ``"fit"``, ``"validate"``, ``"test"`` or ``"predict"``.
+        config: the subcommand's resolved configuration (``model``, ``data``, ``trainer`` and the command's own
+            options: ``wandb_project``, ``keep_last``, ``checkpoint_every_n_steps``, ``nonfinite_loss``).
+    """
+
+    def __init__(self, run_dir: Path, subcommand: str, config: Namespace) -> None:
+        self.run_dir, self.subcommand, self.config = run_dir, subcommand, config
+        self.record = RunRecord(run_dir)
+        os.environ[RUN_DIR_ENV] = str(run_dir)  # DDP child ranks start later, with this environment
+
+    def trainer_arguments(self, model: LightningModule, callbacks: list, trainer_config: dict) -> dict:
+        """The ``callbacks``, ``logger`` and ``default_root_dir`` of the command's ``Trainer``: W&B and the
+        local record as loggers; the interrupted-run marker; for ``fit`` the training callbacks and the
+        checkpoints, for ``predict`` the prediction writer.
+
+        Raises:
+            ValueError: from the callbacks, for options they refuse (before anything is written).
+        """
+        callbacks = list(callbacks)
+        if self.subcommand == "fit":
+            callbacks += self._training_callbacks()
+        record_failure = functools.partial(_record_wandb_failure, self.record)
+        wandb_logger = make_wandb_logger(self.run_dir, self.run_dir.name, self.config.wandb_project, record_failure)
+        callbacks.append(InterruptedRun(self.record))
+        if self.subcommand == "predict":
+            callbacks.append(PredictionWriter(self.run_dir, self.record))
+        if self.subcommand == "fit" and trainer_config.get("enable_checkpointing", True) is not False:
+            callbacks += checkpoint_callbacks(self.run_dir, model, self.config.keep_last)
+        return {"callbacks": callbacks, "logger": [wandb_logger, self.record], "default_root_dir": str(self.run_dir)}
+
+    def _training_callbacks(self) -> list:
+        """What every ``fit`` adds: a final validation, per-step seeds, the non-finite loss check, and a
+        ``last.ckpt`` every ``checkpoint_every_n_steps`` if asked."""
+        callbacks = [FinalValidation(), StepSeed(), NonFiniteLoss(self.config.nonfinite_loss, self.record)]
+        if self.config.checkpoint_every_n_steps is not None:
+            callbacks.append(SaveLastEvery(self.config.checkpoint_every_n_steps))
+        return callbacks
+
+    def start_fit(self, trainer: Trainer, config: dict, config_text: str) -> None:
+        """Before training: record the configuration (``config``: the flat resolved fields; ``config_text``:
+        the same as YAML, written to ``config.yaml``) in every logger, and when resuming, drop what a killed
+        process logged after the checkpoint (it is redone)."""
+        self.record_config(trainer, config, config_text)
+        if self.config.get("ckpt_path"):
+            self.record.rewind(load_checkpoint(self.config.ckpt_path).get("global_step", 0))
+
+    def record_config(self, trainer: Trainer, config: dict, config_text: str) -> None:
+        """Give ``config`` to every logger (rank 0 only) and write ``config_text`` to ``config.yaml``."""
+        if trainer.global_rank != 0:
+            return
+        for logger in trainer.loggers:
+            logger.log_hyperparams(config)
+            if isinstance(logger, WandbLogger):
+                define_summaries(logger)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        (self.run_dir / "config.yaml").write_text(config_text)
+
+    def end_fit(self, trainer: Trainer) -> None:
+        """Save ``last.ckpt`` at the final step and close the run as finished. ``ModelCheckpoint`` saves
+        "last" at validations only, so steps after the last one would be lost to a later ``--ckpt_path
+        last``. Every rank calls this; only rank 0 writes."""
+        if trainer.checkpoint_callback is not None:
+            path = trainer.checkpoint_callback.last_model_path or self.run_dir / "checkpoints" / "last.ckpt"
+            trainer.save_checkpoint(path, weights_only=False)
+        self.finish(trainer, "finished")
+
+    def end_test(self, trainer: Trainer, model: LightningModule) -> None:
+        """Record sacreBLEU's signature beside a test BLEU (so that scores can be compared), then close."""
+        signature = getattr(getattr(model, "corpus", None), "signature", None)
+        if signature and trainer.global_rank == 0:
+            self.record.record(test_bleu_signature=signature)
+            rank_zero_info(f"zoo: test BLEU signature {signature}")
+        self.finish(trainer, None)
+
+    def finish(self, trainer: Trainer, status: str | None) -> None:
+        """Close the W&B run (one per command, even when several run in one process) and print where the run
+        is. ``status`` (``"finished"`` after ``fit``; ``None`` keeps the record's) also lists the checkpoints."""
+        if trainer.global_rank != 0:
+            return
+        if status is not None:
+            record_checkpoints(self.record, trainer.checkpoint_callback, status)
+        wandb_logger = trainer.loggers[0]
+        wandb_logger.finish()
+        rank_zero_info(f"zoo: run folder {self.run_dir} (config, metrics.jsonl, summary.json, checkpoints/)")
+        if os.environ.get("WANDB_MODE") == "offline" and wandb_logger.failure is None:
+            runs = f"{wandb_logger.save_dir}/wandb/offline-run-*"
+            rank_zero_info(f"zoo: W&B run saved offline; upload it (needs a W&B account) with: wandb sync {runs}")
+
+
+def flat_config(config: Namespace) -> dict:
+    """The resolved configuration of a subcommand as flat ``{"model.lr": ...}`` fields, without the CLI's own
+    bookkeeping (``config``, ``ckpt_path``)."""
+    return flatten(plain_config(config))
+
+
+def plain_config(config: Namespace) -> dict:
+    """The resolved configuration of a subcommand as plain dicts, without ``config`` and ``ckpt_path``."""
+    plain = config.clone().as_dict()
+    for key in ("config", "ckpt_path"):
+        plain.pop(key, None)
+    return plain
+
+
+def _record_wandb_failure(record: RunRecord, message: str) -> None:
+    record.record(wandb_error=message)
