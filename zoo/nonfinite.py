@@ -11,6 +11,8 @@ import lightning.pytorch as pl
 import torch
 from lightning.pytorch.callbacks import Callback
 
+from zoo.gradients import step_gradient_norm
+
 NonFiniteAction = Literal["stop", "skip"]
 
 
@@ -46,8 +48,8 @@ class NonFiniteLoss(Callback):
         self._loss_finite = self._loss_finite and bool(torch.isfinite(self._last_loss))
 
     def on_before_optimizer_step(self, trainer: pl.Trainer, pl_module, optimizer) -> None:
-        grads = [p.grad for group in optimizer.param_groups for p in group["params"] if p.grad is not None]
-        finite = self._loss_finite and (not grads or bool(torch.stack([g.isfinite().all() for g in grads]).all()))
+        norm = step_gradient_norm(optimizer, trainer.global_step)  # finite when every gradient is (zoo.gradients)
+        finite = self._loss_finite and (norm is None or bool(torch.isfinite(norm)))
         self._loss_finite = True
         if trainer.strategy.reduce_boolean_decision(finite, all=True):
             return

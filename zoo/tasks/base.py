@@ -7,8 +7,11 @@ from typing import Literal
 
 import lightning.pytorch as pl
 import torch
+from lightning.pytorch.plugins.precision import MixedPrecision, Precision
+from lightning.pytorch.utilities.enums import GradClipAlgorithmType
 from torch import Tensor, nn
 
+from zoo.gradients import clip_by_norm, step_gradient_norm
 from zoo.nn import ARCHITECTURE_KNOBS, NORM_POSITIONS, TransformerConfig, count_parameters
 from zoo.registry import ACTIVATIONS, NORMS, POSITIONAL_ENCODINGS, SCHEDULES, check_at_least, check_between
 from zoo.schedules import schedule_factor
@@ -209,9 +212,35 @@ class TaskModule(pl.LightningModule):
         self._clock = None  # validation time is not training time
 
     def on_before_optimizer_step(self, optimizer) -> None:
-        grads = [p.grad.detach() for p in self.parameters() if p.grad is not None]
-        if grads:
-            self.log("grad_norm", torch.nn.utils.get_total_norm(grads))
+        norm = step_gradient_norm(optimizer, self.trainer.global_step)
+        if norm is not None:
+            self.log("grad_norm", norm)
+
+    def configure_gradient_clipping(
+        self, optimizer, gradient_clip_val: float | None = None, gradient_clip_algorithm: str | None = None
+    ) -> None:
+        """Clip by norm with the step's gradient norm, computed once (:mod:`zoo.gradients`), where Lightning
+        would call ``clip_grad_norm_`` on the optimiser's parameters itself; Lightning's own clipping otherwise
+        (by value, and strategies that clip their own way, such as FSDP and DeepSpeed)."""
+        if plain_norm_clipping(self.trainer, gradient_clip_val, gradient_clip_algorithm):
+            clip_by_norm(optimizer, gradient_clip_val, self.trainer.global_step)
+        else:
+            super().configure_gradient_clipping(optimizer, gradient_clip_val, gradient_clip_algorithm)
+
+
+def plain_norm_clipping(trainer: pl.Trainer, clip_val: float | None, algorithm: str | None) -> bool:
+    """Whether Lightning would clip by norm with ``torch.nn.utils.clip_grad_norm_`` over all of the optimiser's
+    parameters: a positive ``clip_val``, the norm algorithm, and a precision plugin that clips as the base one
+    does (32-bit, bf16/fp16 mixed; not FSDP's or DeepSpeed's)."""
+    plugin = type(trainer.precision_plugin)
+    plain = all(getattr(plugin, name) is getattr(Precision, name) for name in ("clip_grad_by_norm", "main_params"))
+    return (
+        bool(clip_val)
+        and clip_val > 0
+        and GradClipAlgorithmType(algorithm or trainer.gradient_clip_algorithm or "norm") == GradClipAlgorithmType.NORM
+        and plain
+        and plugin.clip_gradients in (Precision.clip_gradients, MixedPrecision.clip_gradients)
+    )
 
 
 def fused_optimizer_supported(parameters, precision: str = "32-true") -> bool:
