@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
 from benchmarks.flops import Attention
-from benchmarks.references import TorchTransformer, hf_bert, hf_gpt2, require_transformers
+from benchmarks.references import TorchTransformer, hf_bert, hf_gpt2, nanogpt_model, require_transformers
 from zoo.nn import DecoderOnly, EncoderDecoder, EncoderOnly, TransformerConfig
 from zoo.nn.masks import padding_mask
 
@@ -108,6 +109,17 @@ def gpt2(name: str, shape: Shape) -> Case:
         lambda: hf_gpt2(shape.vocab, shape.layers, shape.heads, shape.d_model, shape.length, shape.dropout),
         _language_model_batch(shape),
         lambda model, b: _next_token_loss(model(input_ids=b["tokens"]).logits, b["targets"]),
+    )  # fmt: skip
+
+
+def nanogpt(name: str, shape: Shape, clone: Path, reference: str | None = None) -> Case:
+    """nanoGPT's model at ``shape`` from a local clone (its layout is GPT-2's, without biases), with its own
+    loss (the same cross-entropy over every position)."""
+    return _case(
+        name, shape,
+        lambda: nanogpt_model(clone, shape.vocab, shape.layers, shape.heads, shape.d_model, shape.length,
+                              shape.dropout),
+        _language_model_batch(shape), lambda model, b: model(b["tokens"], b["targets"])[1], reference,
     )  # fmt: skip
 
 

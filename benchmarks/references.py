@@ -1,9 +1,14 @@
 """The reference implementations the zoo is measured against, at the zoo's shapes: Hugging Face's GPT-2 and
-BERT (SDPA attention; ``transformers`` comes with the ``bench`` extra) and ``torch.nn.Transformer``."""
+BERT (SDPA attention; ``transformers`` comes with the ``bench`` extra), ``torch.nn.Transformer``, and, given a
+local clone, nanoGPT's model (not a dependency; nothing of it is copied here)."""
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
+import io
 import warnings
+from pathlib import Path
 
 import torch
 from torch import Tensor, nn
@@ -63,6 +68,28 @@ def hf_bert(vocab_size: int, layers: int, heads: int, d_model: int, d_ff: int, l
         attn_implementation="sdpa",
     )
     return transformers.BertForSequenceClassification(config)
+
+
+def nanogpt_model(clone: Path, vocab_size: int, layers: int, heads: int, d_model: int, block: int, dropout: float):
+    """nanoGPT's ``GPT`` (github.com/karpathy/nanoGPT, ``model.py``, loaded from a local clone at ``clone``) as
+    its ``train.py`` builds it: no biases in linear layers and LayerNorms (``bias=False``), tied embeddings,
+    d_ff = 4 d, SDPA's causal kernel. Called as ``model(idx, targets)`` it returns ``(logits, loss)``.
+
+    Raises:
+        SystemExit: ``clone`` has no ``model.py``.
+    """
+    path = Path(clone) / "model.py"
+    if not path.is_file():
+        raise SystemExit(f"benchmarks: --nanogpt={str(clone)!r} has no model.py (a clone of karpathy/nanoGPT)")
+    spec = importlib.util.spec_from_file_location("nanogpt_model", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    config = module.GPTConfig(
+        block_size=block, vocab_size=vocab_size, n_layer=layers, n_head=heads, n_embd=d_model, dropout=dropout,
+        bias=False,
+    )  # fmt: skip
+    with contextlib.redirect_stdout(io.StringIO()):  # its "number of parameters" line
+        return module.GPT(config)
 
 
 class TorchTransformer(nn.Module):

@@ -4,7 +4,8 @@ zoo's speed against reference implementations, in one process, side by side at t
 Sections (``--only`` picks some; all by default):
 
 - ``train``: a training step (forward, backward, AdamW step; the median of ``--steps`` after a warm-up) of the
-  decoder-only model against Hugging Face's GPT-2 at shapes (a) and (b), the encoder-decoder against
+  decoder-only model against Hugging Face's GPT-2 at shapes (a) and (b) (and nanoGPT's model, given a clone
+  with ``--nanogpt``), the encoder-decoder against
   ``torch.nn.Transformer``, the encoder-only model against Hugging Face's BERT classifier;
 - ``knobs``: the decoder-only model at shape (a) with one knob changed per row, against its layernorm /
   sinusoidal sibling, so that no knob hides a slow path;
@@ -57,25 +58,33 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--steps", type=int, default=None, help="timed steps per row (default 20; --quick: 3)")
     parser.add_argument("--data_dir", type=Path, default=DATA, help="the local data sets (data, startup)")
     parser.add_argument("--format", choices=["table", "markdown"], default="table")
+    parser.add_argument("--nanogpt", type=Path, default=None, metavar="CLONE",
+                        help="a clone of karpathy/nanoGPT: rows of its model beside the decoder-only ones")  # fmt: skip
     parser.add_argument("--json", type=Path, default=None, help="also write every number to this file")
     args = parser.parse_args(argv)
     if args.threads is not None and args.threads < 1:
         parser.error(f"--threads={args.threads} is not valid; it must be a positive integer")
     if args.steps is not None and args.steps < 1:
         parser.error(f"--steps={args.steps} is not valid; it must be a positive integer")
+    if args.nanogpt is not None and not (args.nanogpt / "model.py").is_file():
+        parser.error(f"--nanogpt={str(args.nanogpt)!r} has no model.py; give a clone of karpathy/nanoGPT")
     if {"data", "startup"} & set(args.only) and not args.data_dir.is_dir():
         parser.error(f"--data_dir={str(args.data_dir)!r} is not a folder; the data and startup sections read the "
                      f"local data sets there (or leave them out with --only)")  # fmt: skip
     return args
 
 
-def training_cases() -> list[c.Case]:
-    """The rows of the ``train`` section, each zoo row right after its reference."""
+def training_cases(nanogpt: Path | None = None) -> list[c.Case]:
+    """The rows of the ``train`` section, each zoo row right after its reference (and nanoGPT's, from a
+    local clone, beside the zoo's decoder-only rows, compared with GPT-2 as well)."""
+    decoder_rows = []
+    for label, shape in (("(a)", c.SHAPE_A), ("(b)", c.SHAPE_B)):
+        reference = f"GPT-2 (HF) {label}"
+        decoder_rows += [c.gpt2(reference, shape), c.decoder_only(f"zoo decoder-only {label}", shape, reference)]
+        if nanogpt is not None:
+            decoder_rows.append(c.nanogpt(f"nanoGPT {label}", shape, nanogpt, reference))
     return [
-        c.gpt2("GPT-2 (HF) (a)", c.SHAPE_A),
-        c.decoder_only("zoo decoder-only (a)", c.SHAPE_A, "GPT-2 (HF) (a)"),
-        c.gpt2("GPT-2 (HF) (b)", c.SHAPE_B),
-        c.decoder_only("zoo decoder-only (b)", c.SHAPE_B, "GPT-2 (HF) (b)"),
+        *decoder_rows,
         c.torch_transformer("nn.Transformer", c.TRANSLATION),
         c.encoder_decoder("zoo encoder-decoder", c.TRANSLATION, "nn.Transformer"),
         c.bert("BERT (HF)", c.SST2),
@@ -128,7 +137,11 @@ def main(argv: list[str] | None = None) -> None:
     settings = Settings(device, args.dtype == "bf16", steps, 1 if args.quick else 3, args.compile)
     peak = peaks[args.dtype]
     measure(c.decoder_only("warm-up", c.SHAPE_A), replace(settings, steps=1, warmup=1))  # one-time costs
-    groups = {"train": training_cases, "knobs": knob_cases, "scaling": lambda: scaling_cases(args.quick)}
+    groups = {
+        "train": lambda: training_cases(args.nanogpt),
+        "knobs": knob_cases,
+        "scaling": lambda: scaling_cases(args.quick),
+    }
     for section, make_cases in groups.items():
         if section in args.only:
             report.training(section, measure_all(make_cases(), settings, report.progress), peak, steps)

@@ -4,9 +4,10 @@ never asserted)."""
 
 import json
 
+import pytest
 import torch
 
-from benchmarks.cases import SHAPE_A, decoder_only
+from benchmarks.cases import SHAPE_A, decoder_only, nanogpt
 from benchmarks.decoding import NEVER, RecomputingStep
 from benchmarks.flops import Attention, matmul_parameter_tokens, training_flops
 from benchmarks.throughput import main
@@ -60,3 +61,49 @@ def test_the_step_profiler_prints_the_operators_of_a_case(capsys):
     profile_main(["zoo-a", "--steps", "1", "--rows", "5", "--threads", "1"])
     table = capsys.readouterr().out
     assert "aten::mm" in table and "Self CPU" in table
+
+
+FAKE_NANOGPT = """
+from dataclasses import dataclass
+import torch
+from torch import nn
+import torch.nn.functional as F
+
+@dataclass
+class GPTConfig:
+    block_size: int
+    vocab_size: int
+    n_layer: int
+    n_head: int
+    n_embd: int
+    dropout: float
+    bias: bool
+
+class GPT(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.wte = nn.Embedding(config.vocab_size, config.n_embd)
+        print("number of parameters: ...")
+
+    def forward(self, idx, targets):
+        logits = self.wte(idx) @ self.wte.weight.T
+        return logits, F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=-1)
+"""
+
+
+def test_nanogpt_rows_build_its_model_from_a_clone_as_its_train_py_does(tmp_path, capsys):
+    (tmp_path / "model.py").write_text(FAKE_NANOGPT)  # the interface of nanoGPT's model.py
+    case = nanogpt("nanoGPT (a)", SHAPE_A, tmp_path, "GPT-2 (HF) (a)")
+    model = case.build()
+    assert not model.config.bias and model.config.block_size == SHAPE_A.length
+    assert (model.config.n_layer, model.config.n_head, model.config.n_embd) == (4, 4, 128)
+    batch = case.batch(torch.device("cpu"))
+    assert case.loss(model, batch).shape == () and case.tokens == SHAPE_A.batch * SHAPE_A.length
+    assert capsys.readouterr().out == ""  # its parameter count is not printed into the table
+
+
+def test_a_nanogpt_path_without_model_py_is_refused_before_anything_runs(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["--nanogpt", str(tmp_path), "--only", "train"])
+    assert f"--nanogpt='{tmp_path}' has no model.py" in capsys.readouterr().err
