@@ -129,15 +129,10 @@ class RunSession:
 def flat_config(config: Namespace) -> dict:
     """The resolved configuration of a subcommand as flat ``{"model.lr": ...}`` fields, without the CLI's own
     bookkeeping (``config``, ``ckpt_path``)."""
-    return flatten(plain_config(config))
-
-
-def plain_config(config: Namespace) -> dict:
-    """The resolved configuration of a subcommand as plain dicts, without ``config`` and ``ckpt_path``."""
     plain = config.clone().as_dict()
     for key in ("config", "ckpt_path"):
         plain.pop(key, None)
-    return plain
+    return flatten(plain)
 
 
 def _record_wandb_failure(record: RunRecord, message: str) -> None:
