@@ -83,7 +83,8 @@ def _case(name: str, shape: Shape, build, batch, loss, reference: str | None = N
 def _language_model_batch(shape: Shape) -> Callable[[torch.device], dict]:
     def batch(device: torch.device) -> dict:
         ids = torch.randint(1, shape.vocab, (shape.batch, shape.length + 1), device=device)
-        return {"tokens": ids[:, :-1], "targets": ids[:, 1:]}
+        # contiguous, as a data loader's batches are (nanoGPT's model views its targets)
+        return {"tokens": ids[:, :-1].contiguous(), "targets": ids[:, 1:].contiguous()}
 
     return batch
 

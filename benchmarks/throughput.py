@@ -81,8 +81,9 @@ def training_cases(nanogpt: Path | None = None) -> list[c.Case]:
     for label, shape in (("(a)", c.SHAPE_A), ("(b)", c.SHAPE_B)):
         reference = f"GPT-2 (HF) {label}"
         decoder_rows += [c.gpt2(reference, shape), c.decoder_only(f"zoo decoder-only {label}", shape, reference)]
-        if nanogpt is not None:
+        if nanogpt is not None:  # and the zoo in its layout (no biases), for a like-for-like row
             decoder_rows.append(c.nanogpt(f"nanoGPT {label}", shape, nanogpt, reference))
+            decoder_rows.append(c.decoder_only(f"zoo bias=false {label}", shape, reference, bias=False))
     return [
         *decoder_rows,
         c.torch_transformer("nn.Transformer", c.TRANSLATION),
@@ -104,6 +105,7 @@ def knob_cases() -> list[c.Case]:
         if pe != "sinusoidal":
             rows.append(c.decoder_only(f"pe={pe}", c.SHAPE_A, sibling, pe=pe))
     rows.append(c.decoder_only("norm_position=post", c.SHAPE_A, sibling, pe="sinusoidal", norm_position="post"))
+    rows.append(c.decoder_only("bias=false", c.SHAPE_A, sibling, pe="sinusoidal", bias=False))
     return rows
 
 

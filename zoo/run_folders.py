@@ -47,16 +47,34 @@ DECODING_FIELDS = (
 )
 
 
+# Fields added to the code after runs were recorded, each with the value that does what those runs did (they
+# trained with biases before model.bias existed): at that value a field leaves a run's identity and name as they
+# were, so a run recorded before it still resumes, and ``zoo compare`` reads it into the older records.
+ADDED_FIELDS = {"model.bias": True}
+
+
+def with_added_fields(flat_config: dict) -> dict:
+    """``flat_config`` (a run's recorded config) with every :data:`ADDED_FIELDS` field it lacks at the value
+    that says what the run did; an empty config stays empty."""
+    return {**ADDED_FIELDS, **flat_config} if flat_config else flat_config
+
+
 class RunFolderError(Exception):
     """No run folder fits the command (``--ckpt_path last`` without a matching run); one line."""
 
 
 def identity(flat_config: dict) -> dict:
     """The fields of a flat (dotted-key) config that make a run what it is: all but budget and bookkeeping,
-    and but those set to ``None`` ("unset"), so that a field added to the code later, unset by default (as
-    ``model.activation_dropout``), leaves the identity and the name of the runs recorded before it alone."""
+    and but those set to ``None`` ("unset") or an :data:`ADDED_FIELDS` field at its earlier meaning, so that a
+    field added to the code later (``model.activation_dropout`` unset by default, ``model.bias`` true) leaves
+    the identity and the name of the runs recorded before it alone."""
     ignored = set(BUDGET_FIELDS) | set(BOOKKEEPING_FIELDS)
-    return {key: value for key, value in flat_config.items() if key not in ignored and value is not None}
+    missing = object()
+    return {
+        key: value
+        for key, value in flat_config.items()
+        if key not in ignored and value is not None and ADDED_FIELDS.get(key, missing) != value
+    }
 
 
 def config_hash(flat_config: dict, length: int = 6) -> str:
@@ -73,8 +91,12 @@ def differences(recorded: dict, current: dict, prefix: str = "") -> list[str]:
     a = {k: v for k, v in a.items() if k.startswith(prefix) and k not in free}
     b = {k: v for k, v in b.items() if k.startswith(prefix) and k not in free}
     missing = object()
+
+    def value(config: dict, key: str) -> object:  # an added field left out of the identity has its old value
+        return config.get(key, ADDED_FIELDS.get(key, missing))
+
     return [
-        f"{key}={b.get(key, missing)!r} (the run has {a.get(key, missing)!r})".replace(repr(missing), "unset")
+        f"{key}={value(b, key)!r} (the run has {value(a, key)!r})".replace(repr(missing), "unset")
         for key in sorted(set(a) | set(b))
         if a.get(key, missing) != b.get(key, missing)
     ]

@@ -88,7 +88,8 @@ class GPT(nn.Module):
 
     def forward(self, idx, targets):
         logits = self.wte(idx) @ self.wte.weight.T
-        return logits, F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=-1)
+        # nanoGPT's own .view calls: they need the contiguous batches its get_batch makes
+        return logits, F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
 """
 
 

@@ -10,7 +10,7 @@ import torch
 
 from tests.cli.helpers import CONFIGS, read_run, shakespeare_args
 from zoo.cli import main
-from zoo.run_folders import config_hash, differences, new_run_dir
+from zoo.run_folders import config_hash, differences, new_run_dir, with_added_fields
 
 
 def only_run(runs):
@@ -36,6 +36,17 @@ def test_a_field_added_later_and_unset_leaves_older_runs_their_identity():
     assert differences(recorded, {**now, "model.activation_dropout": 0.0}) == [
         "model.activation_dropout=0.0 (the run has unset)"
     ]
+
+
+def test_model_bias_added_later_leaves_older_runs_their_identity_at_true():
+    """Runs recorded before ``model.bias`` existed trained with biases: ``model.bias=true`` is their
+    configuration (same hash, nothing differs), ``false`` another one; compare reads them as ``true``."""
+    recorded = {"model.lr": 0.001, "seed_everything": 1}
+    now = {**recorded, "model.bias": True}
+    assert differences(recorded, now) == [] and config_hash(recorded) == config_hash(now)
+    assert differences(recorded, {**now, "model.bias": False}) == ["model.bias=False (the run has True)"]
+    assert config_hash(recorded) != config_hash({**now, "model.bias": False})
+    assert with_added_fields(recorded) == now and with_added_fields({}) == {}
 
 
 def test_new_run_dir_creates_each_folder_once(tmp_path):

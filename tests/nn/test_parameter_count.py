@@ -6,19 +6,20 @@ from tests.nn.conftest import tiny_config
 from zoo.nn import ACTIVATIONS, DecoderOnly, EncoderDecoder, EncoderOnly, count_parameters
 
 
-def norm_params(norm: str, d: int) -> int:
-    return d if norm == "rmsnorm" else 2 * d  # RMSNorm has a gain only; LayerNorm and BatchNorm gain + bias
+def norm_params(c) -> int:
+    # RMSNorm has a gain only; the others a gain and, unless model.bias is false, a shift
+    return c.d_model if c.norm == "rmsnorm" or not c.bias else 2 * c.d_model
 
 
 def layer_params(c, cross: bool) -> int:
-    d, gate = c.d_model, ACTIVATIONS.get(c.activation).gate_factor
-    attention = 4 * (d * d + d)
-    ffn = d * gate * c.d_ff + gate * c.d_ff + c.d_ff * d + d
-    return attention * (2 if cross else 1) + ffn + norm_params(c.norm, d) * (3 if cross else 2)
+    d, gate, b = c.d_model, ACTIVATIONS.get(c.activation).gate_factor, int(c.bias)
+    attention = 4 * (d * d + b * d)
+    ffn = d * gate * c.d_ff + b * gate * c.d_ff + c.d_ff * d + b * d
+    return attention * (2 if cross else 1) + ffn + norm_params(c) * (3 if cross else 2)
 
 
 def stack_params(c, layers: int, cross: bool) -> int:
-    return layers * layer_params(c, cross) + (norm_params(c.norm, c.d_model) if c.norm_position == "pre" else 0)
+    return layers * layer_params(c, cross) + (norm_params(c) if c.norm_position == "pre" else 0)
 
 
 def embed_params(c, vocab: int) -> int:
@@ -29,6 +30,9 @@ KNOBS = [
     dict(),
     dict(pe="learned", norm="rmsnorm", norm_position="pre", activation="swiglu"),
     dict(pe="rope", norm="batchnorm", activation="gelu", n_heads=4),
+    dict(pe="learned", norm="layernorm", norm_position="pre", activation="gelu", bias=False),  # nanoGPT's layout
+    dict(norm="powernorm", activation="swiglu", bias=False),
+    dict(norm="rmsnorm", norm_position="pre", bias=False),
 ]
 
 

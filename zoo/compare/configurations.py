@@ -25,6 +25,7 @@ PAPER_VALUES = {
     "model.norm_position": "post",
     "model.activation": "relu",
     "model.n_heads": 8,
+    "model.bias": True,
 }
 
 Configuration = tuple  # the values of the differing knobs, in the order of ``knobs``

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zoo.compare.errors import CompareError
+from zoo.run_folders import with_added_fields
 
 
 @dataclass
@@ -79,7 +80,7 @@ def load_run_folder(folder: Path) -> Run:
     lines = metrics_file.read_text().splitlines() if metrics_file.is_file() else []
     return Run(
         name=folder.name,
-        config=_read_json(folder / "config.json", {}),
+        config=with_added_fields(_read_json(folder / "config.json", {})),
         history=history_from_rows([json.loads(line) for line in lines if line.strip()]),
         final=dict(summary.get("final", {})),
         best={metric: entry["value"] for metric, entry in summary.get("best", {}).items()},

@@ -50,6 +50,7 @@ class MultiHeadAttention(nn.Module):
         d_model: ``D``, the model width.
         n_heads: ``H``, the number of heads; ``d_k = d_v = D / H``.
         dropout: dropout on the attention weights (training only).
+        bias: biases in the query, key, value and output projections (``model.bias``).
 
     Raises:
         ValueError: if ``d_model`` is not divisible by ``n_heads``, or either is not positive.
@@ -61,7 +62,7 @@ class MultiHeadAttention(nn.Module):
         torch.Size([2, 10, 64])
     """
 
-    def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0) -> None:
+    def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0, bias: bool = True) -> None:
         super().__init__()
         if n_heads <= 0 or d_model <= 0 or d_model % n_heads != 0:
             raise ValueError(
@@ -71,9 +72,9 @@ class MultiHeadAttention(nn.Module):
         self.d_model, self.n_heads, self.dropout = d_model, n_heads, dropout
         # W^Q, W^K and W^V stacked as one (3 D, D) projection (nn.MultiheadAttention's in_proj_weight):
         # self-attention projects queries, keys and values in one matmul.
-        self.in_proj = nn.Linear(d_model, 3 * d_model)
+        self.in_proj = nn.Linear(d_model, 3 * d_model, bias=bias)
         self.in_proj.stacked = 3  # three (D, D) matrices, for zoo.nn.transformer.init_linear_weights
-        self.out_proj = nn.Linear(d_model, d_model)
+        self.out_proj = nn.Linear(d_model, d_model, bias=bias)
         self.keep_weights = False
         self.weights: Tensor | None = None
 
@@ -81,7 +82,8 @@ class MultiHeadAttention(nn.Module):
         """Project ``x`` (``(B, T, D)``) with the stacked projections ``first ... last - 1`` (0: queries,
         1: keys, 2: values) in one matmul; each comes back split into heads, ``(B, H, T, D/H)``."""
         rows = slice(first * self.d_model, last * self.d_model)
-        projected = F.linear(x, self.in_proj.weight[rows], self.in_proj.bias[rows])
+        bias = None if self.in_proj.bias is None else self.in_proj.bias[rows]
+        projected = F.linear(x, self.in_proj.weight[rows], bias)
         batch, length, _ = x.shape
         heads = projected.view(batch, length, last - first, self.n_heads, -1).permute(2, 0, 3, 1, 4)
         return list(heads.unbind(0))
@@ -108,7 +110,7 @@ class MultiHeadAttention(nn.Module):
     def _load_from_state_dict(self, state_dict: dict, prefix: str, *args, **kwargs) -> None:
         """Checkpoints from before the stacked projection (``q_proj``, ``k_proj``, ``v_proj``) still load."""
         if f"{prefix}q_proj.weight" in state_dict:
-            for kind in ("weight", "bias"):
+            for kind in ("weight", "bias") if f"{prefix}q_proj.bias" in state_dict else ("weight",):
                 parts = [state_dict.pop(f"{prefix}{name}_proj.{kind}") for name in "qkv"]
                 state_dict[f"{prefix}in_proj.{kind}"] = torch.cat(parts)
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)

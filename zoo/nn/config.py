@@ -30,6 +30,8 @@ class TransformerConfig:
         max_len: the longest sequence, in tokens, for ``pe=learned`` (other encodings extrapolate past it), and
             the positions a causal ``batchnorm`` keeps statistics for.
         scale_embedding: multiply token embeddings by sqrt(d_model) (paper, section 3.4).
+        bias: biases in the attention and FFN projections and shifts in the norms (paper, GPT-2: yes;
+            nanoGPT's ``bias=False``, PaLM (Chowdhery et al. 2022, section 2) and LLaMA: no, which is faster).
 
     Raises:
         ValueError: naming the field, the value and what is valid, for an unknown component name,
@@ -53,6 +55,7 @@ class TransformerConfig:
     pe: str = "sinusoidal"
     max_len: int = 1024
     scale_embedding: bool = True
+    bias: bool = True
 
     @classmethod
     def field_names(cls) -> list[str]:

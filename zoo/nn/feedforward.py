@@ -52,17 +52,20 @@ class FeedForward(nn.Module):
         d_ff: the hidden width.
         activation: a name in :data:`ACTIVATIONS`.
         dropout: dropout on the hidden layer (training only).
+        bias: learn ``b1`` and ``b2`` (``model.bias``).
 
     Raises:
         ValueError: for an unknown ``activation``.
     """
 
-    def __init__(self, d_model: int, d_ff: int, activation: str = "relu", dropout: float = 0.0) -> None:
+    def __init__(
+        self, d_model: int, d_ff: int, activation: str = "relu", dropout: float = 0.0, bias: bool = True
+    ) -> None:
         super().__init__()
         self.activation = ACTIVATIONS.build(activation)
-        self.linear1 = nn.Linear(d_model, d_ff * self.activation.gate_factor)
+        self.linear1 = nn.Linear(d_model, d_ff * self.activation.gate_factor, bias=bias)
         self.dropout = nn.Dropout(dropout)
-        self.linear2 = nn.Linear(d_ff, d_model)
+        self.linear2 = nn.Linear(d_ff, d_model, bias=bias)
 
     def forward(self, x: Tensor) -> Tensor:
         """``(B, T, D)`` -> ``(B, T, D)``."""

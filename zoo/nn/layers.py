@@ -30,6 +30,12 @@ class LayerCache:
         self.self_attn.reorder(index)
 
 
+def build_norm(config: TransformerConfig, is_causal: bool) -> nn.Module:
+    """The ``model.norm`` of a ``D``-wide stack (causal-safe in decoders), with a shift unless ``model.bias``
+    is false."""
+    return NORMS.build(config.norm, config.d_model, causal=is_causal, max_len=config.max_len, bias=config.bias)
+
+
 class TransformerLayer(nn.Module):
     """Self-attention, optional encoder-decoder attention, and FFN, each in a residual connection with a
     norm placed after (``post``: x = Norm(x + Dropout(Sublayer(x))), Vaswani et al. 2017, section 5.4) or
@@ -47,13 +53,16 @@ class TransformerLayer(nn.Module):
         d_model = config.d_model
 
         def norm() -> nn.Module:
-            return NORMS.build(config.norm, d_model, causal=is_causal, max_len=config.max_len)
+            return build_norm(config, is_causal)
 
-        self.self_attn = MultiHeadAttention(d_model, config.n_heads, config.dropout)
+        def attention() -> MultiHeadAttention:
+            return MultiHeadAttention(d_model, config.n_heads, config.dropout, bias=config.bias)
+
+        self.self_attn = attention()
         self.self_attn_norm = norm()
-        self.cross_attn = MultiHeadAttention(d_model, config.n_heads, config.dropout) if cross_attention else None
+        self.cross_attn = attention() if cross_attention else None
         self.cross_attn_norm = norm() if cross_attention else None
-        self.ffn = FeedForward(d_model, config.d_ff, config.activation, config.ffn_dropout)
+        self.ffn = FeedForward(d_model, config.d_ff, config.activation, config.ffn_dropout, bias=config.bias)
         self.ffn_norm = norm()
         self.dropout = nn.Dropout(config.dropout)
 
@@ -146,7 +155,7 @@ class TransformerStack(nn.Module):
             self.position_bias = encoding(config.d_model, config.n_heads, config.max_len, causal=is_causal)
         self.final_norm = None
         if config.norm_position == "pre":
-            self.final_norm = NORMS.build(config.norm, config.d_model, causal=is_causal, max_len=config.max_len)
+            self.final_norm = build_norm(config, is_causal)
 
     def new_cache(self) -> list[LayerCache]:
         """Empty caches, one per layer, for incremental decoding."""

@@ -1,6 +1,7 @@
 """Normalisation layers, picked by ``model.norm``.
 
-Every norm is built as ``Norm(d_model, causal=..., max_len=...)`` and called as ``norm(x, padding_mask, offset)``,
+Every norm is built as ``Norm(d_model, causal=..., max_len=..., bias=...)`` and called as
+``norm(x, padding_mask, offset)``,
 so that a norm with batch statistics can leave padding out of them and keep statistics per position in causal
 stacks (``offset``: the position of ``x[:, 0]`` when decoding with a key/value cache); norms that work per token
 ignore all three.
@@ -15,6 +16,11 @@ from zoo.nn.prefix_stats import batch_statistics, prefix_statistics, real_tokens
 from zoo.registry import NORMS
 
 
+def affine(x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+    """``x * weight + bias`` (``(..., D)``, ``(D,)``, ``(D,)`` or ``None`` for no shift)."""
+    return x * weight if bias is None else x * weight + bias
+
+
 @NORMS.register("layernorm")
 class LayerNorm(nn.LayerNorm):
     """Layer normalisation over the feature dimension (Ba et al. 2016), as in Vaswani et al. 2017, 3.1.
@@ -23,11 +29,14 @@ class LayerNorm(nn.LayerNorm):
         d_model: ``D``.
         causal: unused (per-token statistics never leak across positions).
         max_len: unused.
+        bias: learn a shift (``model.bias``).
         eps: added to the variance.
     """
 
-    def __init__(self, d_model: int, causal: bool = False, max_len: int = 1024, eps: float = 1e-5) -> None:
-        super().__init__(d_model, eps=eps)
+    def __init__(
+        self, d_model: int, causal: bool = False, max_len: int = 1024, bias: bool = True, eps: float = 1e-5
+    ) -> None:
+        super().__init__(d_model, eps=eps, bias=bias)
 
     def forward(self, x: Tensor, padding_mask: Tensor | None = None, offset: int = 0) -> Tensor:
         """``(B, T, D)`` -> ``(B, T, D)``; ``padding_mask`` and ``offset`` are ignored."""
@@ -42,10 +51,13 @@ class RMSNorm(nn.RMSNorm):
         d_model: ``D``.
         causal: unused (per-token statistics).
         max_len: unused.
+        bias: unused (RMSNorm has no shift).
         eps: added to the mean square.
     """
 
-    def __init__(self, d_model: int, causal: bool = False, max_len: int = 1024, eps: float = 1e-5) -> None:
+    def __init__(
+        self, d_model: int, causal: bool = False, max_len: int = 1024, bias: bool = True, eps: float = 1e-5
+    ) -> None:
         super().__init__(d_model, eps=eps)
 
     def forward(self, x: Tensor, padding_mask: Tensor | None = None, offset: int = 0) -> Tensor:
@@ -84,17 +96,24 @@ class MaskedBatchNorm(nn.Module):
         d_model: ``D``.
         causal: use the causal scheme above.
         max_len: positions (causal) or sequence lengths (encoders) with their own running statistics.
+        bias: learn a shift (``model.bias``).
         momentum: weight of the new batch in the running statistics.
         eps: added to the variance.
     """
 
     def __init__(
-        self, d_model: int, causal: bool = False, max_len: int = 1024, momentum: float = 0.1, eps: float = 1e-5
+        self,
+        d_model: int,
+        causal: bool = False,
+        max_len: int = 1024,
+        bias: bool = True,
+        momentum: float = 0.1,
+        eps: float = 1e-5,
     ) -> None:
         super().__init__()
         self.causal, self.momentum, self.eps = causal, momentum, eps
         self.weight = nn.Parameter(torch.ones(d_model))
-        self.bias = nn.Parameter(torch.zeros(d_model))
+        self.bias = nn.Parameter(torch.zeros(d_model)) if bias else None
         self.register_buffer("running_mean", torch.zeros(max_len, d_model))
         self.register_buffer("running_var", torch.ones(max_len, d_model))
         if not causal:  # which sequence lengths have running statistics yet
@@ -187,4 +206,4 @@ class MaskedBatchNorm(nn.Module):
             real = real_tokens(x, padding_mask)
             mean, var = self._running_by_length(real, x.dtype)
             out = (x - mean) * torch.rsqrt(var + self.eps)
-        return (out * self.weight + self.bias).to(dtype)
+        return affine(out, self.weight, self.bias).to(dtype)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from zoo.nn.norm import NORMS
+from zoo.nn.norm import NORMS, affine
 from zoo.nn.prefix_stats import real_tokens
 from zoo.nn.running_norm import running_normalise
 
@@ -30,6 +30,7 @@ class PowerNorm(nn.Module):
         d_model: ``D``.
         causal: unused (no statistics of the current batch enter the output).
         max_len: unused.
+        bias: learn a shift (``model.bias``).
         alpha: moving-average coefficient of ``psi^2`` (forward) and of the gradient correction ``nu``
             (backward).
         eps: added to ``psi^2``.
@@ -38,12 +39,18 @@ class PowerNorm(nn.Module):
     """
 
     def __init__(
-        self, d_model: int, causal: bool = False, max_len: int = 1024, alpha: float = 0.9, eps: float = 1e-5
+        self,
+        d_model: int,
+        causal: bool = False,
+        max_len: int = 1024,
+        bias: bool = True,
+        alpha: float = 0.9,
+        eps: float = 1e-5,
     ) -> None:
         super().__init__()
         self.alpha, self.eps = alpha, eps
         self.weight = nn.Parameter(torch.ones(d_model))
-        self.bias = nn.Parameter(torch.zeros(d_model))
+        self.bias = nn.Parameter(torch.zeros(d_model)) if bias else None
         self.register_buffer("running_phi", torch.ones(d_model))
         self.register_buffer("running_nu", torch.zeros(d_model))
 
@@ -63,4 +70,4 @@ class PowerNorm(nn.Module):
         z = running_normalise(x, real, phi, self.running_nu, self.alpha, self.eps)
         if self.training:
             self._update_phi(x.detach(), real)
-        return (z * self.weight + self.bias).to(dtype)
+        return affine(z, self.weight, self.bias).to(dtype)

@@ -50,6 +50,7 @@ class TaskModule(pl.LightningModule):
         pe: the positional encoding (section 3.5; ``rope``: Su et al. 2021; ``none``).
         max_len: the longest sequence, in tokens (the size of ``learned`` position tables).
         scale_embedding: multiply embeddings by sqrt(d_model) (section 3.4).
+        bias: biases in the projections and shifts in the norms (the paper's); ``false`` as nanoGPT and PaLM.
         lr: the peak learning rate.
         weight_decay: AdamW's decoupled weight decay (Loshchilov and Hutter 2019) on matrices only.
         betas: Adam's (beta1, beta2); the paper's (0.9, 0.98) (section 5.3).
@@ -93,6 +94,7 @@ class TaskModule(pl.LightningModule):
         pe: PositionalEncoding = DEFAULT.pe,
         max_len: int = DEFAULT.max_len,
         scale_embedding: bool = DEFAULT.scale_embedding,
+        bias: bool = DEFAULT.bias,
         lr: float = 5e-4,
         weight_decay: float = 0.0,
         betas: tuple[float, float] = (0.9, 0.98),
