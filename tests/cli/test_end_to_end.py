@@ -7,7 +7,7 @@ import pytest
 import torch
 from tokenizers import Tokenizer
 
-from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL, VARIANTS, read_run
+from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL, VARIANTS, read_run, shakespeare_args
 from zoo.cli import main
 
 TRAIN_METRICS = {"train_loss", "lr", "grad_norm", "tokens_per_sec"}
@@ -26,6 +26,10 @@ def test_fit_validate_test_on_real_data(variant, data_dir, cli_env):
     record = read_run(run_dir)
     logged = set().union(*(line.keys() for line in record["metrics"]))
     assert TRAIN_METRICS | {"val_loss", task_metric, "parameters"} <= logged
+    # lr, grad_norm and tokens/s are logged only on the steps the loggers write, and are on every such line
+    training_lines = [line for line in record["metrics"] if "train_loss" in line]
+    assert len(training_lines) > 1 and all(TRAIN_METRICS <= set(line) for line in training_lines[1:])
+    assert {"lr", "grad_norm"} <= set(training_lines[0])  # the first step has no previous step to time from
     module, _, name = record["config"]["model.class_path"].rpartition(".")
     task_class = getattr(importlib.import_module(module), name)
     assert logged - {"step"} == set(task_class.logged_metrics())  # what a sweep's metric.name is checked against
@@ -56,6 +60,17 @@ def test_fit_validate_test_on_real_data(variant, data_dir, cli_env):
             main(["test", *common, f"--ckpt_path={last}"])
         assert exit_info.value.code == 2
     assert list((cli_env / "runs").iterdir()) == [run_dir]  # no new run folder for evaluation
+
+
+def test_metrics_only_the_loggers_read_reach_them_at_every_logging_step(data_dir, cli_env):
+    """``lr``, ``grad_norm`` and ``tokens_per_sec`` are logged only on the steps the loggers write
+    (``log_every_n_steps``), and every such line has them, with the lr of its own step."""
+    main([*shakespeare_args(data_dir), "--trainer.log_every_n_steps=2", "--model.schedule=constant"])
+    (run_dir,) = (cli_env / "runs").iterdir()
+    lines = [line for line in read_run(run_dir)["metrics"] if "train_loss" in line]
+    assert [line["step"] for line in lines] == [1, 3, 5]
+    assert all(TRAIN_METRICS <= set(line) for line in lines)
+    assert [round(line["lr"] * 1e3, 6) for line in lines] == [1.0, 1.0, 1.0]  # warm-up over 2 steps, then 1e-3
 
 
 def test_quickstart_generates_its_data_and_trains(cli_env):
