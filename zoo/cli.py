@@ -7,6 +7,7 @@ recent run of the same name: weights, optimiser, schedule and W&B run.
 
 from __future__ import annotations
 
+import importlib
 import re
 import signal
 import sys
@@ -19,7 +20,7 @@ from lightning.pytorch.utilities.exceptions import SIGTERMException
 
 from zoo.cli_parser import COMMAND_LINE, ZooArgumentParser
 from zoo.data import ZooDataModule
-from zoo.knob_help import knob_help
+from zoo.knob_help import bool_fields, knob_help
 from zoo.nonfinite import NonFiniteAction, NonFiniteLossError
 from zoo.precision import MatmulPrecision, set_matmul_precision
 from zoo.predictions import PredictionWriter
@@ -199,6 +200,7 @@ def _check_fit_options(config: Namespace) -> None:
             ``trainer.enable_checkpointing=false``, a ``run_name`` that is not a plain folder name, or a
             ``trainer.val_check_interval`` that is not positive.
     """
+    _check_bool_fields(config)
     name = config.get("run_name")
     if name is not None and (not RUN_NAME.fullmatch(name) or name in (".", "..")):
         raise ConfigError(
@@ -220,6 +222,24 @@ def _check_fit_options(config: Namespace) -> None:
         for field, value in (("checkpoint_every_n_steps", every), ("keep_last", keep or None)):
             if value is not None:
                 raise ConfigError(f"{field}={value} needs checkpoints, but trainer.enable_checkpointing=false")
+
+
+def _check_bool_fields(config: Namespace) -> None:
+    """Refuse ``null`` for a model or data field typed ``bool`` (jsonargparse lets it through, and the code would
+    read it as false: ``--model.bias=null`` built a model without biases under the default run's identity)."""
+    for group in ("model", "data"):
+        section = config.get(group)
+        if not section or not isinstance(section.get("class_path"), str):
+            continue
+        module, _, name = section.class_path.rpartition(".")
+        for field in bool_fields(getattr(importlib.import_module(module), name)):
+            value = section.init_args.get(field, False)
+            if not isinstance(value, bool):
+                raise ConfigError(f"{group}.{field}={_as_given(value)} is not valid; it must be true or false")
+
+
+def _as_given(value: object) -> str:
+    return "null" if value is None else repr(value)
 
 
 def _flag_values(args: list[str], flag: str) -> list[str]:

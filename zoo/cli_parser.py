@@ -25,7 +25,8 @@ class ZooArgumentParser(LightningArgumentParser):
         return text if not epilog else f"{text}\n{epilog}\n"
 
     def error(self, message: str, ex: Exception | None = None):
-        choice = _bad_choice(str(message)) or _unknown_option(str(message)) or _bad_type(str(message))
+        text = str(message)
+        choice = _bad_choice(text) or _unknown_option(text) or _bad_type(text) or _missing_value(text)
         if choice:
             sys.stderr.write(f"zoo: error: {choice}\n")
             self.exit(2)
@@ -70,12 +71,33 @@ def _bad_type(message: str) -> str | None:
         return None
     key = match.group(1)
     kinds = dict.fromkeys(_TYPE_WORDS.get(t, t) for t in re.findall(r"Expected a <class '(\w+)'>", message))
-    named = [a.split("=", 1) + [""] for a in COMMAND_LINE if _names(a.split("=")[0].lstrip("-"), key)]
-    field, value = (named[-1][0].lstrip("-"), named[-1][1]) if named else (key if "." in key else f"model.{key}", "")
-    if not value:
+    named = [a.split("=", 1) for a in COMMAND_LINE if "=" in a and _names(a.split("=")[0].lstrip("-"), key)]
+    if named:  # as typed, an empty value included
+        field, value = named[-1][0].lstrip("-"), named[-1][1]
+    else:  # from a config file, or as two arguments (--model.dropout abc)
+        field = key if "." in key else f"model.{key}"
         got = re.search(r"Got value: (.*)$", message.strip(), re.M)
         value = got.group(1).strip() if got else "?"
     return f"{field}={value!r} is not valid; it must be {' or '.join(kinds)}"
+
+
+_MISSING_VALUE = re.compile(r"^argument --(\w+): expected one argument")
+
+
+def _missing_value(message: str) -> str | None:
+    """argparse's message for an option given without its value (``--model.bias`` at the end of the command,
+    or followed by another option), which names only the group (``--model``): the option as typed."""
+    match = _MISSING_VALUE.search(message.strip())
+    if match is None:
+        return None
+    group, args = match.group(1), [*COMMAND_LINE, "--"]
+    bare = [
+        a.lstrip("-")
+        for a, after in zip(args, args[1:], strict=False)
+        if (a == f"--{group}" or a.startswith(f"--{group}.")) and "=" not in a and after.startswith("--")
+    ]
+    option = bare[-1] if bare else group
+    return f"--{option} needs a value (--{option}=VALUE); python -m zoo fit --help lists every field and its type"
 
 
 def _names(option: str, key: str) -> bool:

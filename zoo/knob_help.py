@@ -58,3 +58,13 @@ def field_names(group: str) -> list[str]:
     classes = (TaskModule, *TASKS) if group == "model" else _data_modules()
     names = {p.name for cls in classes for p in inspect.signature(cls.__init__).parameters.values()}
     return sorted(names - {"self", "kwargs", "args"})
+
+
+def bool_fields(cls: type) -> list[str]:
+    """The constructor arguments of ``cls`` and its bases typed ``bool`` (``bias``, ``tie_embeddings``, ...)."""
+    names = []
+    for klass in cls.__mro__:
+        if "__init__" in vars(klass) and klass.__module__.startswith("zoo."):
+            hints = typing.get_type_hints(klass.__init__)
+            names += [name for name, hint in hints.items() if hint is bool and name not in names]
+    return names

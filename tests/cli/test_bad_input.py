@@ -64,12 +64,26 @@ def fails(capsys, args) -> str:
         ),
         ("--model.dropout=abc", "zoo: error: model.dropout='abc' is not valid; it must be a number\n"),
         ("--trainer.max_steps=x", "zoo: error: trainer.max_steps='x' is not valid; it must be an integer\n"),
+        # bool fields: null would be read as false (a model without biases under the default's identity)
+        ("--model.bias=null", "zoo: error: model.bias=null is not valid; it must be true or false\n"),
+        ("--model.share_embeddings=null", "zoo: error: model.share_embeddings=null is not valid; it must be true"),
+        ("--data.joint_vocabulary=null", "zoo: error: data.joint_vocabulary=null is not valid; it must be true"),
+        ("--model.bias=maybe", "zoo: error: model.bias='maybe' is not valid; it must be true or false\n"),
+        ("--model.bias=", "zoo: error: model.bias='' is not valid; it must be true or false\n"),
+        ("--model.dropout=", "zoo: error: model.dropout='' is not valid; it must be a number\n"),
+        ("--model.bias", "zoo: error: --model.bias needs a value (--model.bias=VALUE)"),
     ],
 )
 def test_bad_knob(override, message, data_dir, cli_env, capsys):
     err = fails(capsys, ["fit", "--config", TRANSLATION, f"--data.path={data_dir / 'multi30k'}", override])
     assert message in err
     assert not (cli_env / "runs").exists()
+
+
+def test_an_option_without_its_value_before_another_is_named(data_dir, cli_env, capsys):
+    args = ["--data.batch_size", "--model.pe=rope"]
+    err = fails(capsys, ["fit", "--config", TRANSLATION, f"--data.path={data_dir / 'multi30k'}", *args])
+    assert "zoo: error: --data.batch_size needs a value (--data.batch_size=VALUE)" in err
 
 
 def test_wrong_type_is_named_by_its_own_field_beside_a_similar_name(data_dir, cli_env, capsys):

@@ -80,6 +80,19 @@ def test_baseline_flag_picks_the_row_and_accepts_short_keys(runs_dir, compare_js
     assert compare_json(runs_dir, "--baseline", "model.pe=rope")["rows"] == rows
 
 
+def test_baseline_values_as_typed_on_the_command_line(tmp_path, compare_json):
+    """``bias=false`` (as ``fit`` takes it) picks the ``False`` row, ``lr=1e-3`` the 0.001 one; runs recorded
+    before ``model.bias`` existed are read as ``true``."""
+    runs = tmp_path / "runs"
+    write_run(runs, "old", [(100, 30.0)], knobs={"model.lr": 0.001})  # no model.bias: from before the knob
+    write_run(runs, "nobias", [(100, 31.0)], knobs={"model.lr": 0.001, "model.bias": False})
+    write_run(runs, "fast", [(100, 29.0)], knobs={"model.lr": 0.003, "model.bias": True})
+    for baseline, expected in (("bias=false", (False, 0.001)), ("bias=true,lr=1e-3", (True, 0.001))):
+        rows = compare_json(runs, "--baseline", baseline)["rows"]
+        assert (rows[0]["model.bias"], rows[0]["model.lr"]) == expected and rows[0]["baseline"]
+    assert sorted(row["n"] for row in compare_json(runs)["rows"]) == [1, 1, 1]
+
+
 def test_language_model_compares_val_loss_lower_is_better(tmp_path, compare_json):
     lm = {"model.class_path": "zoo.tasks.LanguageModelTask"}
     for norm, losses in (("layernorm", [2.0, 1.5, 1.6]), ("rmsnorm", [2.1, 1.7, 1.8])):

@@ -83,6 +83,21 @@ def _knob_named(key: str, knobs: list[str]) -> str:
     return matches[0]
 
 
+def value_matches(value: object, text: str) -> bool:
+    """Whether a knob's ``value`` is what ``text`` says, spelt as on the command line or as the table shows it:
+    ``false``/``False`` for a bool, ``0.001``/``1e-3`` for a number, ``null``/``None`` for unset."""
+    if str(value) == text:
+        return True
+    if isinstance(value, bool) or value is None:
+        return text.lower() == {True: "true", False: "false", None: "null"}[value]
+    if isinstance(value, (int, float)):
+        try:
+            return float(text) == value
+        except ValueError:
+            return False
+    return False
+
+
 def parse_baseline(text: str, groups: dict[Configuration, list[Run]], knobs: list[str]) -> Configuration:
     """The configuration that ``--baseline KEY=VALUE[,KEY=VALUE]`` picks; keys may drop their prefix
     (``pe=rope`` for ``model.pe=rope``); knobs it leaves out are chosen as in :func:`default_baseline`.
@@ -97,7 +112,7 @@ def parse_baseline(text: str, groups: dict[Configuration, list[Run]], knobs: lis
         if not sep:
             raise CompareError(f"--baseline {text!r}: {pair!r} is not KEY=VALUE")
         wanted[knobs.index(_knob_named(key.strip(), knobs))] = value.strip()
-    matching = {c: runs for c, runs in groups.items() if all(str(c[i]) == v for i, v in wanted.items())}
+    matching = {c: runs for c, runs in groups.items() if all(value_matches(c[i], v) for i, v in wanted.items())}
     if not matching:
         values = "; ".join(f"{k}: {', '.join(sorted({str(c[i]) for c in groups}))}" for i, k in enumerate(knobs))
         raise CompareError(f"--baseline {text!r} matches no configuration; values here: {values}")

@@ -32,6 +32,7 @@ class TransformerConfig:
         scale_embedding: multiply token embeddings by sqrt(d_model) (paper, section 3.4).
         bias: biases in the attention and FFN projections and shifts in the norms (paper, GPT-2: yes;
             nanoGPT's ``bias=False``, PaLM (Chowdhery et al. 2022, section 2) and LLaMA: no, which is faster).
+            Task heads (a classifier's output layer) keep their bias.
 
     Raises:
         ValueError: naming the field, the value and what is valid, for an unknown component name,
