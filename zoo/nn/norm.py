@@ -171,18 +171,19 @@ class MaskedBatchNorm(nn.Module):
         running_mean.lerp_(mean.detach().to(running_mean.dtype), weight.to(running_mean.dtype))
         running_var.lerp_(var.detach().to(running_var.dtype), weight.to(running_var.dtype))
 
-    def _normalise_training(self, x: Tensor, padding_mask: Tensor | None, offset: int) -> Tensor:
-        """Normalise with the batch's statistics (causal: its prefix statistics), then update the running
-        statistics from them."""
-        real = real_tokens(x, padding_mask)
+    def _training_statistics(self, x: Tensor, padding_mask: Tensor | None, offset: int) -> tuple[Tensor, Tensor]:
+        """The batch's mean and variance (causal: its prefix statistics, ``(T, D)``; encoders ``(D,)``), after
+        updating the running statistics from them. A causal stack without padding (a language model) needs
+        no mask: every prefix has tokens."""
+        real = None if self.causal and padding_mask is None else real_tokens(x, padding_mask)
         statistics = prefix_statistics if self.causal else batch_statistics
         count, mean, var = statistics(x, real)
-        if self.causal:
+        if self.causal and real is not None:
             running_mean, running_var = self._running(offset, x.shape[1], x.dtype)
             empty = count == 0  # no real token to take statistics of: keep the running ones
             mean, var = torch.where(empty, running_mean, mean), torch.where(empty, running_var, var)
         self._update_running(offset, count, mean, var, real)
-        return (x - mean) * torch.rsqrt(var + self.eps)
+        return mean, var
 
     def forward(self, x: Tensor, padding_mask: Tensor | None = None, offset: int = 0) -> Tensor:
         """Normalise each feature.
@@ -198,12 +199,13 @@ class MaskedBatchNorm(nn.Module):
         dtype = x.dtype
         x = x.float() if x.element_size() < 4 else x  # sums of squares need float32 under bf16/fp16
         if self.training:
-            out = self._normalise_training(x, padding_mask, offset)
+            mean, var = self._training_statistics(x, padding_mask, offset)
         elif self.causal:
             mean, var = self._running(offset, x.shape[1], x.dtype)
-            out = (x - mean) * torch.rsqrt(var + self.eps)
         else:
-            real = real_tokens(x, padding_mask)
-            mean, var = self._running_by_length(real, x.dtype)
-            out = (x - mean) * torch.rsqrt(var + self.eps)
-        return affine(out, self.weight, self.bias).to(dtype)
+            mean, var = self._running_by_length(real_tokens(x, padding_mask), x.dtype)
+        # weight * (x - mean) / sqrt(var + eps) + bias as x * scale + shift: two passes over the (B, T, D)
+        # activations (and their gradients) instead of four; scale and shift are (T, D) or (D,)
+        scale = torch.rsqrt(var + self.eps) * self.weight
+        shift = -mean * scale if self.bias is None else self.bias - mean * scale
+        return torch.addcmul(shift, x, scale).to(dtype)

@@ -29,7 +29,7 @@ def batch_statistics(x: Tensor, real: Tensor) -> tuple[Tensor, Tensor, Tensor]:
     return count, mean, var
 
 
-def prefix_statistics(x: Tensor, real: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+def prefix_statistics(x: Tensor, real: Tensor | None) -> tuple[Tensor, Tensor, Tensor]:
     """Mean and (biased) variance of each feature at each position ``t`` over the real tokens at positions
     ``<= t`` of every sequence in the batch: the statistics BatchNorm may use in a causal stack.
 
@@ -38,14 +38,20 @@ def prefix_statistics(x: Tensor, real: Tensor) -> tuple[Tensor, Tensor, Tensor]:
 
     Args:
         x: ``(B, T, D)``.
-        real: ``(B, T, 1)``, 1 at real tokens and 0 at padding.
+        real: ``(B, T, 1)``, 1 at real tokens and 0 at padding; ``None``: no padding (no mask to apply).
 
     Returns:
         ``(count, mean, var)``: ``(T, 1)`` real tokens in each prefix, ``(T, D)`` and ``(T, D)``.
     """
-    count = real.sum(0).cumsum(0)
-    shift = ((x[:, 0] * real[:, 0]).sum(0) / real[:, 0].sum().clamp(min=1)).detach()
-    centred = (x - shift) * real
+    if real is None:
+        batch, length = x.shape[:2]
+        count = torch.arange(1, length + 1, device=x.device, dtype=x.dtype)[:, None] * batch
+        shift = x[:, 0].mean(0).detach()
+        centred = x - shift
+    else:
+        count = real.sum(0).cumsum(0)
+        shift = ((x[:, 0] * real[:, 0]).sum(0) / real[:, 0].sum().clamp(min=1)).detach()
+        centred = (x - shift) * real
     mean = centred.sum(0).cumsum(0) / count.clamp(min=1)
     var = ((centred * centred).sum(0).cumsum(0) / count.clamp(min=1) - mean**2).clamp(min=0)
     return count, mean + shift, var
