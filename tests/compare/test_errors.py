@@ -68,16 +68,31 @@ def test_a_task_metric_never_logged(tmp_path, compare):
     )
 
 
-def test_runs_of_different_tasks_need_a_metric(tmp_path, compare):
-    write_run(tmp_path, "translation", [(100, 30.0)])
+def test_runs_of_different_tasks_are_refused_before_their_metric(tmp_path, compare):
+    write_run(tmp_path, "translation", [(100, 30.0)], knobs={"model.class_path": "zoo.tasks.TranslationTask"})
     write_run(
         tmp_path, "lm", [(100, 2.0)], metric="val_loss", knobs={"model.class_path": "zoo.tasks.LanguageModelTask"}
     )
-    assert one_error_line(compare, tmp_path) == (
-        "cannot pick one task metric for these runs (val_bleu, val_loss); pass --metric"
+    assert one_error_line(compare, tmp_path).startswith(
+        "the runs are of 2 tasks (LanguageModelTask: 1 run, TranslationTask: 1 run)"
     )
 
 
 def test_only_failed_runs(tmp_path, compare):
     write_run(tmp_path, "broken", [(100, 30.0)], status="failed")
     assert one_error_line(compare, tmp_path) == "no finished run with val_bleu to compare; left out: broken (failed)"
+
+
+def test_runs_of_two_tasks_are_refused_even_with_a_common_metric(tmp_path, compare):
+    """A translation run beside language-model runs (``compare runs/``): their perplexities measure different
+    things, so no difference between them is reported."""
+    runs = tmp_path / "runs"
+    for name, task in (("ed", "TranslationTask"), ("do-a", "LanguageModelTask"), ("do-b", "LanguageModelTask")):
+        knobs = {"model.class_path": f"zoo.tasks.{task}", "model.pe": name}
+        write_run(runs, name, [(100, 2.0)], metric="val_loss", knobs=knobs)
+    assert one_error_line(compare, runs, "--metric", "val_loss") == (
+        "the runs are of 2 tasks (LanguageModelTask: 2 runs, TranslationTask: 1 run); compare the runs of one "
+        "task, e.g. a glob of their names ('runs/do-*') or a sweep"
+    )
+    status, out, _ = compare(str(runs / "do-*"), "--metric", "val_loss")
+    assert status == 0

@@ -4,6 +4,7 @@ the layout of Table 3 of Vaswani et al. 2017 (the baseline first, then the varia
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from dataclasses import dataclass
 
 from zoo.compare.configurations import (
@@ -136,6 +137,18 @@ def _table3_order(configs: list[Configuration], base: Configuration) -> list[Con
     return sorted(configs, key=key)
 
 
+def _check_one_task(runs: list[Run]) -> None:
+    """Refuse runs of more than one task (``model.class_path``): their metrics measure different things, so a
+    difference between them is no ablation result."""
+    tasks = Counter(path.rpartition(".")[2] for run in runs if (path := run.config.get("model.class_path")))
+    if len(tasks) > 1:
+        found = ", ".join(f"{task}: {n} run{'s' * (n > 1)}" for task, n in sorted(tasks.items()))
+        raise CompareError(
+            f"the runs are of {len(tasks)} tasks ({found}); compare the runs of one task, e.g. a glob of their "
+            f"names ('runs/do-*') or a sweep"
+        )
+
+
 def compare(
     runs: list[Run],
     metric: str | None = None,
@@ -159,8 +172,10 @@ def compare(
         The :class:`Comparison`.
 
     Raises:
-        CompareError: for an unknown metric, a bad baseline, or when no run is left to compare.
+        CompareError: for an unknown metric, a bad baseline, runs of more than one task, or when no run is
+            left to compare.
     """
+    _check_one_task(runs)
     metric = check_metric(metric, runs)
     excluded = [(run.name, reason) for run in runs if (reason := _exclusion(run, metric, include_unfinished))]
     kept = [run for run in runs if not _exclusion(run, metric, include_unfinished)]
