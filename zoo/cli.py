@@ -235,11 +235,8 @@ def _check_bool_fields(config: Namespace) -> None:
         for field in bool_fields(getattr(importlib.import_module(module), name)):
             value = section.init_args.get(field, False)
             if not isinstance(value, bool):
-                raise ConfigError(f"{group}.{field}={_as_given(value)} is not valid; it must be true or false")
-
-
-def _as_given(value: object) -> str:
-    return "null" if value is None else repr(value)
+                shown = "null" if value is None else repr(value)
+                raise ConfigError(f"{group}.{field}={shown} is not valid; it must be true or false")
 
 
 def _flag_values(args: list[str], flag: str) -> list[str]:

@@ -30,15 +30,14 @@ class ZooArgumentParser(LightningArgumentParser):
         if choice:
             sys.stderr.write(f"zoo: error: {choice}\n")
             self.exit(2)
-        lines = [line for line in str(message).splitlines() if line.strip() and not line.startswith("Given value")]
-        text = "\n  ".join(lines[:6])
-        sys.stderr.write(f"zoo: error: {text}\n(python -m zoo fit --help lists every field and its type)\n")
+        lines = [line for line in text.splitlines() if line.strip() and not line.startswith("Given value")]
+        shown = "\n  ".join(lines[:6])
+        sys.stderr.write(f"zoo: error: {shown}\n(python -m zoo fit --help lists every field and its type)\n")
         self.exit(2)
 
 
-COMMAND_LINE: list[
-    str
-] = []  # the arguments of this command (set by zoo.cli.main), for messages that need the field's group
+# the arguments of this command (set by zoo.cli.main), for messages that need the field's group
+COMMAND_LINE: list[str] = []
 _UNKNOWN_OPTION = re.compile(r"^Option '(\w+)' is not accepted")
 
 

@@ -16,11 +16,6 @@ from zoo.nn.prefix_stats import batch_statistics, prefix_statistics, real_tokens
 from zoo.registry import NORMS
 
 
-def affine(x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
-    """``x * weight + bias`` (``(..., D)``, ``(D,)``, ``(D,)`` or ``None`` for no shift)."""
-    return x * weight if bias is None else x * weight + bias
-
-
 @NORMS.register("layernorm")
 class LayerNorm(nn.LayerNorm):
     """Layer normalisation over the feature dimension (Ba et al. 2016), as in Vaswani et al. 2017, 3.1.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from zoo.nn.norm import NORMS, affine
+from zoo.nn.norm import NORMS
 from zoo.nn.prefix_stats import real_tokens
 from zoo.nn.running_norm import running_normalise
 
@@ -70,4 +70,5 @@ class PowerNorm(nn.Module):
         z = running_normalise(x, real, phi, self.running_nu, self.alpha, self.eps)
         if self.training:
             self._update_phi(x.detach(), real)
-        return affine(z, self.weight, self.bias).to(dtype)
+        out = z * self.weight if self.bias is None else z * self.weight + self.bias
+        return out.to(dtype)
