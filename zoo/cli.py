@@ -16,15 +16,16 @@ from pathlib import Path
 from jsonargparse import Namespace
 from lightning.fabric.utilities.exceptions import MisconfigurationException
 from lightning.pytorch.cli import LightningCLI
+from lightning.pytorch.utilities import rank_zero_info
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 
 from zoo.cli_parser import COMMAND_LINE, ZooArgumentParser
 from zoo.data import ZooDataModule
 from zoo.knob_help import bool_fields, knob_help
 from zoo.nonfinite import NonFiniteAction, NonFiniteLossError
-from zoo.precision import MatmulPrecision, set_matmul_precision
+from zoo.precision import MatmulPrecision, set_matmul_precision, slow_cpu_bfloat16
 from zoo.predictions import PredictionWriter
-from zoo.progress import StepProgressBar, silence_noise
+from zoo.progress import ParameterSummary, StepProgressBar, silence_noise
 from zoo.run_folders import RunFolderError, remove_unused_run_dir
 from zoo.run_resolution import check_loadable, resolve_run_dir
 from zoo.run_session import RunSession, flat_config, inherited_run_dir
@@ -136,6 +137,7 @@ class ZooCLI(LightningCLI):
         run_dir = self.session.run_dir if self.session else None
         try:
             super().instantiate_classes()
+            self._warn_of_slow_precision()
             self.model.check_data(self.datamodule)
             self.datamodule.check_batches(self.trainer.num_devices * self.trainer.num_nodes)
             if self.subcommand == "test" and "test" not in self.datamodule.splits:
@@ -150,11 +152,19 @@ class ZooCLI(LightningCLI):
             remove_unused_run_dir(run_dir)  # whatever failed, a run that never started leaves no folder
             raise
 
+    def _warn_of_slow_precision(self) -> None:
+        """Say so before training when bfloat16 would slow this CPU down (:func:`zoo.precision.slow_cpu_bfloat16`)."""
+        warning = slow_cpu_bfloat16(self.trainer.precision, self.trainer.strategy.root_device)
+        if warning:
+            rank_zero_info(f"zoo: warning: {warning}")
+
     def instantiate_trainer(self, **kwargs):
         trainer_config = self._get(self.config_init, "trainer", default={})
         callbacks = list(trainer_config.get("callbacks") or [])
         if trainer_config.get("enable_progress_bar", True) is not False:
             callbacks.append(StepProgressBar())
+        if trainer_config.get("enable_model_summary", True) is not False:
+            callbacks.append(ParameterSummary())
         if self.session is not None:
             arguments = self.session.trainer_arguments(self.model, callbacks, trainer_config)
             return super().instantiate_trainer(**arguments, **kwargs)

@@ -6,7 +6,9 @@ from __future__ import annotations
 import logging
 import warnings
 
-from lightning.pytorch.callbacks import RichProgressBar
+from lightning.pytorch.callbacks import ModelSummary, RichProgressBar
+from lightning.pytorch.utilities import rank_zero_info
+from lightning.pytorch.utilities.model_summary import get_human_readable_count
 
 # Messages printed by the libraries on every run that say nothing about this run.
 _NOISE = (
@@ -14,6 +16,7 @@ _NOISE = (
     "`weights_only` was not set",  # Lightning, when the CLI saves the final last.ckpt in full on purpose
     "GPU available:",
     "TPU available:",
+    "Trainer already configured with model summary callbacks",  # the zoo's own one-line ParameterSummary
 )
 
 
@@ -66,3 +69,18 @@ class StepProgressBar(RichProgressBar):
         metrics = super().get_metrics(trainer, pl_module)
         metrics.pop("v_num", None)
         return metrics
+
+
+class ParameterSummary(ModelSummary):
+    """The model summary in one line: the task, its network and its parameter count. Lightning's table had a
+    FLOPs column of zeros (it counts them only with an example input), and under mixed precision a warning
+    that its size estimate is wrong; the per-module rows of a zoo task say no more than its class."""
+
+    def on_fit_start(self, trainer, pl_module) -> None:
+        parameters = list(pl_module.parameters())
+        total = sum(p.numel() for p in parameters)
+        trainable = sum(p.numel() for p in parameters if p.requires_grad)
+        network = getattr(pl_module, "network", None)
+        name = type(pl_module).__name__ + (f" ({type(network).__name__})" if network is not None else "")
+        frozen = f", {get_human_readable_count(total - trainable)} of them frozen" if trainable < total else ""
+        rank_zero_info(f"zoo: model {name}: {get_human_readable_count(total)} parameters{frozen}")

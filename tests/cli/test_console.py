@@ -2,7 +2,9 @@
 
 from types import SimpleNamespace
 
-from tests.cli.helpers import shakespeare_args
+from lightning.pytorch.utilities.model_summary import get_human_readable_count
+
+from tests.cli.helpers import read_run, shakespeare_args
 from zoo.cli import main
 from zoo.tracking import define_summaries, make_wandb_logger
 
@@ -17,6 +19,20 @@ def test_a_run_prints_no_noise_and_counts_steps(data_dir, cli_env, capfd, caplog
     assert not [noise for noise in NOISE if noise in printed], printed
     assert "4/4" in printed  # the bar counts optimiser steps out of max_steps
     assert "upload it (needs a W&B account) with: wandb sync runs/" in printed
+
+
+def test_the_model_summary_is_one_line_with_the_parameter_count(data_dir, cli_env, capfd, caplog):
+    args = [a for a in shakespeare_args(data_dir) if a != "--trainer.enable_model_summary=false"]
+    main([*args, "--trainer.max_steps=2", "--trainer.precision=bf16-mixed"])
+    out, err = capfd.readouterr()
+    printed = out + err + caplog.text
+    (line,) = [line for line in caplog.text.splitlines() if "zoo: model " in line]
+    record = read_run(next((cli_env / "runs").iterdir()))
+    count = int(record["summary"]["final"]["parameters"])  # what the task logs and compare shows
+    assert line.endswith(f"zoo: model LanguageModelTask (DecoderOnly): {get_human_readable_count(count)} parameters")
+    # Lightning's table: a FLOPs column of zeros, a size warning under mixed precision, a note on the callback
+    lightning = ("FLOPs", "Total params", "not supported by the model summary", "already configured")
+    assert not [noise for noise in lightning if noise in printed], printed
 
 
 def test_evaluation_metrics_have_their_direction_in_wandb():
