@@ -23,7 +23,7 @@ from zoo.cli_parser import COMMAND_LINE, ZooArgumentParser
 from zoo.data import ZooDataModule
 from zoo.knob_help import bool_fields, knob_help
 from zoo.nonfinite import NonFiniteAction, NonFiniteLossError
-from zoo.precision import MatmulPrecision, set_matmul_precision, slow_cpu_bfloat16
+from zoo.precision import MatmulPrecision, set_matmul_precision, slow_cpu_precision
 from zoo.predictions import PredictionWriter
 from zoo.progress import ParameterSummary, StepProgressBar, silence_noise
 from zoo.run_folders import RunFolderError, remove_unused_run_dir
@@ -153,8 +153,8 @@ class ZooCLI(LightningCLI):
             raise
 
     def _warn_of_slow_precision(self) -> None:
-        """Say so before training when bfloat16 would slow this CPU down (:func:`zoo.precision.slow_cpu_bfloat16`)."""
-        warning = slow_cpu_bfloat16(self.trainer.precision, self.trainer.strategy.root_device)
+        """Say so before training when 16-bit floats would slow this CPU down (:func:`slow_cpu_precision`)."""
+        warning = slow_cpu_precision(self.trainer.precision, self.trainer.strategy.root_device)
         if warning:
             rank_zero_info(f"zoo: warning: {warning}")
 
