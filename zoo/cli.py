@@ -8,9 +8,11 @@ recent run of the same name: weights, optimiser, schedule and W&B run.
 from __future__ import annotations
 
 import importlib
+import os
 import re
 import signal
 import sys
+import traceback
 from pathlib import Path
 
 from jsonargparse import Namespace
@@ -148,6 +150,11 @@ class ZooCLI(LightningCLI):
         except (ValueError, FileNotFoundError, ConnectionError, MisconfigurationException, ImportError) as error:
             remove_unused_run_dir(run_dir)  # e.g. a trainer value Lightning refuses
             raise ConfigError(str(_root_cause(error))) from error
+        except TypeError as error:
+            remove_unused_run_dir(run_dir)
+            if _raised_in_lightning(error):  # a trainer value of the wrong kind (--trainer.devices=abc)
+                raise ConfigError(str(error)) from error
+            raise
         except BaseException:
             remove_unused_run_dir(run_dir)  # whatever failed, a run that never started leaves no folder
             raise
@@ -217,8 +224,9 @@ def _check_fit_options(config: Namespace) -> None:
             f"run_name={name!r} is not valid; it must be a folder name of letters, digits, '.', '_' and '-' "
             f"(the folder goes under runs_dir)"
         )
+    _check_trainer_counts(config.trainer)
     interval = config.trainer.get("val_check_interval")
-    if interval is not None and interval <= 0:
+    if isinstance(interval, (int, float)) and interval <= 0:  # a string is a duration, Lightning checks it
         raise ConfigError(
             f"trainer.val_check_interval={interval} is not valid; it must be a positive number of steps, or a "
             f"fraction of an epoch in (0, 1]"
@@ -232,6 +240,23 @@ def _check_fit_options(config: Namespace) -> None:
         for field, value in (("checkpoint_every_n_steps", every), ("keep_last", keep or None)):
             if value is not None:
                 raise ConfigError(f"{field}={value} needs checkpoints, but trainer.enable_checkpointing=false")
+
+
+# trainer fields that Lightning takes without a check and then divides by (a ZeroDivisionError mid-run), or reads
+# a negative value of as "off" (gradient_clip_val=-1: no clipping); the smallest valid value, and what it means
+TRAINER_MINIMUMS = {
+    "accumulate_grad_batches": (1, "an integer >= 1 (batches per optimiser step)"),
+    "check_val_every_n_epoch": (1, "an integer >= 1, or null (validate by val_check_interval steps only)"),
+    "gradient_clip_val": (0, "a number >= 0 (0 or null: no clipping)"),
+}
+
+
+def _check_trainer_counts(trainer: Namespace) -> None:
+    """Refuse the :data:`TRAINER_MINIMUMS` fields below their minimum, before anything is created."""
+    for field, (minimum, valid) in TRAINER_MINIMUMS.items():
+        value = trainer.get(field)
+        if isinstance(value, (int, float)) and value < minimum:
+            raise ConfigError(f"trainer.{field}={value} is not valid; it must be {valid}")
 
 
 def _check_bool_fields(config: Namespace) -> None:
@@ -274,6 +299,13 @@ def _check_yaml(paths: list[str]) -> None:
             load_yaml(path)
         except YAMLFileError as error:
             raise ConfigError(str(error)) from None
+
+
+def _raised_in_lightning(error: BaseException) -> bool:
+    """Whether ``error`` was raised by Lightning's own code (its checks of the trainer's arguments), not by
+    the zoo's: a ``TypeError`` of the zoo's is a bug and keeps its traceback."""
+    frames = traceback.extract_tb(error.__traceback__)
+    return bool(frames) and f"{os.sep}lightning{os.sep}" in frames[-1].filename
 
 
 def _root_cause(error: BaseException) -> BaseException:

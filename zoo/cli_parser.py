@@ -69,15 +69,31 @@ def _bad_type(message: str) -> str | None:
     if match is None:
         return None
     key = match.group(1)
-    kinds = dict.fromkeys(_TYPE_WORDS.get(t, t) for t in re.findall(r"Expected a <class '(\w+)'>", message))
     named = [a.split("=", 1) for a in COMMAND_LINE if "=" in a and _names(a.split("=")[0].lstrip("-"), key)]
     if named:  # as typed, an empty value included
         field, value = named[-1][0].lstrip("-"), named[-1][1]
     else:  # from a config file, or as two arguments (--model.dropout abc)
         field = key if "." in key else f"model.{key}"
-        got = re.search(r"Got value: (.*)$", message.strip(), re.M)
+        got = re.search(r"(?:Got|Given) value: (.*)$", message.strip(), re.M)
         value = got.group(1).strip() if got else "?"
-    return f"{field}={value!r} is not valid; it must be {' or '.join(kinds)}"
+    return f"{field}={value!r} is not valid; {_valid_values(message)}"
+
+
+def _valid_values(message: str) -> str:
+    """What a type error's field accepts: the values of its ``Literal`` subtypes where it has some
+    (``trainer.precision``: ``Literal[64, 32, 16] | Literal['16-mixed', ...] | ... | None``), otherwise its
+    types in words (``it must be a number or null (unset)``)."""
+    subtypes = re.search(r"Subtypes: \[(.*)\]$", message, re.M)
+    literals = re.findall(r"typing\.Literal\[(.*?)\]", subtypes.group(1)) if subtypes else []
+    classes = re.findall(r"<class '(\w+)'>", subtypes.group(1) if subtypes else message)
+    if not literals:
+        kinds = dict.fromkeys(_TYPE_WORDS.get(t, t) for t in re.findall(r"Expected a <class '(\w+)'>", message))
+        return f"it must be {' or '.join(kinds)}"
+    choices: dict[str, str] = {}  # 16 and '16' once
+    for value in (v.strip() for group in literals for v in group.split(",")):
+        choices.setdefault(value.strip("'\""), value)
+    others = [_TYPE_WORDS.get(t, t) for t in dict.fromkeys(classes)]
+    return f"choose one of: {', '.join(choices.values())}" + "".join(f", or {o}" for o in others)
 
 
 _MISSING_VALUE = re.compile(r"^argument --(\w+): expected one argument")

@@ -116,6 +116,31 @@ def test_bad_generation_knob_of_the_language_model(override, message, data_dir, 
             "epoch in (0, 1]",
         ),
         ("--trainer.max_time=abc", "`Timer(duration='abc')` is not a valid duration."),
+        ("--trainer.val_check_interval=abc", "Invalid time format for `val_check_interval`: 'abc'."),
+        ("--trainer.devices=abc", "`devices` selected with `CPUAccelerator` should be an int > 0."),
+        (
+            "--trainer.accumulate_grad_batches=0",
+            "trainer.accumulate_grad_batches=0 is not valid; it must be an integer >= 1 (batches per optimiser step)",
+        ),
+        ("--trainer.accumulate_grad_batches=-1", "trainer.accumulate_grad_batches=-1 is not valid"),
+        (
+            "--trainer.check_val_every_n_epoch=0",
+            "trainer.check_val_every_n_epoch=0 is not valid; it must be an integer >= 1, or null",
+        ),
+        (
+            "--trainer.gradient_clip_val=-1",
+            "trainer.gradient_clip_val=-1 is not valid; it must be a number >= 0 (0 or null: no clipping)",
+        ),
+        (
+            "--trainer.precision=BF16-MIXED",
+            "trainer.precision='BF16-MIXED' is not valid; choose one of: 64, 32, 16, 'transformer-engine', "
+            "'transformer-engine-float16', '16-true', '16-mixed', 'bf16-true', 'bf16-mixed', '32-true', '64-true', "
+            "'bf16', or null (unset)",
+        ),
+        (
+            "--trainer.deterministic=foo",
+            "trainer.deterministic='foo' is not valid; choose one of: 'warn', or true or false, or null (unset)",
+        ),
         ("--trainer.accelerator=mps", "`MPSAccelerator` can not run on your system"),
         (
             "--run_name=../elsewhere",
@@ -368,3 +393,15 @@ def test_fewer_validation_examples_than_ranks_is_refused_before_training(data_di
         "(trainer.devices x trainer.num_nodes); every rank needs at least one: use fewer devices or more data"
     )
     assert not (cli_env / "runs").exists()
+
+
+def test_only_lightnings_own_type_errors_become_one_line():
+    from lightning.pytorch.accelerators import CPUAccelerator
+
+    from zoo.cli import _raised_in_lightning
+
+    with pytest.raises(TypeError) as lightning_error:
+        CPUAccelerator.parse_devices("abc")
+    with pytest.raises(TypeError) as zoo_error:
+        sorted([1, "a"])  # a bug of the zoo's keeps its traceback
+    assert _raised_in_lightning(lightning_error.value) and not _raised_in_lightning(zoo_error.value)
