@@ -139,7 +139,6 @@ class ZooCLI(LightningCLI):
         run_dir = self.session.run_dir if self.session else None
         try:
             super().instantiate_classes()
-            self._warn_of_slow_precision()
             self.model.check_data(self.datamodule)
             self.datamodule.check_batches(self.trainer.num_devices * self.trainer.num_nodes)
             if self.subcommand == "test" and "test" not in self.datamodule.splits:
@@ -147,6 +146,7 @@ class ZooCLI(LightningCLI):
                     f"data.path={self.datamodule.path!r} has no test split; `test` needs one "
                     f"(`python -m zoo validate` evaluates the validation split)"
                 )
+            self._warn_of_slow_precision()  # once the configuration is known to be good
         except (ValueError, FileNotFoundError, ConnectionError, MisconfigurationException, ImportError) as error:
             remove_unused_run_dir(run_dir)  # e.g. a trainer value Lightning refuses
             raise ConfigError(str(_root_cause(error))) from error
@@ -161,7 +161,10 @@ class ZooCLI(LightningCLI):
 
     def _warn_of_slow_precision(self) -> None:
         """Say so before training when 16-bit floats would slow this CPU down (:func:`slow_cpu_precision`)."""
-        warning = slow_cpu_precision(self.trainer.precision, self.trainer.strategy.root_device)
+        typed = self._config().trainer.get("precision")
+        warning = slow_cpu_precision(
+            self.trainer.precision, self.trainer.strategy.root_device, None if typed is None else str(typed)
+        )
         if warning:
             rank_zero_info(f"zoo: warning: {warning}")
 

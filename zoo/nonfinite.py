@@ -65,7 +65,7 @@ class NonFiniteLoss(Callback):
             return
         message = (
             f"train loss is {self._loss()} at step {step}; stopped before the optimiser step, so no weight changed. "
-            f"{self._last_good(trainer)}"
+            f"{self._last_good(trainer)}{_precision_hint(str(trainer.precision))}"
         )
         if self.record is not None:
             self.record.record(error=message)
@@ -92,3 +92,14 @@ class NonFiniteLoss(Callback):
             f"The last good checkpoint is {path} (step {self._checkpoint_step}); continue with --ckpt_path last "
             f"--nonfinite_loss=skip to skip such batches, or start again with a lower model.lr."
         )
+
+
+def _precision_hint(precision: str) -> str:
+    """What to try for a non-finite loss under ``16-true``: float16 throughout, with no loss scaling, overflows
+    (65504 is its largest value) where float32, bfloat16 and ``16-mixed`` (scaled) do not."""
+    if precision != "16-true":
+        return ""
+    return (
+        " Under trainer.precision=16-true (float16 with no loss scaling) that is likely an overflow: use "
+        "bf16-mixed, or 16-mixed on a GPU."
+    )

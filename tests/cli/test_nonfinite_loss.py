@@ -42,6 +42,23 @@ def test_a_nonfinite_loss_stops_and_keeps_the_last_good_checkpoint(data_dir, cli
     assert summary["status"] == "failed" and summary["error"] == expected.removeprefix("zoo: error: ").strip()
 
 
+@pytest.mark.parametrize(("precision", "hinted"), [("16-true", True), ("bf16-mixed", False)])
+def test_under_float16_without_loss_scaling_the_error_says_what_to_use(data_dir, cli_env, capsys, precision, hinted):
+    args = [
+        *shakespeare_args(data_dir),
+        "--trainer.max_steps=4",
+        f"--trainer.precision={precision}",
+        poison([1], "inf"),
+    ]
+    with pytest.raises(SystemExit):
+        main(args)
+    hint = (
+        " Under trainer.precision=16-true (float16 with no loss scaling) that is likely an overflow: use "
+        "bf16-mixed, or 16-mixed on a GPU.\n"
+    )
+    assert capsys.readouterr().err.endswith(hint) is hinted
+
+
 def test_skip_drops_the_batch_and_goes_on(data_dir, cli_env, capsys):
     main([*shakespeare_args(data_dir), "--trainer.max_steps=8", "--nonfinite_loss=skip", poison([2, 5])])
     run_dir = only_run(cli_env)
