@@ -35,6 +35,10 @@ def silence_noise() -> None:
     warnings.filterwarnings("ignore", message=r".*isinstance\(treespec, LeafSpec\).*")
     # Wrong for zoo: its data modules keep the train position in the checkpoint themselves (ZooDataModule.state_dict)
     warnings.filterwarnings("ignore", message=r"You're resuming from a checkpoint that ended before the epoch ended")
+    # the zoo's epoch metrics are torchmetrics objects, synchronised across ranks when computed (tests/cli/test_ddp.py)
+    warnings.filterwarnings("ignore", message=r".*recommended to use `self\.log\(.*sync_dist=True\)`")
+    # Lightning's note that callbacks are not restored from a checkpoint: the zoo builds its own for every command
+    warnings.filterwarnings("ignore", message=r"Be aware that when using `ckpt_path`, callbacks used to create")
     # the zoo's batch samplers return every example in evaluation and prediction (tests/data/test_batching.py)
     warnings.filterwarnings("ignore", message=r"You are using a custom batch sampler .* for prediction")
 

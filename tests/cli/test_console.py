@@ -35,6 +35,14 @@ def test_the_model_summary_is_one_line_with_the_parameter_count(data_dir, cli_en
     assert not [noise for noise in lightning if noise in printed], printed
 
 
+def test_validating_a_checkpoint_prints_no_note_on_its_callbacks(data_dir, cli_env, recwarn, caplog):
+    main(shakespeare_args(data_dir))
+    (checkpoint,) = (cli_env / "runs").glob("*/checkpoints/last.ckpt")
+    main(["validate", *shakespeare_args(data_dir)[1:], f"--ckpt_path={checkpoint}"])
+    warned = [str(w.message) for w in recwarn]
+    assert "zoo: run folder" in caplog.text and not [w for w in warned if "callbacks used to create" in w], warned
+
+
 def test_evaluation_metrics_have_their_direction_in_wandb():
     calls = []
     logger = SimpleNamespace(
