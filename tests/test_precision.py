@@ -62,7 +62,7 @@ def test_bfloat16_instructions_say_nothing_of_float16(monkeypatch):
 def test_the_value_as_typed_is_named_beside_what_lightning_runs(monkeypatch):
     fake_cpu(monkeypatch, XEON)  # Lightning runs 16-mixed as bf16-mixed on a CPU
     warning = precision.slow_cpu_precision("bf16-mixed", CPU, typed="16-mixed")
-    assert warning.startswith("trainer.precision=16-mixed (run as bf16-mixed on a CPU): this CPU has no bfloat16")
+    assert warning.startswith("trainer.precision=16-mixed (run as bf16-mixed): this CPU has no bfloat16")
     assert precision.slow_cpu_precision("bf16-mixed", CPU, typed="bf16-mixed").startswith(
         "trainer.precision=bf16-mixed:"
     )

@@ -184,6 +184,19 @@ class ZooCLI(LightningCLI):
             callbacks.append(PredictionWriter(Path(ckpt_path).resolve().parent))
         return super().instantiate_trainer(callbacks=callbacks, logger=False, **kwargs)
 
+    def _run_subcommand(self, subcommand: str) -> None:
+        """Run the subcommand; a trainer value that Lightning refuses only once the data is set up (a
+        ``val_check_interval`` above the batches of an epoch) is one line, as the checks before it are."""
+        try:
+            super()._run_subcommand(subcommand)
+        except (ValueError, TypeError, MisconfigurationException) as error:
+            if self.trainer.global_step == 0 and _raised_in_lightning(error):
+                message = str(error).strip()
+                if self.session is not None:  # the record says why the run failed before its first step
+                    self.session.record.record(error=message)
+                raise ConfigError(message) from error
+            raise
+
     # -- around the subcommands: the run session's -----------------------------------------------
     def before_fit(self) -> None:
         if self.session is not None:
@@ -228,11 +241,14 @@ def _check_fit_options(config: Namespace) -> None:
             f"(the folder goes under runs_dir)"
         )
     _check_trainer_counts(config.trainer)
+    for field, instead in ZOO_SETS.items():
+        if config.trainer.get(field) is not None:
+            raise ConfigError(f"trainer.{field} is set by zoo, not from the command line or a config; {instead}")
     interval = config.trainer.get("val_check_interval")
     if isinstance(interval, (int, float)) and interval <= 0:  # a string is a duration, Lightning checks it
         raise ConfigError(
             f"trainer.val_check_interval={interval} is not valid; it must be a positive number of steps, or a "
-            f"fraction of an epoch in (0, 1]"
+            f"fraction of an epoch in (0, 1] with trainer.check_val_every_n_epoch set"
         )
     every, keep = config.get("checkpoint_every_n_steps"), config.get("keep_last", 0)
     if every is not None and every < 1:
@@ -251,6 +267,14 @@ TRAINER_MINIMUMS = {
     "accumulate_grad_batches": (1, "an integer >= 1 (batches per optimiser step)"),
     "check_val_every_n_epoch": (1, "an integer >= 1, or null (validate by val_check_interval steps only)"),
     "gradient_clip_val": (0, "a number >= 0 (0 or null: no clipping)"),
+}
+
+
+# trainer fields the zoo sets itself for every run (RunSession.trainer_arguments), so a user's value would be
+# silently ignored, and what to use instead
+ZOO_SETS = {
+    "logger": "every run logs to W&B and to its run record; WANDB_MODE=disabled turns W&B off",
+    "default_root_dir": "every run's files go to its run folder; --runs_dir picks where run folders go",
 }
 
 

@@ -70,12 +70,14 @@ def _bad_type(message: str) -> str | None:
         return None
     key = match.group(1)
     named = [a.split("=", 1) for a in COMMAND_LINE if "=" in a and _names(a.split("=")[0].lstrip("-"), key)]
-    if named:  # as typed, an empty value included
-        field, value = named[-1][0].lstrip("-"), named[-1][1]
-    else:  # from a config file, or as two arguments (--model.dropout abc)
-        field = key if "." in key else f"model.{key}"
-        got = re.search(r"(?:Got|Given) value: (.*)$", message.strip(), re.M)
-        value = got.group(1).strip() if got else "?"
+    field = named[-1][0].lstrip("-") if named else key if "." in key else f"model.{key}"
+    got = re.search(r"(?:Got|Given) value: (.*)$", message.strip(), re.M)
+    value = got.group(1).strip() if got else ""
+    if not value:  # an empty value as typed (--model.bias=), or no value in the message
+        value = named[-1][1] if named else "?"
+    problem = re.search(r"Problem with given class_path '([^']*)':\s*\n\s*(.+)$", message, re.M)
+    if problem:  # a class that cannot be imported (--trainer.callbacks+=foo.Bar)
+        return f"{field}: class_path {problem.group(1)!r} cannot be imported ({problem.group(2).strip()})"
     return f"{field}={value!r} is not valid; {_valid_values(message)}"
 
 

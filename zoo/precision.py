@@ -83,7 +83,7 @@ def slow_cpu_precision(precision: str, device: torch.device, typed: str | None =
         return None
     dtype, flags_needed, instructions = HALF_PRECISIONS[prefix]
     name = str(dtype).removeprefix("torch.")
-    shown = str(precision) if typed in (None, str(precision)) else f"{typed} (run as {precision} on a CPU)"
+    shown = str(precision) if typed in (None, str(precision)) else f"{typed} (run as {precision})"
     flags = x86_cpu_flags()
     if flags is not None:
         if any(flag in flags for flag in flags_needed):

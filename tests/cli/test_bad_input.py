@@ -113,10 +113,16 @@ def test_bad_generation_knob_of_the_language_model(override, message, data_dir, 
         (
             "--trainer.val_check_interval=0",
             "trainer.val_check_interval=0 is not valid; it must be a positive number of steps, or a fraction of an "
-            "epoch in (0, 1]",
+            "epoch in (0, 1] with trainer.check_val_every_n_epoch set",
         ),
         ("--trainer.max_time=abc", "`Timer(duration='abc')` is not a valid duration."),
         ("--trainer.val_check_interval=abc", "Invalid time format for `val_check_interval`: 'abc'."),
+        (
+            "--trainer.logger=false",  # was silently ignored: the W&B run was made all the same
+            "trainer.logger is set by zoo, not from the command line or a config; every run logs to W&B and to its "
+            "run record; WANDB_MODE=disabled turns W&B off",
+        ),
+        ("--trainer.default_root_dir=elsewhere", "trainer.default_root_dir is set by zoo"),
         ("--trainer.devices=abc", "`devices` selected with `CPUAccelerator` should be an int > 0."),
         (
             "--trainer.accumulate_grad_batches=0",
@@ -405,3 +411,28 @@ def test_only_lightnings_own_type_errors_become_one_line():
     with pytest.raises(TypeError) as zoo_error:
         sorted([1, "a"])  # a bug of the zoo's keeps its traceback
     assert _raised_in_lightning(lightning_error.value) and not _raised_in_lightning(zoo_error.value)
+
+
+def test_a_trainer_value_lightning_refuses_after_data_setup_is_one_line_and_recorded(data_dir, cli_env, capsys):
+    args = [*shakespeare_args(data_dir), "--trainer.check_val_every_n_epoch=1", "--trainer.val_check_interval=100000"]
+    err = fails(capsys, args)
+    assert err.startswith("zoo: error: `val_check_interval` (100000) must be less than or equal to the number of the")
+    assert "Traceback" not in err
+    (run_dir,) = (cli_env / "runs").iterdir()
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["status"] == "failed" and summary["error"].startswith("`val_check_interval` (100000)")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--trainer.max_steps", "abc"], "trainer.max_steps='abc' is not valid; it must be an integer"),
+        (
+            ["--trainer.callbacks+=nowhere.Callback"],
+            "trainer.callbacks: class_path 'nowhere.Callback' cannot be imported (No module named 'nowhere')",
+        ),
+    ],
+)
+def test_the_message_shows_the_value_that_failed(data_dir, cli_env, capsys, args, message):
+    # shakespeare_args sets --trainer.max_steps=6 before: the message must name the later, bad value
+    assert f"zoo: error: {message}\n" in fails(capsys, [*shakespeare_args(data_dir), *args])
