@@ -150,21 +150,16 @@ class ZooCLI(LightningCLI):
         except (ValueError, FileNotFoundError, ConnectionError, MisconfigurationException, ImportError) as error:
             remove_unused_run_dir(run_dir)  # e.g. a trainer value Lightning refuses
             raise ConfigError(str(_root_cause(error))) from error
-        except TypeError as error:
-            remove_unused_run_dir(run_dir)
-            if _raised_in_lightning(error):  # a trainer value of the wrong kind (--trainer.devices=abc)
-                raise ConfigError(str(error)) from error
-            raise
-        except BaseException:
+        except BaseException as error:
             remove_unused_run_dir(run_dir)  # whatever failed, a run that never started leaves no folder
+            if isinstance(error, TypeError) and _raised_in_lightning(error):  # --trainer.devices=abc
+                raise ConfigError(str(error)) from error
             raise
 
     def _warn_of_slow_precision(self) -> None:
         """Say so before training when 16-bit floats would slow this CPU down (:func:`slow_cpu_precision`)."""
         typed = self._config().trainer.get("precision")
-        warning = slow_cpu_precision(
-            self.trainer.precision, self.trainer.strategy.root_device, None if typed is None else str(typed)
-        )
+        warning = slow_cpu_precision(self.trainer.precision, self.trainer.strategy.root_device, typed)
         if warning:
             rank_zero_info(f"zoo: warning: {warning}")
 
@@ -240,10 +235,7 @@ def _check_fit_options(config: Namespace) -> None:
             f"run_name={name!r} is not valid; it must be a folder name of letters, digits, '.', '_' and '-' "
             f"(the folder goes under runs_dir)"
         )
-    _check_trainer_counts(config.trainer)
-    for field, instead in ZOO_SETS.items():
-        if config.trainer.get(field) is not None:
-            raise ConfigError(f"trainer.{field} is set by zoo, not from the command line or a config; {instead}")
+    _check_trainer_fields(config.trainer)
     interval = config.trainer.get("val_check_interval")
     if isinstance(interval, (int, float)) and interval <= 0:  # a string is a duration, Lightning checks it
         raise ConfigError(
@@ -278,12 +270,16 @@ ZOO_SETS = {
 }
 
 
-def _check_trainer_counts(trainer: Namespace) -> None:
-    """Refuse the :data:`TRAINER_MINIMUMS` fields below their minimum, before anything is created."""
+def _check_trainer_fields(trainer: Namespace) -> None:
+    """Refuse the :data:`TRAINER_MINIMUMS` fields below their minimum and any value of the :data:`ZOO_SETS`
+    fields, before anything is created."""
     for field, (minimum, valid) in TRAINER_MINIMUMS.items():
         value = trainer.get(field)
         if isinstance(value, (int, float)) and value < minimum:
             raise ConfigError(f"trainer.{field}={value} is not valid; it must be {valid}")
+    for field, instead in ZOO_SETS.items():
+        if trainer.get(field) is not None:
+            raise ConfigError(f"trainer.{field} is set by zoo, not from the command line or a config; {instead}")
 
 
 def _check_bool_fields(config: Namespace) -> None:

@@ -67,7 +67,7 @@ def x86_cpu_flags() -> set[str] | None:
     return set(line.split(":", 1)[1].split()) if line else None
 
 
-def slow_cpu_precision(precision: str, device: torch.device, typed: str | None = None) -> str | None:
+def slow_cpu_precision(precision: str, device: torch.device, typed: str | int | None = None) -> str | None:
     """A one-line warning when ``precision`` (the trainer's: ``bf16-mixed``, ``bf16-true``, ``16-true``;
     Lightning runs ``16-mixed`` as ``bf16-mixed`` on a CPU) computes in a 16-bit float on a CPU whose matrix
     products in it are slower than in float32, so that it would slow training down instead of speeding it up;
@@ -83,7 +83,7 @@ def slow_cpu_precision(precision: str, device: torch.device, typed: str | None =
         return None
     dtype, flags_needed, instructions = HALF_PRECISIONS[prefix]
     name = str(dtype).removeprefix("torch.")
-    shown = str(precision) if typed in (None, str(precision)) else f"{typed} (run as {precision})"
+    shown = str(precision) if typed is None or str(typed) == str(precision) else f"{typed} (run as {precision})"
     flags = x86_cpu_flags()
     if flags is not None:
         if any(flag in flags for flag in flags_needed):

@@ -10,6 +10,8 @@ from lightning.pytorch.callbacks import ModelSummary, RichProgressBar
 from lightning.pytorch.utilities import rank_zero_info
 from lightning.pytorch.utilities.model_summary import get_human_readable_count
 
+from zoo.nn import count_parameters
+
 # Messages printed by the libraries on every run that say nothing about this run.
 _NOISE = (
     "💡 Tip:",  # Lightning advertising another logger
@@ -76,15 +78,13 @@ class StepProgressBar(RichProgressBar):
 
 
 class ParameterSummary(ModelSummary):
-    """The model summary in one line: the task, its network and its parameter count. Lightning's table had a
-    FLOPs column of zeros (it counts them only with an example input), and under mixed precision a warning
-    that its size estimate is wrong; the per-module rows of a zoo task say no more than its class."""
+    """The model summary in one line: the task, its network and its trainable parameters (the count the task
+    logs as ``parameters``). Lightning's table had a FLOPs column of zeros (it counts them only with an example
+    input), and under mixed precision a warning that its size estimate is wrong; the per-module rows of a zoo
+    task say no more than its class."""
 
     def on_fit_start(self, trainer, pl_module) -> None:
-        parameters = list(pl_module.parameters())
-        total = sum(p.numel() for p in parameters)
-        trainable = sum(p.numel() for p in parameters if p.requires_grad)
         network = getattr(pl_module, "network", None)
         name = type(pl_module).__name__ + (f" ({type(network).__name__})" if network is not None else "")
-        frozen = f", {get_human_readable_count(total - trainable)} of them frozen" if trainable < total else ""
-        rank_zero_info(f"zoo: model {name}: {get_human_readable_count(total)} parameters{frozen}")
+        count = get_human_readable_count(count_parameters(network if network is not None else pl_module))
+        rank_zero_info(f"zoo: model {name}: {count} parameters")
