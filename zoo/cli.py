@@ -7,9 +7,7 @@ recent run of the same name: weights, optimiser, schedule and W&B run.
 
 from __future__ import annotations
 
-import importlib
 import os
-import re
 import signal
 import sys
 import traceback
@@ -22,8 +20,9 @@ from lightning.pytorch.utilities import rank_zero_info
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 
 from zoo.cli_parser import COMMAND_LINE, ZooArgumentParser
+from zoo.config_checks import ConfigError, check_options
 from zoo.data import ZooDataModule
-from zoo.knob_help import bool_fields, knob_help
+from zoo.knob_help import knob_help
 from zoo.nonfinite import NonFiniteAction, NonFiniteLossError
 from zoo.precision import MatmulPrecision, set_matmul_precision, slow_cpu_precision
 from zoo.predictions import PredictionWriter
@@ -34,11 +33,6 @@ from zoo.run_session import RunSession, flat_config, inherited_run_dir
 from zoo.tasks import TaskModule
 from zoo.tracking import wandb_mode
 from zoo.yaml_files import YAMLFileError, load_yaml
-
-
-class ConfigError(Exception):
-    """A bad configuration, reported in one line before training starts."""
-
 
 SUBCOMMANDS = ("fit", "validate", "test", "predict")
 
@@ -120,7 +114,7 @@ class ZooCLI(LightningCLI):
             wandb_mode()  # a W&B account problem stops the command before anything is created
         except ValueError as error:
             raise ConfigError(str(error)) from None
-        _check_fit_options(config)  # before the run folder exists
+        check_options(config, self.subcommand)  # before the run folder exists
         set_matmul_precision(config.matmul_precision)
         if config.trainer.get("fast_dev_run"):
             # Lightning's smoke test: no run folder, checkpoint or record that a later command could pick up
@@ -214,87 +208,6 @@ class ZooCLI(LightningCLI):
 
     def after_predict(self) -> None:
         self.after_validate()
-
-
-RUN_NAME = re.compile(r"[A-Za-z0-9._-]+")
-
-
-def _check_fit_options(config: Namespace) -> None:
-    """Refuse bad values of the command's own options (and of the trainer's that Lightning checks only once
-    training has begun), before anything is created.
-
-    Raises:
-        ConfigError: ``checkpoint_every_n_steps`` below 1, ``keep_last`` below 0, either asked for with
-            ``trainer.enable_checkpointing=false``, a ``run_name`` that is not a plain folder name, or a
-            ``trainer.val_check_interval`` that is not positive.
-    """
-    _check_bool_fields(config)
-    name = config.get("run_name")
-    if name is not None and (not RUN_NAME.fullmatch(name) or name in (".", "..")):
-        raise ConfigError(
-            f"run_name={name!r} is not valid; it must be a folder name of letters, digits, '.', '_' and '-' "
-            f"(the folder goes under runs_dir)"
-        )
-    _check_trainer_fields(config.trainer)
-    interval = config.trainer.get("val_check_interval")
-    if isinstance(interval, (int, float)) and interval <= 0:  # a string is a duration, Lightning checks it
-        raise ConfigError(
-            f"trainer.val_check_interval={interval} is not valid; it must be a positive number of steps, or a "
-            f"fraction of an epoch in (0, 1] with trainer.check_val_every_n_epoch set"
-        )
-    every, keep = config.get("checkpoint_every_n_steps"), config.get("keep_last", 0)
-    if every is not None and every < 1:
-        raise ConfigError(f"checkpoint_every_n_steps={every} is not valid; it must be a positive integer")
-    if keep < 0:
-        raise ConfigError(f"keep_last={keep} is not valid; it must be an integer >= 0 (0: keep none)")
-    if config.trainer.get("enable_checkpointing", True) is False:
-        for field, value in (("checkpoint_every_n_steps", every), ("keep_last", keep or None)):
-            if value is not None:
-                raise ConfigError(f"{field}={value} needs checkpoints, but trainer.enable_checkpointing=false")
-
-
-# trainer fields that Lightning takes without a check and then divides by (a ZeroDivisionError mid-run), or reads
-# a negative value of as "off" (gradient_clip_val=-1: no clipping); the smallest valid value, and what it means
-TRAINER_MINIMUMS = {
-    "accumulate_grad_batches": (1, "an integer >= 1 (batches per optimiser step)"),
-    "check_val_every_n_epoch": (1, "an integer >= 1, or null (validate by val_check_interval steps only)"),
-    "gradient_clip_val": (0, "a number >= 0 (0 or null: no clipping)"),
-}
-
-
-# trainer fields the zoo sets itself for every run (RunSession.trainer_arguments), so a user's value would be
-# silently ignored, and what to use instead
-ZOO_SETS = {
-    "logger": "every run logs to W&B and to its run record; WANDB_MODE=disabled turns W&B off",
-    "default_root_dir": "every run's files go to its run folder; --runs_dir picks where run folders go",
-}
-
-
-def _check_trainer_fields(trainer: Namespace) -> None:
-    """Refuse the :data:`TRAINER_MINIMUMS` fields below their minimum and any value of the :data:`ZOO_SETS`
-    fields, before anything is created."""
-    for field, (minimum, valid) in TRAINER_MINIMUMS.items():
-        value = trainer.get(field)
-        if isinstance(value, (int, float)) and value < minimum:
-            raise ConfigError(f"trainer.{field}={value} is not valid; it must be {valid}")
-    for field, instead in ZOO_SETS.items():
-        if trainer.get(field) is not None:
-            raise ConfigError(f"trainer.{field} is set by zoo, not from the command line or a config; {instead}")
-
-
-def _check_bool_fields(config: Namespace) -> None:
-    """Refuse ``null`` for a model or data field typed ``bool`` (jsonargparse lets it through, and the code would
-    read it as false: ``--model.bias=null`` built a model without biases under the default run's identity)."""
-    for group in ("model", "data"):
-        section = config.get(group)
-        if not section or not isinstance(section.get("class_path"), str):
-            continue
-        module, _, name = section.class_path.rpartition(".")
-        for field in bool_fields(getattr(importlib.import_module(module), name)):
-            value = section.init_args.get(field, False)
-            if not isinstance(value, bool):
-                shown = "null" if value is None else repr(value)
-                raise ConfigError(f"{group}.{field}={shown} is not valid; it must be true or false")
 
 
 def _flag_values(args: list[str], flag: str) -> list[str]:

@@ -52,11 +52,35 @@ DECODING_FIELDS = (
 # were, so a run recorded before it still resumes, and ``zoo compare`` reads it into the older records.
 ADDED_FIELDS = {"model.bias": True}
 
+# Lightning's aliases of trainer.precision (an int or a short string, Trainer(precision=...)), each run as the
+# value it stands for; unset is its default, float32
+PRECISION_ALIASES = {"32": "32-true", "64": "64-true", "16": "16-mixed", "bf16": "bf16-mixed"}
+DEFAULT_PRECISION = "32-true"
+
+
+def canonical_precision(value: object) -> str:
+    """The one form of a ``trainer.precision`` value: unset, ``32`` and ``"32"`` are ``"32-true"``, ``16`` is
+    ``"16-mixed"``, ``"bf16"`` ``"bf16-mixed"``; other values as they are."""
+    return DEFAULT_PRECISION if value is None else PRECISION_ALIASES.get(str(value), str(value))
+
 
 def with_added_fields(flat_config: dict) -> dict:
     """``flat_config`` (a run's recorded config) with every :data:`ADDED_FIELDS` field it lacks at the value
-    that says what the run did; an empty config stays empty."""
-    return {**ADDED_FIELDS, **flat_config} if flat_config else flat_config
+    that says what the run did, and ``trainer.precision`` in its one form (:func:`canonical_precision`); an
+    empty config stays empty."""
+    if not flat_config:
+        return flat_config
+    precision = canonical_precision(flat_config.get("trainer.precision"))
+    return {**ADDED_FIELDS, **flat_config, "trainer.precision": precision}
+
+
+def _identity_value(key: str, value: object) -> object:
+    """``value`` as :func:`identity` compares it: ``trainer.precision`` in its one form, and at Lightning's
+    default as unset (``None``), so that runs recorded with it unset keep their names."""
+    if key == "trainer.precision":
+        value = canonical_precision(value)
+        return None if value == DEFAULT_PRECISION else value
+    return value
 
 
 class RunFolderError(Exception):
@@ -67,13 +91,13 @@ def identity(flat_config: dict) -> dict:
     """The fields of a flat (dotted-key) config that make a run what it is: all but budget and bookkeeping,
     and but those set to ``None`` ("unset") or an :data:`ADDED_FIELDS` field at its earlier meaning, so that a
     field added to the code later (``model.activation_dropout`` unset by default, ``model.bias`` true) leaves
-    the identity and the name of the runs recorded before it alone."""
+    the identity and the name of the runs recorded before it alone. Aliases of one value compare equal
+    (``trainer.precision``: unset, ``32`` and ``32-true``; ``16`` and ``16-mixed``)."""
     ignored = set(BUDGET_FIELDS) | set(BOOKKEEPING_FIELDS)
     missing = object()
+    canonical = {key: _identity_value(key, value) for key, value in flat_config.items() if key not in ignored}
     return {
-        key: value
-        for key, value in flat_config.items()
-        if key not in ignored and value is not None and ADDED_FIELDS.get(key, missing) != value
+        key: value for key, value in canonical.items() if value is not None and ADDED_FIELDS.get(key, missing) != value
     }
 
 
@@ -188,14 +212,14 @@ def find_resumable(runs_dir: Path, name: str, flat_config: dict, family: str | N
         RunFolderError: if there is none, naming the fields in which the latest run of that name differs.
     """
     folders = _with_checkpoint(runs_dir, f"{name}*", name)
-    if prefix and family:  # evaluation settings may differ, and so may the name's hash
+    # evaluation settings may differ, and so may the name's hash; with no run of this name, a run of the family
+    # whose name has another hash of the same identity (recorded with an alias: precision 32-true, not unset)
+    if family and (prefix or not folders):
         folders = _newest_first({*folders, *_with_checkpoint(runs_dir, f"{family}-*", None)})
     for folder in folders:
         recorded = _recorded_config(folder)
         if recorded is not None and not differences(recorded, flat_config, prefix):
             return folder
-    if not folders and family:
-        folders = _with_checkpoint(runs_dir, f"{family}-*", None)
     if folders and (recorded := _recorded_config(folders[0])) is not None and differences(recorded, flat_config):
         raise RunFolderError(
             f"ckpt_path='last': {folders[0]} was trained with another configuration: "

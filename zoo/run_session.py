@@ -120,7 +120,8 @@ class RunSession:
             record_checkpoints(self.record, trainer.checkpoint_callback, status)
         wandb_logger = trainer.loggers[0]
         wandb_logger.finish()
-        rank_zero_info(f"zoo: run folder {self.run_dir} (config, metrics.jsonl, summary.json, checkpoints/)")
+        files = ["config", "metrics.jsonl", "summary.json"] + ["checkpoints/"] * (self.run_dir / "checkpoints").is_dir()
+        rank_zero_info(f"zoo: run folder {self.run_dir} ({', '.join(files)})")
         if os.environ.get("WANDB_MODE") == "offline" and wandb_logger.failure is None:
             runs = f"{wandb_logger.save_dir}/wandb/offline-run-*"
             rank_zero_info(f"zoo: W&B run saved offline; upload it (needs a W&B account) with: wandb sync {runs}")

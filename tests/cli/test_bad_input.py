@@ -148,6 +148,33 @@ def test_bad_generation_knob_of_the_language_model(override, message, data_dir, 
             "trainer.deterministic='foo' is not valid; choose one of: 'warn', or true or false, or null (unset)",
         ),
         ("--trainer.accelerator=mps", "`MPSAccelerator` can not run on your system"),
+        # each was taken by Lightning: a "finished" run of no step, no training metric logged, a meaningless
+        # minimum, a traceback at the first validation after 250 steps, a note printed before Lightning's error
+        (
+            "--trainer.max_steps=0",
+            "trainer.max_steps=0: fit would train nothing; it must be a positive number of steps, or -1 (no step "
+            "limit) (to evaluate a checkpoint without training, use `zoo validate` or `zoo test` with --ckpt_path)",
+        ),
+        ("--trainer.max_epochs=0", "trainer.max_epochs=0: fit would train nothing"),
+        ("--trainer.limit_train_batches=0", "trainer.limit_train_batches=0: fit would train nothing"),
+        ("--trainer.limit_train_batches=0.0", "trainer.limit_train_batches=0.0: fit would train nothing"),
+        (
+            "--trainer.log_every_n_steps=0",
+            "trainer.log_every_n_steps=0 is not valid; it must be an integer >= 1 (optimiser steps between logged "
+            "training metrics)",
+        ),
+        ("--trainer.min_steps=-3", "trainer.min_steps=-3 is not valid; it must be an integer >= 0, or null"),
+        (
+            "--trainer.min_steps=50",
+            "trainer.min_steps=50 is above trainer.max_steps=6; it must be at most max_steps",
+        ),
+        ("--trainer.fast_dev_run=-1", "trainer.fast_dev_run=-1 is not valid; it must be true, false or a number"),
+        (
+            '--trainer.callbacks=[{"class_path": "lightning.pytorch.callbacks.EarlyStopping", '
+            '"init_args": {"monitor": "val_accuracy"}}]',
+            "trainer.callbacks: EarlyStopping(monitor='val_accuracy') monitors a metric that LanguageModelTask does "
+            "not log; it logs: train_loss, lr, tokens_per_sec, grad_norm, parameters, val_loss, val_ppl, val_bpc",
+        ),
         (
             "--run_name=../elsewhere",
             "run_name='../elsewhere' is not valid; it must be a folder name of letters, digits, '.', '_' and '-'",
@@ -158,7 +185,7 @@ def test_bad_trainer_value_or_run_name_stops_in_one_line_and_leaves_no_folder(
     override, message, data_dir, cli_env, capsys
 ):
     err = fails(capsys, [*shakespeare_args(data_dir), override])
-    assert f"zoo: error: {message}" in err and "Traceback" not in err
+    assert f"zoo: error: {message}" in err and "Traceback" not in err and "fast_dev_run is a smoke" not in err
     assert not (cli_env / "runs").exists() and not (cli_env / "elsewhere").exists()
 
 
@@ -308,12 +335,21 @@ def test_fast_dev_run_leaves_nothing_a_later_command_picks_up(data_dir, cli_env,
     assert "zoo: error: ckpt_path='last': no runs/do-tinyshakespeare-learned-layernorm-pre-h2-s1-" in err
 
 
-def test_training_without_checkpoints_says_so_in_the_record(data_dir, cli_env):
+def test_training_without_checkpoints_says_so_in_the_record(data_dir, cli_env, caplog):
     main([*shakespeare_args(data_dir), "--trainer.max_steps=3", "--trainer.enable_checkpointing=false"])
     (run_dir,) = (cli_env / "runs").iterdir()
     summary = read_run(run_dir)["summary"]
     assert (summary["status"], summary["checkpointing"], summary["checkpoints"]) == ("finished", False, {})
     assert "val_loss" in summary["best"] and not (run_dir / "checkpoints").exists()
+    # the closing line lists what the folder has
+    assert f"zoo: run folder runs/{run_dir.name} (config, metrics.jsonl, summary.json)\n" in caplog.text
+
+
+def test_a_callback_monitoring_a_logged_metric_trains(data_dir, cli_env):
+    stopper = '[{"class_path": "lightning.pytorch.callbacks.EarlyStopping", "init_args": {"monitor": "val_loss"}}]'
+    main([*shakespeare_args(data_dir), f"--trainer.callbacks={stopper}"])
+    (run_dir,) = (cli_env / "runs").iterdir()
+    assert read_run(run_dir)["summary"]["status"] == "finished"
 
 
 def test_wandb_online_without_an_api_key_fails_before_anything_is_made(data_dir, cli_env, capsys, monkeypatch):

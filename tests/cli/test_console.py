@@ -19,6 +19,7 @@ def test_a_run_prints_no_noise_and_counts_steps(data_dir, cli_env, capfd, caplog
     assert not [noise for noise in NOISE if noise in printed], printed
     assert "4/4" in printed  # the bar counts optimiser steps out of max_steps
     assert "upload it (needs a W&B account) with: wandb sync runs/" in printed
+    assert "(config, metrics.jsonl, summary.json, checkpoints/)\n" in printed
 
 
 def test_the_model_summary_is_one_line_with_the_parameter_count(data_dir, cli_env, capfd, caplog):

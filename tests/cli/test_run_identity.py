@@ -46,7 +46,26 @@ def test_model_bias_added_later_leaves_older_runs_their_identity_at_true():
     assert differences(recorded, now) == [] and config_hash(recorded) == config_hash(now)
     assert differences(recorded, {**now, "model.bias": False}) == ["model.bias=False (the run has True)"]
     assert config_hash(recorded) != config_hash({**now, "model.bias": False})
-    assert with_added_fields(recorded) == now and with_added_fields({}) == {}
+    assert with_added_fields(recorded) == {**now, "trainer.precision": "32-true"} and with_added_fields({}) == {}
+
+
+def test_aliases_of_one_precision_are_one_run():
+    """Lightning runs unset, ``32``, ``"32"`` and ``"32-true"`` as one float32 computation, ``16`` as
+    ``16-mixed`` and ``bf16`` as ``bf16-mixed``: one identity and one name each; other precisions differ."""
+    base = {"model.lr": 0.001, "seed_everything": 1}
+    float32 = [base, *({**base, "trainer.precision": value} for value in (None, 32, "32", "32-true"))]
+    assert len({config_hash(config) for config in float32}) == 1
+    assert all(differences(base, config) == [] for config in float32)
+    for alias, value in ((16, "16-mixed"), ("bf16", "bf16-mixed"), ("64", "64-true")):
+        assert config_hash({**base, "trainer.precision": alias}) == config_hash({**base, "trainer.precision": value})
+    hashes = {config_hash({**base, "trainer.precision": value}) for value in ("16-mixed", "bf16-mixed", "bf16-true")}
+    assert len(hashes | {config_hash(base)}) == 4
+    assert differences(base, {**base, "trainer.precision": "bf16"}) == [
+        "trainer.precision='bf16-mixed' (the run has unset)"
+    ]
+    recorded = with_added_fields({**base, "trainer.precision": 16})  # compare reads each in its one form
+    assert recorded["trainer.precision"] == "16-mixed"
+    assert with_added_fields({**base, "trainer.precision": None})["trainer.precision"] == "32-true"
 
 
 def test_new_run_dir_creates_each_folder_once(tmp_path):
@@ -91,6 +110,18 @@ def test_resume_with_a_longer_budget_continues_the_same_run(data_dir, cli_env):
     main([*args, "--trainer.max_steps=4", "--ckpt_path=last"])
     run_dir = only_run(cli_env / "runs")
     assert read_run(run_dir)["config"]["trainer.max_steps"] == 4
+
+
+def test_resume_finds_a_run_recorded_under_another_hash_of_its_identity(data_dir, cli_env):
+    """A run whose name has an older hash of the same identity (runs recorded with ``precision: 32-true``
+    before aliases were one identity) is resumed, not refused with an empty list of differences."""
+    args = shakespeare_args(data_dir)
+    main([*args, "--trainer.max_steps=2", "--trainer.precision=32-true"])
+    recorded = only_run(cli_env / "runs")
+    older = recorded.rename(recorded.with_name(recorded.name.rsplit("-", 1)[0] + "-abc123"))
+    main([*args, "--trainer.max_steps=4", "--ckpt_path=last"])  # precision unset: float32 as well
+    assert only_run(cli_env / "runs") == older
+    assert [line["step"] for line in read_run(older)["metrics"] if "val_loss" in line][-1] == 4
 
 
 def test_a_run_shorter_than_val_check_interval_ends_with_a_validation(data_dir, cli_env):
