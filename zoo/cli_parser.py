@@ -59,7 +59,13 @@ _LITERAL_ERROR = re.compile(r'Parser key "(\w+)":\s+Expected a typing\.Literal\[
 
 
 _TYPE_ERROR = re.compile(r'^Parser key "([\w.]+)":.*Expected a <class \'', re.S)
-_TYPE_WORDS = {"float": "a number", "int": "an integer", "bool": "true or false", "NoneType": "null (unset)"}
+_TYPE_WORDS = {
+    "float": "a number",
+    "int": "an integer",
+    "str": "a string",
+    "bool": "true or false",
+    "NoneType": "null (unset)",
+}
 
 
 def _bad_type(message: str) -> str | None:
@@ -81,6 +87,11 @@ def _bad_type(message: str) -> str | None:
     return f"{field}={value!r} is not valid; {_valid_values(message)}"
 
 
+def _either(words: list[str]) -> str:
+    """``a``, ``a or b``, ``a, b or c``."""
+    return " or ".join([", ".join(words[:-1]), words[-1]] if len(words) > 2 else words)
+
+
 def _valid_values(message: str) -> str:
     """What a type error's field accepts: the values of its ``Literal`` subtypes where it has some
     (``trainer.precision``: ``Literal[64, 32, 16] | Literal['16-mixed', ...] | ... | None``), otherwise its
@@ -89,8 +100,10 @@ def _valid_values(message: str) -> str:
     literals = re.findall(r"typing\.Literal\[(.*?)\]", subtypes.group(1)) if subtypes else []
     classes = re.findall(r"<class '(\w+)'>", subtypes.group(1) if subtypes else message)
     if not literals:
-        kinds = dict.fromkeys(_TYPE_WORDS.get(t, t) for t in re.findall(r"Expected a <class '(\w+)'>", message))
-        return f"it must be {' or '.join(kinds)}"
+        kinds = list(dict.fromkeys(_TYPE_WORDS.get(t, t) for t in re.findall(r"Expected a <class '(\w+)'>", message)))
+        if "a number" in kinds and "an integer" in kinds:  # int | float: any number
+            kinds.remove("an integer")
+        return f"it must be {_either(kinds)}"
     choices: dict[str, str] = {}  # 16 and '16' once
     for value in (v.strip() for group in literals for v in group.split(",")):
         choices.setdefault(value.strip("'\""), value)

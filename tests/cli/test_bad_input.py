@@ -64,6 +64,10 @@ def fails(capsys, args) -> str:
         ),
         ("--model.dropout=abc", "zoo: error: model.dropout='abc' is not valid; it must be a number\n"),
         ("--trainer.max_steps=x", "zoo: error: trainer.max_steps='x' is not valid; it must be an integer\n"),
+        (  # int | float | None: any number (it said "an integer or a number or null")
+            "--trainer.limit_val_batches=abc",
+            "zoo: error: trainer.limit_val_batches='abc' is not valid; it must be a number or null (unset)\n",
+        ),
         # bool fields: null would be read as false (a model without biases under the default's identity)
         ("--model.bias=null", "zoo: error: model.bias=null is not valid; it must be true or false\n"),
         ("--model.share_embeddings=null", "zoo: error: model.share_embeddings=null is not valid; it must be true"),
