@@ -3,6 +3,7 @@
 import json
 import re
 import struct
+from pathlib import Path
 
 import pytest
 import torch
@@ -102,6 +103,11 @@ def test_average_of_the_last_checkpoints(translation_checkpoints, tmp_path, caps
     ("command", "extra", "message"),
     [
         ("generate", [], "generate needs a LanguageModelTask checkpoint, but ckpt_path="),
+        ("generate", [], "holds a TranslationTask; use `python -m zoo translate` for a translation model"),
+        ("translate", ["--device", "foo"], "--device='foo' is not valid; name a device: cpu, cuda, cuda:N or mps"),
+        ("translate", ["--length_penalty", "-1"], "--length_penalty=-1.0 is not valid; it must be in [0.0, inf)"),
+        ("translate", ["--max_len_a", "-0.5"], "--max_len_a=-0.5 is not valid; it must be in [0.0, inf)"),
+        ("translate", ["--max_len_b", "-1"], "--max_len_b=-1 is not valid; it must be an integer >= 0"),
         ("translate", ["--n_best", "2"], "--n_best=2 is not valid; it must be at most --beam_size=1"),
         ("translate", ["--input", "missing.txt"], "--input='missing.txt' is not a file"),
         ("translate", ["--beam_size", "0"], "--beam_size=0 is not valid; it must be positive"),
@@ -123,6 +129,36 @@ def test_bad_input_is_one_line(translation_checkpoints, capsys, command, extra, 
     extra = [last if part == "LAST" else part for part in extra]
     code, _, err = run([command, "--ckpt_path", *paths, *extra], capsys)
     assert code == 2 and err.count("\n") == 1 and message in err, err
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b"", "is not a checkpoint (not a file written by torch.save)"),
+        (b"garbage", "is not a checkpoint (not a file written by torch.save)"),
+        (None, "is not a Lightning checkpoint (no state_dict)"),  # torch.save of something else
+        ("TRUNCATED", "is not a checkpoint"),
+    ],
+)
+def test_average_of_a_damaged_checkpoint_is_one_line(translation_checkpoints, capsys, tmp_path, content, reason):
+    damaged = tmp_path / "damaged.ckpt"
+    last = translation_checkpoints["last"]
+    if content is None:
+        torch.save({"weights": torch.zeros(2)}, damaged)
+    elif content == "TRUNCATED":
+        damaged.write_bytes(Path(last).read_bytes()[:5000])
+    else:
+        damaged.write_bytes(content)
+    code, _, err = run(["average", "--ckpt_path", last, str(damaged), "--out", str(tmp_path / "a.ckpt")], capsys)
+    assert code == 2 and err.count("\n") == 1 and f"--ckpt_path='{damaged}' {reason}" in err, err
+    assert not (tmp_path / "a.ckpt").exists()
+
+
+def test_every_task_has_a_command_named_for_its_checkpoints():
+    from zoo.inference.checkpoint import COMMAND_FOR
+    from zoo.tasks import TaskModule
+
+    assert set(COMMAND_FOR) == {task.__name__ for task in TaskModule.__subclasses__()}
 
 
 def test_evaluation_translates_with_the_configured_decoder(translation_checkpoints, data_dir):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import torch
 
-from zoo.inference.checkpoint import InferenceError
+from zoo.inference.checkpoint import InferenceError, read_checkpoint
 from zoo.inference.command import OneLineParser, main_of
 
 
@@ -26,14 +26,12 @@ def average_checkpoints(paths: list[str]) -> dict:
     not trained on), with ``averaged_from`` listing ``paths``.
 
     Raises:
-        InferenceError: for fewer than two paths, a missing file, or checkpoints of different models.
+        InferenceError: for fewer than two paths, a file that is not a checkpoint, or checkpoints of different
+            models.
     """
     if len(paths) < 2:
         raise InferenceError(f"--ckpt_path needs two or more checkpoints to average, got {len(paths)}")
-    missing = [p for p in paths if not Path(p).is_file()]
-    if missing:
-        raise InferenceError(f"--ckpt_path {missing[0]!r} is not a file")
-    checkpoints = [torch.load(p, map_location="cpu", weights_only=True) for p in paths]
+    checkpoints = [read_checkpoint(p, field="--ckpt_path") for p in paths]
     states = [c["state_dict"] for c in checkpoints]
     for path, state in zip(paths[1:], states[1:], strict=True):
         if state.keys() != states[0].keys() or any(state[k].shape != states[0][k].shape for k in state):

@@ -37,13 +37,57 @@ class TrainedModel:
     def _only(self) -> Tokenizer:
         return self.tokenizers.get("joint") or next(iter(self.tokenizers.values()))
 
-    def require(self, task: type, command: str, instead: str) -> None:
-        """Raise :class:`InferenceError` unless the model is a ``task``."""
+    def require(self, task: type, command: str) -> None:
+        """Raise :class:`InferenceError` unless the model is a ``task``, naming the command for the model it is."""
         if not isinstance(self.task, task):
+            held = type(self.task).__name__
             raise InferenceError(
-                f"{command} needs a {task.__name__} checkpoint, but ckpt_path={self.path!r} holds a "
-                f"{type(self.task).__name__}; {instead}"
+                f"{command} needs a {task.__name__} checkpoint, but ckpt_path={self.path!r} holds a {held}; "
+                f"{COMMAND_FOR.get(held, 'use `python -m zoo predict` with the config of its run')}"
             )
+
+
+# What to run on a checkpoint of each task instead of a command meant for another
+COMMAND_FOR = {
+    "TranslationTask": "use `python -m zoo translate` for a translation model",
+    "LanguageModelTask": "use `python -m zoo generate` for a language model",
+    "ClassificationTask": "use `python -m zoo predict --config <its run folder>/config.yaml --ckpt_path ...` "
+    "for a classifier",
+}
+
+
+def check_device(device: str) -> None:
+    """Raise :class:`InferenceError` in one line for a ``--device`` that torch does not know, or that this
+    machine lacks (commands decode on ``cpu``, ``cuda[:N]`` or ``mps``)."""
+    try:
+        kind = torch.device(device).type
+    except RuntimeError:
+        raise InferenceError(f"--device={device!r} is not valid; name a device: cpu, cuda, cuda:N or mps") from None
+    available = {"cpu": True, "cuda": torch.cuda.is_available(), "mps": torch.backends.mps.is_available()}
+    if not available.get(kind, False):
+        missing = " (no CUDA GPU)" if kind == "cuda" else ""
+        raise InferenceError(f"--device={device!r} is not available here{missing}; use --device cpu")
+
+
+def read_checkpoint(ckpt_path: str, field: str = "ckpt_path") -> dict:
+    """The contents of a Lightning checkpoint file, loaded with ``weights_only=True`` onto the CPU.
+
+    Raises:
+        InferenceError: in one line naming ``field`` and the file, if it is missing, not a file written by
+            ``torch.save`` (empty, truncated, another format), or not a Lightning checkpoint (no ``state_dict``).
+    """
+    if not Path(ckpt_path).is_file():
+        raise InferenceError(f"{field}={ckpt_path!r} is not a file")
+    if not zipfile.is_zipfile(ckpt_path):
+        raise InferenceError(f"{field}={ckpt_path!r} is not a checkpoint (not a file written by torch.save)")
+    try:
+        checkpoint = torch.load(ckpt_path, map_location="cpu", weights_only=True)
+    except Exception as error:  # torch raises many kinds for a damaged file
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise InferenceError(f"{field}={ckpt_path!r} is not a checkpoint that zoo can load ({reason})") from None
+    if not isinstance(checkpoint, dict) or "state_dict" not in checkpoint:
+        raise InferenceError(f"{field}={ckpt_path!r} is not a Lightning checkpoint (no state_dict)")
+    return checkpoint
 
 
 def load_trained(ckpt_path: str, device: str = "cpu") -> TrainedModel:
@@ -55,13 +99,8 @@ def load_trained(ckpt_path: str, device: str = "cpu") -> TrainedModel:
     Raises:
         InferenceError: if the file is missing, not a checkpoint, or not a zoo checkpoint with tokenizers.
     """
-    if not Path(ckpt_path).is_file():
-        raise InferenceError(f"ckpt_path={ckpt_path!r} is not a file")
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        raise InferenceError(f"--device={device!r} is not available here (no CUDA GPU); use --device cpu")
-    if not zipfile.is_zipfile(ckpt_path):
-        raise InferenceError(f"ckpt_path={ckpt_path!r} is not a checkpoint (not a file written by torch.save)")
-    checkpoint = torch.load(ckpt_path, map_location="cpu", weights_only=True)
+    check_device(device)
+    checkpoint = read_checkpoint(ckpt_path)
     hparams = dict(checkpoint.get("hyper_parameters", {}))
     class_path = hparams.pop("_class_path", None)
     tokenizers = [v["tokenizers"] for v in checkpoint.values() if isinstance(v, dict) and "tokenizers" in v]

@@ -36,7 +36,7 @@ def run(argv: list[str]) -> None:
     if args.beam_size > 1 and args.num_samples > args.beam_size:
         raise InferenceError(f"--num_samples={args.num_samples} is not valid with beam search; at most --beam_size")
     model = load_trained(args.ckpt_path, args.device)
-    model.require(LanguageModelTask, "generate", "use `python -m zoo translate` for a translation model")
+    model.require(LanguageModelTask, "generate")
     texts = generate_text(
         model, args.prompt, args.max_new_tokens, args.num_samples, args.temperature, args.top_k, args.top_p,
         args.seed, args.beam_size, args.length_penalty,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from zoo.decoding.beam import check_decoder_settings
 from zoo.inference.checkpoint import InferenceError, load_trained
 from zoo.inference.command import main_of, parser, positive
 from zoo.inference.text import translate_texts
@@ -32,8 +33,9 @@ def run(argv: list[str]) -> None:
     positive("batch_size", args.batch_size)
     positive("beam_size", args.beam_size, optional=True)
     positive("n_best", args.n_best)
+    check_decoder_settings(args.beam_size, args.length_penalty, args.max_len_a, args.max_len_b, prefix="--")
     model = load_trained(args.ckpt_path, args.device)
-    model.require(TranslationTask, "translate", "use `python -m zoo generate` for a language model")
+    model.require(TranslationTask, "translate")
     beam_size = model.task.hparams.beam_size if args.beam_size is None else args.beam_size
     if args.n_best > beam_size:
         raise InferenceError(f"--n_best={args.n_best} is not valid; it must be at most --beam_size={beam_size}")

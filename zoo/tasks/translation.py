@@ -10,6 +10,7 @@ from torchmetrics.text import SacreBLEUScore
 
 from zoo.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
 from zoo.decoding import Hypothesis, max_lengths, translate_ids
+from zoo.decoding.beam import check_decoder_settings
 from zoo.nn import EncoderDecoder
 from zoo.registry import POSITIONAL_ENCODINGS, check_at_least, check_between
 from zoo.tasks.base import TaskModule
@@ -66,9 +67,7 @@ class TranslationTask(TaskModule):
         check_at_least("model.num_decoder_layers", num_decoder_layers, 1)
         check_at_least("model.bleu_batches", bleu_batches, 1, optional=True)
         check_at_least("model.beam_size", beam_size, 1)
-        check_between("model.length_penalty", length_penalty, 0.0, float("inf"))
-        check_between("model.max_len_a", max_len_a, 0.0, float("inf"))
-        check_at_least("model.max_len_b", max_len_b, 0)
+        check_decoder_settings(beam_size, length_penalty, max_len_a, max_len_b, prefix="model.")
         super().__init__(**kwargs)
         self.corpus = CorpusScores()
         self.metrics = torch.nn.ModuleDict(
