@@ -65,7 +65,7 @@ def mean_loss(task: LanguageModelTask, ids: torch.Tensor, block: int, batch_size
 def evaluate(ckpt_path: str, options) -> tuple[str, int, dict[int, float | None]]:
     """``(label, training block size, {factor: loss or None})`` of one checkpoint."""
     trained = load_trained(ckpt_path, options.device)
-    trained.require(LanguageModelTask, "extrapolation", "pass a language model's checkpoint")
+    trained.require(LanguageModelTask, "extrapolation")
     task, config = trained.task, run_config(ckpt_path)
     block = options.block_size or config.get("data.block_size")
     if block is None:

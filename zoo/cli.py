@@ -35,6 +35,8 @@ from zoo.tracking import wandb_mode
 from zoo.yaml_files import YAMLFileError, load_yaml
 
 SUBCOMMANDS = ("fit", "validate", "test", "predict")
+# the trainer fields that pick hardware and its plugins, each of which may need a package of its own
+TRAINER_PLUGINS = ("accelerator", "strategy", "precision", "plugins")
 
 
 class ZooCLI(LightningCLI):
@@ -133,6 +135,7 @@ class ZooCLI(LightningCLI):
         run_dir = self.session.run_dir if self.session else None
         try:
             super().instantiate_classes()
+            self._check_vocab_size()
             self.model.check_data(self.datamodule)
             self.datamodule.check_batches(self.trainer.num_devices * self.trainer.num_nodes)
             if self.subcommand == "test" and "test" not in self.datamodule.splits:
@@ -150,6 +153,16 @@ class ZooCLI(LightningCLI):
                 raise ConfigError(str(error)) from error
             raise
 
+    def _check_vocab_size(self) -> None:
+        """Refuse a ``model.vocab_size`` other than the data's: the CLI sets it from the tokenizer, and a value
+        given would be silently replaced (a run's recorded config, which holds the linked value, passes)."""
+        given, linked = self._config().model.init_args.get("vocab_size"), self.model.hparams.vocab_size
+        if given and given != linked:
+            raise ValueError(
+                f"model.vocab_size={given} is not valid: the CLI sets it from the data's tokenizer ({linked} "
+                f"tokens here); leave it out, and set data.vocab_size for the size of a trained tokenizer"
+            )
+
     def _warn_of_slow_precision(self) -> None:
         """Say so before training when 16-bit floats would slow this CPU down (:func:`slow_cpu_precision`)."""
         typed = self._config().trainer.get("precision")
@@ -158,6 +171,14 @@ class ZooCLI(LightningCLI):
             rank_zero_info(f"zoo: warning: {warning}")
 
     def instantiate_trainer(self, **kwargs):
+        try:
+            return self._trainer_of_session(**kwargs)
+        except ImportError as error:  # accelerator=tpu without torch_xla, strategy=deepspeed without deepspeed
+            chosen = {k: v for k in TRAINER_PLUGINS if (v := self._config().trainer.get(k)) not in (None, "auto")}
+            settings = ", ".join(f"trainer.{k}={v!r}" for k, v in chosen.items()) or "the trainer"
+            raise ValueError(f"{settings} needs a package that is not installed: {error}") from error
+
+    def _trainer_of_session(self, **kwargs):
         trainer_config = self._get(self.config_init, "trainer", default={})
         callbacks = list(trainer_config.get("callbacks") or [])
         if trainer_config.get("enable_progress_bar", True) is not False:
@@ -227,14 +248,21 @@ def _check_files(args: list[str]) -> None:
 
 def _check_yaml(paths: list[str]) -> None:
     """Raise ``ConfigError`` naming the file, line and column of a ``--config`` file that is not valid YAML
-    (jsonargparse names it ``"<unicode string>"``)."""
+    (jsonargparse names it ``"<unicode string>"``), or that holds no mapping of fields (an empty file:
+    jsonargparse said ``Unexpected config:`` and nothing more)."""
     for path in paths:
         if not Path(path).is_file():
             continue
         try:
-            load_yaml(path)
+            content = load_yaml(path)
         except YAMLFileError as error:
             raise ConfigError(str(error)) from None
+        if not isinstance(content, dict):
+            held = "nothing" if content is None else f"a {type(content).__name__}"
+            raise ConfigError(
+                f"--config {path} holds {held}, not a mapping of fields (e.g. `model:`, `data:`, `trainer:`); "
+                f"python -m zoo fit --print_config shows one"
+            )
 
 
 def _raised_in_lightning(error: BaseException) -> bool:

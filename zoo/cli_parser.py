@@ -26,7 +26,14 @@ class ZooArgumentParser(LightningArgumentParser):
 
     def error(self, message: str, ex: Exception | None = None):
         text = str(message)
-        choice = _bad_choice(text) or _unknown_option(text) or _bad_type(text) or _missing_value(text)
+        choice = (
+            _bad_choice(text)
+            or _unknown_option(text)
+            or _bad_type(text)
+            or _bad_length(text)
+            or _missing_value(text)
+            or _unknown_class_help(text)
+        )
         if choice:
             sys.stderr.write(f"zoo: error: {choice}\n")
             self.exit(2)
@@ -68,19 +75,58 @@ _TYPE_WORDS = {
 }
 
 
+def _typed(key: str) -> tuple[str, str | None]:
+    """The field a parser key (``dropout``) is, as typed on the command line (``model.dropout``), and the
+    value typed there (``None`` when it came from a config file)."""
+    named = [a.split("=", 1) for a in COMMAND_LINE if "=" in a and _names(a.split("=")[0].lstrip("-"), key)]
+    field = named[-1][0].lstrip("-") if named else key if "." in key else f"model.{key}"
+    return field, named[-1][1] if named else None
+
+
+_LENGTH_ERROR = re.compile(r'^Parser key "([\w.]+)":\s+Expected a tuple with (\d+) elements\. Got value: (.*)$', re.S)
+
+
+def _bad_length(message: str) -> str | None:
+    """jsonargparse's message for a tuple of the wrong length (``--model.betas=[0.9]``), in one line."""
+    match = _LENGTH_ERROR.search(message.strip())
+    if match is None:
+        return None
+    field, _ = _typed(match.group(1))
+    value = match.group(3).strip().splitlines()[0]
+    return f"{field}={value} is not valid; it must be a list of {match.group(2)} values"
+
+
+_CLASS_HELP = re.compile(r"^--(model|data)\.help: (.*)$")
+
+
+def _unknown_class_help(message: str) -> str | None:
+    """``--model.help NAME`` of a class that is not there: the message, and the classes there are."""
+    match = _CLASS_HELP.search(message.strip())
+    if match is None:
+        return None
+    from zoo.data import ZooDataModule
+    from zoo.tasks import TaskModule
+
+    base = TaskModule if match.group(1) == "model" else ZooDataModule
+    classes = sorted(f"{c.__module__.rsplit('.', 1)[0]}.{c.__name__}" for c in _subclasses(base))
+    return f"--{match.group(1)}.help: {match.group(2).strip()}; choose one of: {', '.join(classes)}"
+
+
+def _subclasses(cls: type) -> list[type]:
+    return [sub for direct in cls.__subclasses__() for sub in (direct, *_subclasses(direct))]
+
+
 def _bad_type(message: str) -> str | None:
     """jsonargparse's message for a value of the wrong type (``--model.dropout=abc``; several lines for a
     field that may also be unset), as one line with the field, the value and what is valid."""
     match = _TYPE_ERROR.search(message.strip())
     if match is None:
         return None
-    key = match.group(1)
-    named = [a.split("=", 1) for a in COMMAND_LINE if "=" in a and _names(a.split("=")[0].lstrip("-"), key)]
-    field = named[-1][0].lstrip("-") if named else key if "." in key else f"model.{key}"
+    field, typed = _typed(match.group(1))
     got = re.search(r"(?:Got|Given) value: (.*)$", message.strip(), re.M)
     value = got.group(1).strip() if got else ""
     if not value:  # an empty value as typed (--model.bias=), or no value in the message
-        value = named[-1][1] if named else "?"
+        value = "?" if typed is None else typed
     problem = re.search(r"Problem with given class_path '([^']*)':\s*\n\s*(.+)$", message, re.M)
     if problem:  # a class that cannot be imported (--trainer.callbacks+=foo.Bar)
         return f"{field}: class_path {problem.group(1)!r} cannot be imported ({problem.group(2).strip()})"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 # Fields that say how long to train, not what is trained: a resumed run may change them.
@@ -139,6 +140,17 @@ def run_family(short_name: str, data_name: str, flat_config: dict) -> str:
 def run_name(short_name: str, data_name: str, flat_config: dict) -> str:
     """:func:`run_family` and the :func:`config_hash`, e.g. ``ed-multi30k-learned-batchnorm-pre-h4-s1-3f9a2c``."""
     return f"{run_family(short_name, data_name, flat_config)}-{config_hash(flat_config)}"
+
+
+def folder_problem(folder: Path) -> str | None:
+    """Why run folders cannot be made in ``folder`` (it, or the nearest part of its path that exists, is a
+    file or is not writable), or ``None``; nothing is created."""
+    for part in [folder, *folder.absolute().parents]:
+        if part.exists():
+            if not part.is_dir():
+                return f"{part} is a file"
+            return None if os.access(part, os.W_OK | os.X_OK) else f"{part} is not writable"
+    return None
 
 
 def new_run_dir(runs_dir: Path, name: str) -> Path:

@@ -12,16 +12,32 @@ class YAMLFileError(ValueError):
     """A file that is not valid YAML; the message names the file, the problem, the line and the column."""
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses a key given twice in one mapping (PyYAML keeps the last silently: a
+    sweep with ``model.norm`` twice ran only the second's values)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, (str, int, float, bool)) and key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"the key {key!r} is given twice in one mapping", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
 def load_yaml(path: str | Path) -> Any:
     """The content of the YAML file ``path``.
 
     Raises:
         YAMLFileError: e.g. ``sweeps/x.yaml is not valid YAML: expected ',' or '}', but got '<stream end>' at
-            line 5, column 1``.
+            line 5, column 1``, or a key given twice in one mapping.
         OSError: the file cannot be read.
     """
     try:
-        return yaml.safe_load(Path(path).read_text())
+        return yaml.load(Path(path).read_text(), Loader=_UniqueKeyLoader)  # a SafeLoader
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

@@ -76,12 +76,45 @@ def fails(capsys, args) -> str:
         ("--model.bias=", "zoo: error: model.bias='' is not valid; it must be true or false\n"),
         ("--model.dropout=", "zoo: error: model.dropout='' is not valid; it must be a number\n"),
         ("--model.bias", "zoo: error: --model.bias needs a value (--model.bias=VALUE)"),
+        ("--model.betas=[0.9]", "zoo: error: model.betas=[0.9] is not valid; it must be a list of 2 values\n"),
+        (  # the CLI sets it from the tokenizer, and replaced a given value silently
+            "--model.vocab_size=10",
+            "zoo: error: model.vocab_size=10 is not valid: the CLI sets it from the data's tokenizer (8000 tokens "
+            "here); leave it out, and set data.vocab_size for the size of a trained tokenizer\n",
+        ),
+        (
+            "--trainer.accelerator=tpu",
+            "zoo: error: trainer.accelerator='tpu' needs a package that is not installed: Requirement 'torch_xla",
+        ),
     ],
 )
 def test_bad_knob(override, message, data_dir, cli_env, capsys):
     err = fails(capsys, ["fit", "--config", TRANSLATION, f"--data.path={data_dir / 'multi30k'}", override])
     assert message in err
     assert not (cli_env / "runs").exists()
+
+
+@pytest.mark.parametrize(("content", "held"), [("", "nothing"), ("- model\n", "a list"), ("just text\n", "a str")])
+def test_a_config_file_that_holds_no_fields(content, held, data_dir, cli_env, capsys):
+    path = cli_env / "empty.yaml"  # jsonargparse said "Unexpected config: " and nothing more
+    path.write_text(content)
+    err = fails(capsys, ["fit", "--config", TRANSLATION, "--config", str(path), f"--data.path={data_dir / 'multi30k'}"])
+    assert err == (
+        f"zoo: error: --config {path} holds {held}, not a mapping of fields (e.g. `model:`, `data:`, `trainer:`); "
+        "python -m zoo fit --print_config shows one\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("flag", "name", "classes"),
+    [
+        ("--model.help", "zoo.tasks.Foo", "zoo.tasks.ClassificationTask, zoo.tasks.LanguageModelTask, zoo.tasks"),
+        ("--data.help", "Foo", "zoo.data.ClassificationDataModule, zoo.data.LanguageModelDataModule, zoo.data"),
+    ],
+)
+def test_help_of_an_unknown_class_lists_the_classes(flag, name, classes, cli_env, capsys):
+    err = fails(capsys, ["fit", flag, name])
+    assert err.startswith(f"zoo: error: {flag}: ") and f"; choose one of: {classes}" in err and err.count("\n") == 1
 
 
 def test_an_option_without_its_value_before_another_is_named(data_dir, cli_env, capsys):

@@ -96,3 +96,16 @@ def test_runs_of_two_tasks_are_refused_even_with_a_common_metric(tmp_path, compa
     )
     status, out, _ = compare(str(runs / "do-*"), "--metric", "val_loss")
     assert status == 0
+
+
+def test_a_trial_that_failed_before_its_record_is_listed_as_left_out(runs_dir, compare_json):
+    """A sweep trial refused before training leaves no run folder; the table of the others names it."""
+    finished = {f"ed-{pe}-s{seed}": {"status": "finished"} for pe in ("sinusoidal", "rope") for seed in (1, 2, 3)}
+    failed = {"status": "failed", "exit_code": 2, "log": "runs/pe-sweep/logs/ed-alibi-s1.log"}
+    (runs_dir / "pe-sweep").mkdir()
+    (runs_dir / "pe-sweep" / "sweep.json").write_text(json.dumps({"trials": {**finished, "ed-alibi-s1": failed}}))
+    reason = "failed before its run record: exit 2, log runs/pe-sweep/logs/ed-alibi-s1.log"
+    for extra in ((), ("--include_unfinished",)):
+        table = compare_json("pe-sweep", "--runs_dir", runs_dir, *extra)
+        assert table["excluded"] == [{"run": "ed-alibi-s1", "reason": reason}]
+        assert sum(row["n"] for row in table["rows"]) == 6

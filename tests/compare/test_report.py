@@ -30,3 +30,15 @@ def test_report_is_self_contained_with_curves_and_knob_charts(runs_dir, compare,
         ("sinusoidal", [s[0] for s in SINUSOIDAL]),
         ("rope", [s[0] for s in ROPE]),
     ]
+
+
+def test_a_report_path_that_cannot_be_written_fails_before_the_table(runs_dir, compare, tmp_path):
+    (tmp_path / "afile").write_text("x")
+    for report, problem in ((tmp_path / "afile" / "r.html", f"{tmp_path / 'afile'} is a file"), (tmp_path, None)):
+        problem = problem or f"{tmp_path} is a folder"
+        status, out, err = compare(runs_dir, "--report", report)
+        assert (status, out) == (2, "")  # no table printed before the error
+        assert (
+            err
+            == f"zoo compare: error: --report='{report}' cannot be written ({problem}); name an .html file to write\n"
+        )

@@ -51,7 +51,10 @@ def test_failed_and_running_runs_are_left_out_and_listed(runs_dir, compare, comp
     assert status == 0 and "Left out of the statistics" in out and "ed-rope-s4 (failed), ed-rope-s5 (running)" in out
     result = compare_json(runs_dir, "--include_unfinished", "--baseline", "pe=sinusoidal")
     assert (result["rows"][1]["model.pe"], result["rows"][1]["n"]) == ("rope", 5)
-    assert result["excluded"] == [{"run": "ed-rope-s6", "reason": "no config.json"}]
+    # counted, it has no config: its status says why
+    assert result["excluded"] == [
+        {"run": "ed-rope-s6", "reason": "no summary.json"}
+    ]  # its status says why it has no config
 
 
 def test_a_seed_run_twice_counts_once(runs_dir, compare_json):

@@ -127,6 +127,12 @@ def test_mini_sweep_runs_groups_skips_and_retries(tmp_path, data_dir, zoo_cache)
         assert row["wall_time_s_mean"] == pytest.approx(statistics.mean(r["wall_time_s"] for r in records))
         assert {name.split("-")[1] for name in row["runs"]} == {row["model.pe"]}
 
+    # a larger budget: the finished trials are skipped, and each says why it is not trained further
+    longer = sweep(tmp_path, data_dir, zoo_cache, "--trainer.max_steps=8")
+    assert longer.returncode == 0, longer.stdout + longer.stderr
+    assert longer.stdout.count("this command asks trainer.max_steps=8 (the run has 6): not continued") == len(TRIALS)
+    assert "Compare them: python -m zoo compare mini\n" in longer.stdout
+
     # the same sweep with another width must not report the finished trials as its own
     changed = sweep(tmp_path, data_dir, zoo_cache, "--model.d_ff=32")
     assert changed.returncode == 2

@@ -38,7 +38,10 @@ def test_sweep_file_is_valid_and_dry_run_lists_the_grid(path, capsys, monkeypatc
                 pytest.skip(f"{key}={value} is not registered yet")
             assert value in registry.names(), f"{path.name}: {key}={value} is not registered"
     assert main([str(path), "--dry-run", "--runs_dir", str(tmp_path)]) == 0
-    listed = re.findall(r"^\s+\d+ (\S+)  \(to run\)$", capsys.readouterr().out, flags=re.MULTILINE)
+    out = capsys.readouterr().out
+    listed = re.findall(r"^\s+\d+ (\S+)  \(to run\)$", out, flags=re.MULTILINE)
+    commands = re.findall(r"^ {7}(\S.*)$", out, flags=re.MULTILINE)  # as the runner starts them
+    assert len(commands) == len(listed) and all(c.endswith(f"--runs_dir={tmp_path}") for c in commands)
     expected = math.prod(len(spec["values"]) for spec in config["parameters"].values())
     assert len(listed) == len(set(listed)) == expected
     assert all(name.startswith(f"{config['name']}-") and re.search(r"-s[123]$", name) for name in listed)

@@ -112,3 +112,50 @@ def test_a_metric_the_task_does_not_log(run_sweep):
         f"metric.name='val_bleu' is not logged by `zoo fit --config {SHAKESPEARE}` (LanguageModelTask); it logs: "
         "train_loss, lr, tokens_per_sec, grad_norm, parameters, val_loss, val_ppl, val_bpc"
     )
+
+
+def test_a_combination_of_valid_values_that_fit_refuses_fails_before_any_trial(run_sweep):
+    """Each value passes alone (with the other parameter's first value), but one grid point does not."""
+    message = run_sweep(
+        parameters={"model.d_model": {"values": [32, 36]}, "model.n_heads": {"values": [4, 8]}},
+        name="pair",
+    )
+    assert message == (
+        f"trial pair-d_model36-n_heads8 (model.d_model=36, model.n_heads=8) is rejected by `zoo fit --config "
+        f"{SHAKESPEARE}`: model.d_model=36 is not divisible by model.n_heads=8; pick n_heads among the divisors "
+        "of d_model"
+    )
+
+
+@pytest.mark.parametrize(
+    ("parameters", "expected"),
+    [  # refused by the task's checks or the zoo's trainer checks, which the parser alone let through
+        ({"model.dropout": {"values": [0.1, 1.5]}}, "model.dropout=1.5 is not valid; it must be in [0, 1)"),
+        ({"model.d_model": {"values": [30]}}, "model.d_model=30 is not divisible by model.n_heads=4"),
+        ({"trainer.max_steps": {"values": [0]}}, "trainer.max_steps=0: fit would train nothing"),
+        ({"model.dropout": {"distribution": "uniform", "min": 0.0, "max": 2.0}}, "model.dropout=2.0 is not valid"),
+    ],
+)
+def test_a_value_that_fit_refuses_before_training_fails_the_sweep(run_sweep, parameters, expected):
+    message = run_sweep(parameters=parameters, method="random" if "min" in str(parameters) else "grid")
+    assert message.startswith(f"parameters.{next(iter(parameters))}=") and expected in message, message
+
+
+def test_runs_dir_that_is_a_file(run_sweep, tmp_path):
+    (tmp_path / "afile").write_text("x")
+    for runs_dir in (tmp_path / "afile", tmp_path / "afile" / "below"):
+        message = run_sweep("--runs_dir", str(runs_dir), "--dry-run")
+        assert message == f"--runs_dir='{runs_dir}': no run folder can be made there ({tmp_path / 'afile'} is a file)"
+
+
+def test_a_parameter_given_twice_in_the_file(tmp_path, capsys):
+    path = tmp_path / "twice.yaml"
+    path.write_text(
+        "name: twice\nmethod: grid\nparameters:\n  model.norm: {values: [layernorm]}\n"
+        "  model.norm: {values: [rmsnorm]}\n"
+    )
+    assert main([str(path), "--runs_dir", str(tmp_path / "runs")]) == 2
+    assert capsys.readouterr().err == (
+        f"zoo sweep: error: {path} is not valid YAML: the key 'model.norm' is given twice in one mapping at "
+        "line 5, column 3\n"
+    )

@@ -76,8 +76,8 @@ def metric_value(run: Run, metric: str, which: str) -> float | None:
 def _exclusion(run: Run, metric: str, include_unfinished: bool) -> str | None:
     if run.status != "finished" and not include_unfinished:
         return run.status
-    if not run.config:
-        return "no config.json"
+    if not run.config:  # an unfinished one's status says more (a sweep trial that failed before its record)
+        return "no config.json" if run.status == "finished" else run.status
     if metric_value(run, metric, "final") is None:
         return f"no {metric} logged"
     return None

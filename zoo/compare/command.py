@@ -11,6 +11,7 @@ from zoo.compare.errors import CompareError
 from zoo.compare.records import load_local_runs
 from zoo.compare.render import FORMATS, render
 from zoo.compare.wandb_runs import load_wandb_runs
+from zoo.run_folders import folder_problem
 
 
 class _Parser(argparse.ArgumentParser):
@@ -49,6 +50,8 @@ def run(argv: list[str]) -> None:
         raise CompareError("name the runs to compare: run folders, globs, a sweep name, or --wandb ENTITY/PROJECT")
     if not 0 < args.alpha < 1:
         raise CompareError(f"--alpha={args.alpha} is not valid; it must be in (0, 1), e.g. 0.05")
+    if args.report:
+        _check_report_path(Path(args.report))
     runs = load_local_runs(args.runs, Path(args.runs_dir)) if args.runs else []
     runs += load_wandb_runs(args.wandb) if args.wandb else []
     comparison = compare(runs, args.metric, args.baseline, args.value, args.alpha, args.include_unfinished)
@@ -58,6 +61,16 @@ def run(argv: list[str]) -> None:
 
         write_report(comparison, Path(args.report))
         print(f"report: {args.report}", file=sys.stderr)
+
+
+def _check_report_path(report: Path) -> None:
+    """Refuse a ``--report`` path that cannot be written, before any run is read (its folder is made if
+    missing)."""
+    problem = folder_problem(report.parent)
+    if report.is_dir():
+        problem = f"{report} is a folder"
+    if problem:
+        raise CompareError(f"--report={str(report)!r} cannot be written ({problem}); name an .html file to write")
 
 
 def main(argv: list[str]) -> int:

@@ -158,4 +158,22 @@ def load_local_runs(specs: list[str], runs_dir: Path) -> list[Run]:
     folders: dict[Path, None] = {}
     for spec in specs:
         folders.update(dict.fromkeys(p.resolve() for p in resolve_spec(spec, runs_dir)))
-    return [load_run_folder(folder) for folder in folders]
+    runs = [load_run_folder(folder) for folder in folders]
+    loaded = {run.name for run in runs}
+    return runs + [run for spec in specs for run in trials_without_record(spec, runs_dir) if run.name not in loaded]
+
+
+def trials_without_record(sweep: str, runs_dir: Path) -> list[Run]:
+    """The trials of sweep ``sweep`` (``runs_dir/<sweep>/sweep.json``) that have no run folder: a trial that
+    failed before training leaves none, and a table of the others must say that it is missing. Each is a
+    :class:`Run` with no config or metrics and its sweep status (e.g. ``failed before its run record: exit 2,
+    log runs/x/logs/t.log``), which the comparison lists among the runs left out."""
+    state = _read_json(runs_dir / sweep / "sweep.json", None) if "/" not in sweep and "*" not in sweep else None
+    missing = []
+    for name, trial in (state or {}).get("trials", {}).items():
+        if is_run_folder(runs_dir / name):
+            continue
+        exit_code = f"exit {trial['exit_code']}, " if trial.get("exit_code") is not None else ""
+        status = f"{trial.get('status', 'unknown')} before its run record: {exit_code}log {trial.get('log', '?')}"
+        missing.append(Run(name, {}, {}, {}, {}, status, group=sweep, source=str(runs_dir / sweep / "sweep.json")))
+    return missing

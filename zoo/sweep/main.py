@@ -13,12 +13,13 @@ from pathlib import Path
 
 from rich.console import Console
 
+from zoo.run_folders import folder_problem
 from zoo.sweep.command import trial_command, zoo_arguments
-from zoo.sweep.runner import Runner
+from zoo.sweep.runner import Runner, trial_command_line
 from zoo.sweep.search import bayes_source, list_source
 from zoo.sweep.spec import SweepError, Trial, expand, load_sweep
 from zoo.sweep.state import SweepState, is_finished, metric_of, run_summary
-from zoo.sweep.validate import check_against_cli, check_finished_trials
+from zoo.sweep.validate import check_against_cli, check_finished_trials, check_trials
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,11 +51,15 @@ def main(argv: list[str]) -> int:
     options.argv = list(argv)
     console = Console(highlight=False, soft_wrap=True)
     try:
+        problem = folder_problem(Path(options.runs_dir))
+        if problem:
+            raise SweepError(f"--runs_dir={options.runs_dir!r}: no run folder can be made there ({problem})")
         config = load_sweep(options.file)
         command_for = _checked_command(config, extra, options)
         state = SweepState(Path(options.runs_dir), config["name"])
         trials = _planned_trials(config, options, state)
-        check_finished_trials(trials, command_for, Path(options.runs_dir))
+        check_trials(trials, command_for)
+        options.budgets = check_finished_trials(trials, command_for, Path(options.runs_dir))
     except SweepError as error:
         print(f"zoo sweep: error: {error}", file=sys.stderr)
         return 2
@@ -97,9 +102,11 @@ def _dry_run(config: dict, trials: list[Trial], command_for, options, console: C
     runs_dir = Path(options.runs_dir)
     console.print(f"sweep {config['name']} ({config['method']}): {len(trials)} trials, metric {_metric(config)}")
     for number, trial in enumerate(trials, 1):
-        done = "finished: skipped" if is_finished(runs_dir / trial.name) else "to run"
+        done = "to run"
+        if is_finished(runs_dir / trial.name):
+            done = "finished: skipped" + _budget_note(options, trial)
         console.print(f"{number:>4} {trial.name}  ({done})")
-        console.print(f"       {shlex.join([*command_for(trial.params), f'--run_name={trial.name}'])}")
+        console.print(f"       {shlex.join(trial_command_line(command_for, trial, runs_dir))}")
     if config["method"] == "bayes":
         console.print(f"bayes proposes each further trial from the results so far, up to --count {options.count}")
     return 0
@@ -119,7 +126,8 @@ def _run(config: dict, trials: list[Trial], command_for, state: SweepState, opti
     for trial in trials:
         if is_finished(runs_dir / trial.name):
             value = metric_of(run_summary(runs_dir / trial.name), _metric_name(config))
-            runner.say("", "skip", trial, "finished earlier" + (f": {value['value']:.4g}" if value else ""))
+            note = (f": {value['value']:.4g}" if value else "") + _budget_note(options, trial)
+            runner.say("", "skip", trial, "finished earlier" + note)
         else:
             pending.append(trial)
     total = options.count or config.get("run_cap") if config["method"] == "bayes" else len(trials)
@@ -134,11 +142,27 @@ def _run(config: dict, trials: list[Trial], command_for, state: SweepState, opti
     counts = runner.counts
     console.print(
         f"sweep {config['name']}: {counts['finished']} finished now, {len(trials) - len(pending)} earlier, "
-        f"{counts['failed']} failed. Compare them: python -m zoo compare {config['name']}"
+        f"{counts['failed']} failed. Compare them: {_compare_command(config, options)}"
     )
     if counts["failed"]:
         console.print(f"failed trials are retried by running the same command again: {_again(options)}")
     return 1 if counts["failed"] else 0
+
+
+def _budget_note(options, trial: Trial) -> str:
+    """Why a finished trial of another training budget is not trained further, or ``""``."""
+    budget = options.budgets.get(trial.name)
+    if not budget:
+        return ""
+    return (
+        f"; this command asks {', '.join(budget)}: not continued, as a run extended to a longer budget is not "
+        f"the run trained for it (its schedule); pass another --runs_dir to train the sweep at this budget"
+    )
+
+
+def _compare_command(config: dict, options) -> str:
+    runs_dir = [] if Path(options.runs_dir) == Path("runs") else ["--runs_dir", options.runs_dir]
+    return shlex.join(["python", "-m", "zoo", "compare", config["name"], *runs_dir])
 
 
 def _metric_name(config: dict) -> str | None:

@@ -35,6 +35,15 @@ class Running:
     started: float
 
 
+def trial_command_line(command_for, trial: Trial, runs_dir: Path) -> list[str]:
+    """A trial's full command: the sweep's, its own run name and runs folder, and ``--ckpt_path last`` where an
+    earlier attempt left a checkpoint to continue from."""
+    command = [*command_for(trial.params), f"--run_name={trial.name}", f"--runs_dir={runs_dir}"]
+    if (runs_dir / trial.name / "checkpoints" / "last.ckpt").is_file():
+        command.append("--ckpt_path=last")
+    return command
+
+
 class Runner:
     """Starts trials, watches them, and records what happened.
 
@@ -67,10 +76,7 @@ class Runner:
     def command(self, trial: Trial) -> list[str]:
         """The trial's full command: its own run name and runs folder, and ``--ckpt_path last`` where an
         earlier attempt left a checkpoint to continue from."""
-        command = [*self.command_for(trial.params), f"--run_name={trial.name}", f"--runs_dir={self.runs_dir}"]
-        if (self.runs_dir / trial.name / "checkpoints" / "last.ckpt").is_file():
-            command.append("--ckpt_path=last")
-        return command
+        return trial_command_line(self.command_for, trial, self.runs_dir)
 
     def environment(self, trial: Trial) -> dict:
         env = {key: value for key, value in os.environ.items() if key not in ("WANDB_RUN_ID", "ZOO_RUN_DIR")}

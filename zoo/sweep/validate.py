@@ -1,8 +1,10 @@
 """Every sweep parameter checked against the CLI schema before the first trial starts.
 
 Each trial's arguments go through the parser of ``python -m zoo fit`` itself (the :class:`zoo.cli.ZooCLI`
-parser), which type-checks every value and rejects unknown options without building a model or loading data.
-A key must also name a field of the resolved config, so that a typo fails at once with the nearest valid keys.
+parser), which type-checks every value and rejects unknown options, then through the checks ``fit`` makes
+before training: the zoo's of trainer fields and options, and the task's of its knobs together (``d_model``
+divisible by ``n_heads``), with the network built on the meta device (no memory, no data loaded). A key must
+also name a field of the resolved config, so that a typo fails at once with the nearest valid keys.
 """
 
 from __future__ import annotations
@@ -54,6 +56,77 @@ def parse(parser, arguments: list[str]):
         except SystemExit as exit_:
             lines = [line for line in stderr.getvalue().splitlines() if line and not line.startswith("(python")]
             raise SweepError(" ".join(line.strip() for line in lines).removeprefix("zoo: error: ")) from exit_
+
+
+def check_before_training(namespace) -> None:
+    """The checks ``fit`` makes of a parsed config before it loads data: the zoo's of the trainer fields and
+    options (:func:`zoo.config_checks.check_options`), and the task's of its knobs, by building the task with
+    its network on the meta device (the vocabulary, which comes from the data, at a stand-in size).
+
+    Raises:
+        SweepError: the one-line message of the check that failed.
+    """
+    import torch
+
+    from zoo.config_checks import ConfigError, check_options
+
+    try:
+        check_options(namespace, "fit")
+        module, _, name = namespace.model.class_path.rpartition(".")
+        init_args = namespace.model.init_args.as_dict()
+        with torch.device("meta"):
+            getattr(importlib.import_module(module), name)(**{**init_args, "vocab_size": STAND_IN_VOCABULARY})
+    except (ConfigError, ValueError) as error:
+        raise SweepError(str(error)) from error
+
+
+STAND_IN_VOCABULARY = 64  # the vocabulary size a task is built with to check its knobs (the data sets it in fit)
+
+
+def check_trials(trials, command_for) -> None:
+    """Check the whole command of every planned trial (all of a grid; a random search's drawn ones) as ``fit``
+    checks it before training, so that a combination of valid values that ``fit`` refuses (``d_model`` 30 with
+    ``n_heads`` 4) fails the sweep before its first trial, not as a failed trial.
+
+    Each value is parsed once, with the others at the sweep's base, and what it changes in the parsed config
+    is applied to a copy of the base for each trial (parsing each of the 384 trials of a grid took 40 s);
+    trials that differ in seeds only are checked once.
+
+    Raises:
+        SweepError: naming the trial, its parameters and the check that failed.
+    """
+    from zoo.sweep.command import zoo_arguments
+
+    parser = cli_parser()
+    arguments = zoo_arguments(command_for({}))
+    base = parse(parser, arguments)
+    flat_base, missing = vars(base.as_flat()), object()
+    changes: dict[tuple[str, str], dict] = {}  # (key, repr(value)) -> the parsed fields that value changes
+    checked = set()
+    for trial in trials:
+        varied = tuple((key, repr(value)) for key, value in trial.params.items() if not _is_seed(key))
+        if varied in checked:
+            continue
+        checked.add(varied)
+        namespace = base.clone()
+        try:
+            for key, value in trial.params.items():
+                if (key, repr(value)) not in changes:
+                    parsed = vars(parse(parser, zoo_arguments(command_for({key: value}))).as_flat())
+                    changes[key, repr(value)] = {k: v for k, v in parsed.items() if flat_base.get(k, missing) != v}
+                for path, parsed_value in changes[key, repr(value)].items():
+                    namespace[path] = parsed_value
+            check_before_training(namespace)
+        except SweepError as error:
+            params = ", ".join(f"{key}={value!r}" for key, value in trial.params.items())
+            raise SweepError(
+                f"trial {trial.name} ({params}) is rejected by `zoo {' '.join(arguments[:3])}`: {error}"
+            ) from error
+
+
+def _is_seed(key: str) -> bool:
+    """Seeds (``seed_everything``, ``data.seed``) change no check of a configuration."""
+    return key.rsplit(".", 1)[-1] in ("seed", "seed_everything")
 
 
 def field_names(namespace) -> list[str]:
@@ -118,6 +191,7 @@ def check_against_cli(config: dict, command_for) -> None:
     where = " ".join(arguments[:3])
     try:
         namespace = parse(parser, arguments)
+        check_before_training(namespace)
     except SweepError as error:
         raise SweepError(f"the sweep's command fails without any parameter (`zoo {where}`): {error}") from error
     check_keys(list(config["parameters"]), field_names(namespace), where)
@@ -126,35 +200,49 @@ def check_against_cli(config: dict, command_for) -> None:
     for key, spec in config["parameters"].items():
         for value in values_to_check(spec):
             try:
-                parse(parser, zoo_arguments(command_for({**base, key: value})))
+                check_before_training(parse(parser, zoo_arguments(command_for({**base, key: value}))))
             except SweepError as error:
                 raise SweepError(f"parameters.{key}={value!r} is rejected by `zoo {where}`: {error}") from error
 
 
-def check_finished_trials(trials, command_for, runs_dir) -> None:
+def check_finished_trials(trials, command_for, runs_dir) -> dict[str, list[str]]:
     """Refuse to skip a finished trial whose recorded configuration is not what the sweep would run now (the
     extra arguments after ``--`` or the config file changed): its result would be reported for a
-    configuration it never had.
+    configuration it never had. A finished trial of another training budget is skipped all the same (a run
+    continued to a longer budget is not the run trained for it: its learning-rate schedule differs).
+
+    Returns:
+        For each finished trial whose budget differs, ``["trainer.max_steps=30 (the run has 20)", ...]``.
 
     Raises:
         SweepError: naming the trial and the fields that differ (the training budget may differ).
     """
     import json
 
-    from zoo.run_folders import differences
+    from zoo.run_folders import BUDGET_FIELDS, differences
     from zoo.sweep.command import zoo_arguments
     from zoo.sweep.state import is_finished
     from zoo.tracking import flatten
 
     parser = cli_parser()
+    budgets = {}
     for trial in trials:
         run_dir = runs_dir / trial.name
         if not is_finished(run_dir) or not (run_dir / "config.json").exists():
             continue
         command = flatten(parse(parser, zoo_arguments(command_for(trial.params))).as_dict())
-        differs = differences(json.loads((run_dir / "config.json").read_text()), command)
+        recorded = json.loads((run_dir / "config.json").read_text())
+        differs = differences(recorded, command)
         if differs:
             raise SweepError(
                 f"trial {trial.name} finished earlier with another configuration than this sweep would run: "
                 f"{', '.join(differs[:4])}; pass another --runs_dir, or remove {run_dir} to run it again"
             )
+        budget = [
+            f"{key}={command.get(key)!r} (the run has {recorded.get(key)!r})"
+            for key in BUDGET_FIELDS
+            if command.get(key) != recorded.get(key)
+        ]
+        if budget:
+            budgets[trial.name] = budget
+    return budgets
