@@ -172,13 +172,13 @@ class ZooCLI(LightningCLI):
 
     def instantiate_trainer(self, **kwargs):
         try:
-            return self._trainer_of_session(**kwargs)
+            return self._build_trainer(**kwargs)
         except ImportError as error:  # accelerator=tpu without torch_xla, strategy=deepspeed without deepspeed
             chosen = {k: v for k in TRAINER_PLUGINS if (v := self._config().trainer.get(k)) not in (None, "auto")}
             settings = ", ".join(f"trainer.{k}={v!r}" for k, v in chosen.items()) or "the trainer"
             raise ValueError(f"{settings} needs a package that is not installed: {error}") from error
 
-    def _trainer_of_session(self, **kwargs):
+    def _build_trainer(self, **kwargs):
         trainer_config = self._get(self.config_init, "trainer", default={})
         callbacks = list(trainer_config.get("callbacks") or [])
         if trainer_config.get("enable_progress_bar", True) is not False:

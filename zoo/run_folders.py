@@ -84,6 +84,11 @@ def _identity_value(key: str, value: object) -> object:
     return value
 
 
+def is_seed(key: str) -> bool:
+    """Seeds (``seed_everything``, ``data.seed``) are what repeats of one configuration differ in."""
+    return key.rsplit(".", 1)[-1] in ("seed", "seed_everything")
+
+
 class RunFolderError(Exception):
     """No run folder fits the command (``--ckpt_path last`` without a matching run); one line."""
 

@@ -12,7 +12,6 @@ from zoo.compare.configurations import (
     default_baseline,
     differing_knobs,
     group_by_configuration,
-    is_seed,
     parse_baseline,
     sort_key,
 )
@@ -20,6 +19,7 @@ from zoo.compare.errors import CompareError
 from zoo.compare.metrics import check_metric
 from zoo.compare.records import Run
 from zoo.compare.statistics import Difference, Spread, spread, welch
+from zoo.run_folders import is_seed
 from zoo.tracking import lower_is_better
 
 

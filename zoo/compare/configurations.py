@@ -7,7 +7,7 @@ from collections import Counter
 
 from zoo.compare.errors import CompareError
 from zoo.compare.records import Run
-from zoo.run_folders import BOOKKEEPING_FIELDS
+from zoo.run_folders import BOOKKEEPING_FIELDS, is_seed
 
 # Fields that name, place or display a run but do not change what it learns: a run's bookkeeping fields
 # (zoo.run_folders, one list for run names, resume and this table) and a few more of display and data loading.
@@ -29,11 +29,6 @@ PAPER_VALUES = {
 }
 
 Configuration = tuple  # the values of the differing knobs, in the order of ``knobs``
-
-
-def is_seed(key: str) -> bool:
-    """Seeds (``seed_everything``, ``data.seed``) are what repeats of one configuration differ in."""
-    return key.rsplit(".", 1)[-1] in ("seed", "seed_everything")
 
 
 def differing_knobs(runs: list[Run]) -> list[str]:

@@ -95,6 +95,7 @@ def check_trials(trials, command_for) -> None:
     Raises:
         SweepError: naming the trial, its parameters and the check that failed.
     """
+    from zoo.run_folders import is_seed
     from zoo.sweep.command import zoo_arguments
 
     parser = cli_parser()
@@ -104,7 +105,7 @@ def check_trials(trials, command_for) -> None:
     changes: dict[tuple[str, str], dict] = {}  # (key, repr(value)) -> the parsed fields that value changes
     checked = set()
     for trial in trials:
-        varied = tuple((key, repr(value)) for key, value in trial.params.items() if not _is_seed(key))
+        varied = tuple((key, repr(value)) for key, value in trial.params.items() if not is_seed(key))
         if varied in checked:
             continue
         checked.add(varied)
@@ -122,11 +123,6 @@ def check_trials(trials, command_for) -> None:
             raise SweepError(
                 f"trial {trial.name} ({params}) is rejected by `zoo {' '.join(arguments[:3])}`: {error}"
             ) from error
-
-
-def _is_seed(key: str) -> bool:
-    """Seeds (``seed_everything``, ``data.seed``) change no check of a configuration."""
-    return key.rsplit(".", 1)[-1] in ("seed", "seed_everything")
 
 
 def field_names(namespace) -> list[str]:
