@@ -7,6 +7,7 @@ recent run of the same name: weights, optimiser, schedule and W&B run.
 
 from __future__ import annotations
 
+import difflib
 import os
 import signal
 import sys
@@ -231,6 +232,17 @@ class ZooCLI(LightningCLI):
         self.after_validate()
 
 
+def _check_command(args: list[str]) -> None:
+    """Refuse an unknown command (``python -m zoo swep``) naming every command, LightningCLI's and the zoo's
+    own (argparse listed only the four of LightningCLI), and the nearest one."""
+    if not args or args[0].startswith("-") or args[0] in SUBCOMMANDS or args[0] in TOOLS:
+        return
+    commands = [*SUBCOMMANDS, *TOOLS]
+    near = difflib.get_close_matches(args[0], commands, n=1, cutoff=0.6)
+    hint = f"; did you mean {near[0]}?" if near else ""
+    raise ConfigError(f"{args[0]!r} is not a command; choose one of: {', '.join(commands)}{hint}")
+
+
 def _flag_values(args: list[str], flag: str) -> list[str]:
     """The values given to ``flag`` in ``args`` (``--flag VALUE`` or ``--flag=VALUE``)."""
     values = [value for name, value in zip(args, args[1:], strict=False) if name == flag]
@@ -305,6 +317,7 @@ def main(args: list[str] | None = None) -> None:
         sys.exit(module.main(argv[1:]))
     silence_noise()
     try:
+        _check_command(argv)
         _check_files(argv)
         ZooCLI(args=args)
     except (ConfigError, RunFolderError) as error:

@@ -147,9 +147,12 @@ def resolve_run_dir(subcommand: str, config: Namespace, flat: dict) -> Path | No
         if not Path(ckpt_path).is_file():
             raise RunFolderError(f"ckpt_path={ckpt_path!r} is not a file")
         owner = Path(ckpt_path).resolve().parent.parent
-        _check_checkpoint(config, evaluating)
-        if (owner / "summary.json").exists():
+        recorded = (owner / "summary.json").exists()
+        check_same_model(config)
+        if recorded:  # another configuration before the budget: a larger budget would not make it right
             check_same_run(owner, flat, prefix)
+        _check_checkpoint(config, evaluating)
+        if recorded:
             return owner
     return new_run_dir(runs_dir, name) if subcommand == "fit" else None
 

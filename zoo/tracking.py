@@ -142,13 +142,17 @@ class RunRecord(Logger):
     - ``summary.json``: ``final`` (the last value of each metric), ``best`` (the best value of each
       validation/test metric and its step; lower is better for loss, perplexity and bits per character),
       ``checkpoints``, ``status``, ``group``/``job_type``/``sweep_id`` (see :func:`run_grouping`), ``started``
-      (Unix time of the first start) and ``wall_time_s`` (seconds of training and evaluation, summed over
-      resumes).
+      (Unix time of the first start) and ``wall_time_s`` (seconds of ``fit``'s training and evaluation, summed
+      over resumes; a later ``validate``, ``test`` or ``predict`` of the run adds nothing to it).
+
+    Args:
+        run_dir: the run folder.
+        timed: whether this command's time counts in ``wall_time_s`` (``fit``).
     """
 
-    def __init__(self, run_dir: Path) -> None:
+    def __init__(self, run_dir: Path, timed: bool = True) -> None:
         super().__init__()
-        self.run_dir = Path(run_dir)
+        self.run_dir, self.timed = Path(run_dir), timed
         self.summary = self._read_summary()
         self._wall_before, self._clock = self.summary.get("wall_time_s", 0.0), time.monotonic()
 
@@ -227,7 +231,8 @@ class RunRecord(Logger):
         self._write_summary()
 
     def _write_summary(self) -> None:
-        self.summary["wall_time_s"] = round(self._wall_before + time.monotonic() - self._clock, 3)
+        if self.timed:
+            self.summary["wall_time_s"] = round(self._wall_before + time.monotonic() - self._clock, 3)
         (self.run_dir / "summary.json").write_text(json.dumps(self.summary, indent=2, sort_keys=True))
 
     @rank_zero_only

@@ -509,3 +509,11 @@ def test_a_trainer_value_lightning_refuses_after_data_setup_is_one_line_and_reco
 def test_the_message_shows_the_value_that_failed(data_dir, cli_env, capsys, args, message):
     # shakespeare_args sets --trainer.max_steps=6 before: the message must name the later, bad value
     assert f"zoo: error: {message}\n" in fails(capsys, [*shakespeare_args(data_dir), *args])
+
+
+def test_an_unknown_command_names_every_command_and_the_nearest(cli_env, capsys):
+    err = fails(capsys, ["swep", "sweeps/do-pe.yaml"])  # argparse listed only fit, validate, test, predict
+    assert err == (
+        "zoo: error: 'swep' is not a command; choose one of: fit, validate, test, predict, sweep, compare, "
+        "translate, generate, attention, average; did you mean sweep?\n"
+    )

@@ -143,9 +143,11 @@ def test_evaluation_records_the_checkpoint_step(data_dir, cli_env):
     args = shakespeare_args(data_dir)  # `test` at the checkpoint's step: tests/cli/test_end_to_end.py
     main([*args, "--trainer.max_steps=4"])
     run_dir = only_run(cli_env / "runs")
+    trained_for = read_run(run_dir)["summary"]["wall_time_s"]
     main(["validate", *args[1:], f"--ckpt_path={run_dir / 'checkpoints' / 'last.ckpt'}"])
     lines = [line for line in read_run(run_dir)["metrics"] if "val_loss" in line]
     assert [line["step"] for line in lines] == [3, 4, 4]  # during fit at 3 and 4, then validate at 4
+    assert read_run(run_dir)["summary"]["wall_time_s"] == trained_for  # fit's time only
 
 
 def test_an_interrupted_run_says_so_and_how_to_resume(data_dir, cli_env, capsys):
@@ -200,9 +202,11 @@ def test_a_checkpoint_file_of_a_run_refuses_another_config_too(data_dir, cli_env
     run_dir = only_run(cli_env / "runs")
     before = (run_dir / "config.json").read_bytes()
     last = f"--ckpt_path={run_dir / 'checkpoints' / 'last.ckpt'}"
-    with pytest.raises(SystemExit):
-        main([*shakespeare_args(data_dir), "--trainer.max_steps=4", "--model.lr=0.01", last])
-    assert "was trained with another configuration: model.lr=0.01 (the run has 0.001)" in capsys.readouterr().err
+    for budget in ("--trainer.max_steps=4", "--trainer.max_steps=2"):  # the other config first, budget spent or not
+        with pytest.raises(SystemExit):
+            main([*shakespeare_args(data_dir), budget, "--model.lr=0.01", last])
+        err = capsys.readouterr().err
+        assert "was trained with another configuration: model.lr=0.01 (the run has 0.001)" in err
     assert (run_dir / "config.json").read_bytes() == before
 
 
