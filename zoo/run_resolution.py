@@ -151,7 +151,8 @@ def resolve_run_dir(subcommand: str, config: Namespace, flat: dict) -> Path | No
         check_same_model(config)
         if recorded:  # another configuration before the budget: a larger budget would not make it right
             check_same_run(owner, flat, prefix)
-        _check_checkpoint(config, evaluating)
+        if not evaluating:
+            check_budget_left(config)
         if recorded:
             return owner
     return new_run_dir(runs_dir, name) if subcommand == "fit" else None
