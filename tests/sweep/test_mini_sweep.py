@@ -29,7 +29,7 @@ TRIALS = [
 BROKEN = "mini-rope-rmsnorm-s2"
 
 
-def sweep(tmp_path, data_dir, zoo_cache, *more: str) -> subprocess.CompletedProcess:
+def sweep(tmp_path, data_dir, zoo_cache, *more: str, parameters=PARAMETERS) -> subprocess.CompletedProcess:
     config = {
         "name": "mini",
         "command": [
@@ -44,7 +44,7 @@ def sweep(tmp_path, data_dir, zoo_cache, *more: str) -> subprocess.CompletedProc
         ],
         "method": "grid",
         "metric": {"name": "val_loss", "goal": "minimize"},
-        "parameters": PARAMETERS,
+        "parameters": parameters,
     }
     (tmp_path / "mini.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     extra = [f"--data.path={data_dir / 'tinyshakespeare'}", *TINY_MODEL, "--model.num_layers=1", *FEW_STEPS, *more]
@@ -99,6 +99,7 @@ def test_mini_sweep_runs_groups_skips_and_retries(tmp_path, data_dir, zoo_cache)
     (runs / BROKEN / "checkpoints" / "last.ckpt").unlink()  # repair the broken trial: the rerun starts it afresh
     second = sweep(tmp_path, data_dir, zoo_cache)
     assert second.returncode == 0, second.stdout + second.stderr
+    assert "Compare them: python -m zoo compare mini\n" in second.stdout
     seen = events(second.stdout)
     assert {name: seen.get(name) for name in TRIALS} == {
         name: ["start", "done"] if name == BROKEN else ["skip"] for name in TRIALS
@@ -127,13 +128,29 @@ def test_mini_sweep_runs_groups_skips_and_retries(tmp_path, data_dir, zoo_cache)
         assert row["wall_time_s_mean"] == pytest.approx(statistics.mean(r["wall_time_s"] for r in records))
         assert {name.split("-")[1] for name in row["runs"]} == {row["model.pe"]}
 
-    # a larger budget: the finished trials are skipped, and each says why it is not trained further
+    # one sweep, one definition: another budget, another width or another sweep file of the same name is
+    # refused before any trial, as its trials would share a table with these
+    where = os.path.join("runs", "mini", "sweep.json")
     longer = sweep(tmp_path, data_dir, zoo_cache, "--trainer.max_steps=8")
-    assert longer.returncode == 0, longer.stdout + longer.stderr
-    assert longer.stdout.count("this command asks trainer.max_steps=8 (the run has 6): not continued") == len(TRIALS)
-    assert "Compare them: python -m zoo compare mini\n" in longer.stdout
-
-    # the same sweep with another width must not report the finished trials as its own
+    assert longer.returncode == 2, longer.stdout + longer.stderr
+    assert f"sweep 'mini' in {where} was run with another definition: trainer.max_steps=8 (the sweep has 6);" in (
+        longer.stderr
+    )
+    assert "give this one another name (name: in its file) or pass another --runs_dir" in longer.stderr
     changed = sweep(tmp_path, data_dir, zoo_cache, "--model.d_ff=32")
-    assert changed.returncode == 2
-    assert "finished earlier with another configuration than this sweep would run: model.d_ff=32" in changed.stderr
+    assert changed.returncode == 2 and "another definition: model.d_ff=32 (the sweep has " in changed.stderr
+    other = sweep(tmp_path, data_dir, zoo_cache, parameters={"model.pe": {"values": ["sinusoidal"]}})
+    assert other.returncode == 2
+    assert "another definition: parameters.model.norm=unset (the sweep has {'values': ['layernorm', " in other.stderr
+    assert "parameters.model.pe={'values': ['sinusoidal']} (the sweep has {'values': ['learned', " in other.stderr
+    assert {path.name for path in runs.iterdir()} == set(before)  # nothing ran
+
+    # a sweep recorded without its definition: each finished trial is still checked against its record
+    state = json.loads((runs / "mini" / "sweep.json").read_text())
+    del state["definition"]
+    (runs / "mini" / "sweep.json").write_text(json.dumps(state))
+    longer = sweep(tmp_path, data_dir, zoo_cache, "--trainer.max_steps=8")
+    assert longer.returncode == 2
+    assert "finished earlier with another configuration than this sweep would run: trainer.max_steps=8 (the run " in (
+        longer.stderr
+    )

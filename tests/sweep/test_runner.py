@@ -11,7 +11,7 @@ import time
 import pytest
 from rich.console import Console
 
-from zoo.sweep.runner import Runner
+from zoo.sweep.runner import Runner, Terminated
 from zoo.sweep.spec import Trial
 from zoo.sweep.state import SweepState
 
@@ -26,6 +26,11 @@ seen["ckpt_path"] = args.get("ckpt_path")
 json.dump(seen, open(os.path.join(run_dir, "seen.json"), "w"))
 if args["action"] == "fail":
     sys.exit("ValueError: this trial fails")
+if args["action"] == "die":  # as under SIGKILL: its record says running, a checkpoint was saved
+    os.makedirs(os.path.join(run_dir, "checkpoints"))
+    open(os.path.join(run_dir, "checkpoints", "last.ckpt"), "w").close()
+    json.dump({"status": "running", "best": {}}, open(os.path.join(run_dir, "summary.json"), "w"))
+    os.kill(os.getpid(), 9)
 if args["action"] == "wait":
     time.sleep(60)
 if args["action"] == "wait_like_a_background_job":  # SIGINT ignored, as after `&` or nohup; SIGTERM handled
@@ -92,6 +97,15 @@ def test_failures_are_recorded_and_the_others_finish(tmp_path, monkeypatch):
     assert "done  fake-c  best val_loss 2.5 at step 6" in console
 
 
+def test_a_killed_trial_is_not_left_running_in_its_record(tmp_path):
+    runner = make_runner(tmp_path)
+    runner.run(source([Trial("fake-k", {"action": "die", "loss": 0}, "x=k")]))
+    assert runner.state.trials["fake-k"]["status"] == "failed"
+    summary = json.loads((tmp_path / "runs" / "fake-k" / "summary.json").read_text())
+    last = str(tmp_path / "runs" / "fake-k" / "checkpoints" / "last.ckpt")
+    assert (summary["status"], summary["exit_code"], summary["checkpoints"]) == ("killed", -9, {"last": last})
+
+
 def test_a_trial_with_a_checkpoint_is_resumed_and_one_without_is_set_aside(tmp_path):
     runner = make_runner(tmp_path)
     (tmp_path / "runs" / "fake-a" / "checkpoints").mkdir(parents=True)
@@ -128,7 +142,7 @@ def test_a_stop_reaches_trials_that_ignore_sigint_and_lets_them_save(tmp_path):
     timer = threading.Timer(3.0, os.kill, (os.getpid(), signal.SIGTERM))
     timer.start()
     started = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(Terminated):  # `zoo sweep` exits with 143, as `fit` does after SIGTERM
         runner.run(source(trials))
     timer.cancel()
     assert time.monotonic() - started < 30  # stopped by its own handler, not killed after the grace period

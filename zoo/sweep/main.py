@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import signal
 import sys
 from pathlib import Path
 
@@ -15,11 +16,17 @@ from rich.console import Console
 
 from zoo.run_folders import folder_problem
 from zoo.sweep.command import trial_command, zoo_arguments
-from zoo.sweep.runner import Runner, trial_command_line
+from zoo.sweep.runner import Runner, Terminated, trial_command_line
 from zoo.sweep.search import bayes_source, list_source
 from zoo.sweep.spec import SweepError, Trial, expand, load_sweep
 from zoo.sweep.state import SweepState, is_finished, metric_of, run_summary
-from zoo.sweep.validate import check_against_cli, check_finished_trials, check_trials
+from zoo.sweep.validate import (
+    check_against_cli,
+    check_finished_trials,
+    check_same_sweep,
+    check_trials,
+    sweep_definition,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,7 +51,8 @@ def main(argv: list[str]) -> int:
     """Entry point of ``python -m zoo sweep``.
 
     Returns:
-        0 when every trial finished, 1 when any failed, 2 for a bad sweep file or command line, 130 after Ctrl-C.
+        0 when every trial finished, 1 when any failed, 2 for a bad sweep file or command line, 130 after
+        Ctrl-C, 143 after SIGTERM.
     """
     own, extra = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
     options = build_parser().parse_args(own)
@@ -57,9 +65,11 @@ def main(argv: list[str]) -> int:
         config = load_sweep(options.file)
         command_for = _checked_command(config, extra, options)
         state = SweepState(Path(options.runs_dir), config["name"])
+        options.definition = sweep_definition(config, command_for)
+        check_same_sweep(state.data.get("definition"), options.definition, config["name"], state.file)
         trials = _planned_trials(config, options, state)
         check_trials(trials, command_for)
-        options.budgets = check_finished_trials(trials, command_for, Path(options.runs_dir))
+        check_finished_trials(trials, command_for, Path(options.runs_dir))
     except SweepError as error:
         print(f"zoo sweep: error: {error}", file=sys.stderr)
         return 2
@@ -104,7 +114,7 @@ def _dry_run(config: dict, trials: list[Trial], command_for, options, console: C
     for number, trial in enumerate(trials, 1):
         done = "to run"
         if is_finished(runs_dir / trial.name):
-            done = "finished: skipped" + _budget_note(options, trial)
+            done = "finished: skipped"
         console.print(f"{number:>4} {trial.name}  ({done})")
         console.print(f"       {shlex.join(trial_command_line(command_for, trial, runs_dir))}")
     if config["method"] == "bayes":
@@ -114,7 +124,9 @@ def _dry_run(config: dict, trials: list[Trial], command_for, options, console: C
 
 def _run(config: dict, trials: list[Trial], command_for, state: SweepState, options, console: Console) -> int:
     runs_dir = Path(options.runs_dir)
-    state.describe(file=str(options.file), method=config["method"], metric=config.get("metric"))
+    state.describe(
+        file=str(options.file), method=config["method"], metric=config.get("metric"), definition=options.definition
+    )
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     threads = options.threads or max(1, cores // options.parallel)
     runner = Runner(state, runs_dir, command_for, _metric_name(config), options.parallel, threads, console)
@@ -126,8 +138,7 @@ def _run(config: dict, trials: list[Trial], command_for, state: SweepState, opti
     for trial in trials:
         if is_finished(runs_dir / trial.name):
             value = metric_of(run_summary(runs_dir / trial.name), _metric_name(config))
-            note = (f": {value['value']:.4g}" if value else "") + _budget_note(options, trial)
-            runner.say("", "skip", trial, "finished earlier" + note)
+            runner.say("", "skip", trial, "finished earlier" + (f": {value['value']:.4g}" if value else ""))
         else:
             pending.append(trial)
     total = options.count or config.get("run_cap") if config["method"] == "bayes" else len(trials)
@@ -136,9 +147,9 @@ def _run(config: dict, trials: list[Trial], command_for, state: SweepState, opti
         source = bayes_source(config, state, source, total, options.seed)
     try:
         runner.run(source)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         console.print(f"interrupted: finished runs are kept; continue with: {_again(options)}")
-        return 130
+        return 128 + signal.SIGTERM if isinstance(stop, Terminated) else 130
     counts = runner.counts
     console.print(
         f"sweep {config['name']}: {counts['finished']} finished now, {len(trials) - len(pending)} earlier, "
@@ -147,17 +158,6 @@ def _run(config: dict, trials: list[Trial], command_for, state: SweepState, opti
     if counts["failed"]:
         console.print(f"failed trials are retried by running the same command again: {_again(options)}")
     return 1 if counts["failed"] else 0
-
-
-def _budget_note(options, trial: Trial) -> str:
-    """Why a finished trial of another training budget is not trained further, or ``""``."""
-    budget = options.budgets.get(trial.name)
-    if not budget:
-        return ""
-    return (
-        f"; this command asks {', '.join(budget)}: not continued, as a run extended to a longer budget is not "
-        f"the run trained for it (its schedule); pass another --runs_dir to train the sweep at this budget"
-    )
 
 
 def _compare_command(config: dict, options) -> str:

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from zoo.sweep.spec import Trial
-from zoo.sweep.state import SweepState, is_finished, metric_of, run_summary
+from zoo.sweep.state import SweepState, close_record, is_finished, metric_of, run_summary
 
 POLL_S = 0.5  # how often finished processes are looked for
 GRACE_S = 60.0  # how long an interrupted trial may take to shut down before it is killed
@@ -117,6 +117,7 @@ class Runner:
         trial, code = running.trial, running.process.returncode
         run_dir = self.runs_dir / trial.name
         wall = round(time.monotonic() - running.started, 1)
+        close_record(run_dir, code)
         finished = is_finished(run_dir)
         status = "finished" if finished else "interrupted" if interrupted else "failed"
         value = metric_of(run_summary(run_dir), self.metric)
@@ -138,7 +139,8 @@ class Runner:
         """Start trials from ``next_trial`` (``None`` when there are no more) until all have ended.
 
         Raises:
-            KeyboardInterrupt: after stopping and recording the running trials (Ctrl-C or SIGTERM).
+            KeyboardInterrupt: after stopping and recording the running trials (Ctrl-C; :class:`Terminated` for
+                SIGTERM).
         """
         previous = signal.signal(signal.SIGTERM, _raise_interrupt)
         try:
@@ -192,8 +194,12 @@ def _signal_group(process: subprocess.Popen, signum: int) -> None:
         pass
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM reached the sweep: stopped as on Ctrl-C, and it exits with 143 (128 + SIGTERM), as ``fit`` does."""
+
+
 def _raise_interrupt(signum, frame) -> None:
-    raise KeyboardInterrupt
+    raise Terminated
 
 
 def _metric_text(metric: str | None, value: dict | None) -> str:

@@ -44,6 +44,22 @@ def metric_of(summary: dict | None, metric: str | None) -> dict | None:
     return None
 
 
+def close_record(run_dir: Path, exit_code: int) -> None:
+    """Close the record of a trial whose process ended while its ``summary.json`` still says ``running``:
+    a process killed with SIGKILL, or by the kernel for memory, has no chance to write its end. The status
+    becomes ``killed`` (ended by a signal) or ``failed``, with the exit code (negative: the signal's number)
+    and the checkpoints its folder holds, so that ``compare`` and the next sweep see what happened.
+    """
+    summary = run_summary(run_dir)
+    if summary is None or summary.get("status") != "running":
+        return
+    checkpoints = {path.stem: str(path) for path in sorted((run_dir / "checkpoints").glob("*.ckpt"))}
+    summary.update(status="killed" if exit_code < 0 else "failed", exit_code=exit_code, checkpoints=checkpoints)
+    temporary = run_dir / "summary.json.tmp"
+    temporary.write_text(json.dumps(summary, indent=2, sort_keys=True))
+    os.replace(temporary, run_dir / "summary.json")
+
+
 class SweepState:
     """``<runs_dir>/<name>/sweep.json``, rewritten whole (atomically) after every change.
 

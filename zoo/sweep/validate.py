@@ -201,17 +201,15 @@ def check_against_cli(config: dict, command_for) -> None:
                 raise SweepError(f"parameters.{key}={value!r} is rejected by `zoo {where}`: {error}") from error
 
 
-def check_finished_trials(trials, command_for, runs_dir) -> dict[str, list[str]]:
+def check_finished_trials(trials, command_for, runs_dir) -> None:
     """Refuse to skip a finished trial whose recorded configuration is not what the sweep would run now (the
-    extra arguments after ``--`` or the config file changed): its result would be reported for a
-    configuration it never had. A finished trial of another training budget is skipped all the same (a run
-    continued to a longer budget is not the run trained for it: its learning-rate schedule differs).
-
-    Returns:
-        For each finished trial whose budget differs, ``["trainer.max_steps=30 (the run has 20)", ...]``.
+    extra arguments after ``--`` or the config file changed, or the training budget): its result would be
+    reported for a configuration it never had, and a run continued to a longer budget is not the run trained
+    for it (its learning-rate schedule differs). The sweep's own record makes the same check for the whole
+    sweep (:func:`check_same_sweep`); this one covers trials a sweep file does not record.
 
     Raises:
-        SweepError: naming the trial and the fields that differ (the training budget may differ).
+        SweepError: naming the trial and the fields that differ.
     """
     import json
 
@@ -221,24 +219,80 @@ def check_finished_trials(trials, command_for, runs_dir) -> dict[str, list[str]]
     from zoo.tracking import flatten
 
     parser = cli_parser()
-    budgets = {}
     for trial in trials:
         run_dir = runs_dir / trial.name
         if not is_finished(run_dir) or not (run_dir / "config.json").exists():
             continue
         command = flatten(parse(parser, zoo_arguments(command_for(trial.params))).as_dict())
         recorded = json.loads((run_dir / "config.json").read_text())
-        differs = differences(recorded, command)
+        differs = differences(recorded, command) + [
+            f"{key}={command.get(key)!r} (the run has {recorded.get(key)!r})"
+            for key in BUDGET_FIELDS
+            if command.get(key) != recorded.get(key)
+        ]
         if differs:
             raise SweepError(
                 f"trial {trial.name} finished earlier with another configuration than this sweep would run: "
                 f"{', '.join(differs[:4])}; pass another --runs_dir, or remove {run_dir} to run it again"
             )
-        budget = [
-            f"{key}={command.get(key)!r} (the run has {recorded.get(key)!r})"
-            for key in BUDGET_FIELDS
-            if command.get(key) != recorded.get(key)
-        ]
-        if budget:
-            budgets[trial.name] = budget
-    return budgets
+
+
+def sweep_definition(config: dict, command_for) -> dict:
+    """What makes the trials of a sweep one experiment, as its state records it: the search (``method``,
+    ``metric``, ``parameters``) and the resolved configuration every trial starts from (the config file, the
+    extra arguments after ``--``; the training budget included, bookkeeping left out), JSON-plain.
+
+    Returns:
+        ``{"method": ..., "metric": ..., "parameters": {...}, "base": {dotted key: value}}``.
+    """
+    import json
+
+    from zoo.run_folders import BUDGET_FIELDS, identity
+    from zoo.sweep.command import zoo_arguments
+    from zoo.tracking import flatten
+
+    flat = flatten(parse(cli_parser(), zoo_arguments(command_for({}))).as_dict())
+    base = {**identity(flat), **{key: flat.get(key) for key in BUDGET_FIELDS}}
+    definition = {"method": config["method"], "metric": config.get("metric"), "parameters": config["parameters"]}
+    return json.loads(json.dumps({**definition, "base": base}, default=str))
+
+
+def definition_changes(recorded: dict, current: dict) -> list[str]:
+    """``field=<now> (the sweep has <then>)`` for each field of two :func:`sweep_definition` results that
+    differs (``parameters.model.pe``, ``trainer.max_steps``, ``method``), sorted."""
+
+    def flat(definition: dict) -> dict:
+        parameters = {f"parameters.{key}": spec for key, spec in definition.get("parameters", {}).items()}
+        search = {key: definition.get(key) for key in ("method", "metric")}
+        return {**search, **parameters, **definition.get("base", {})}
+
+    then, now, missing = flat(recorded), flat(current), object()
+    return [
+        f"{key}={now.get(key, missing)!r} (the sweep has {then.get(key, missing)!r})".replace(repr(missing), "unset")
+        for key in sorted(set(then) | set(now))
+        if then.get(key, missing) != now.get(key, missing)
+    ]
+
+
+def check_same_sweep(recorded: dict | None, current: dict, name: str, where) -> None:
+    """Refuse to add trials to a sweep recorded with another definition (another sweep file of the same
+    ``name``, other extra arguments, another budget): its table would mix two experiments.
+
+    Args:
+        recorded: the definition in the sweep's state, or ``None`` for a new sweep (or one recorded before
+            definitions were).
+        current: :func:`sweep_definition` of this command.
+        name: the sweep's name.
+        where: the sweep's state file (for the message).
+
+    Raises:
+        SweepError: naming the fields that differ, and what to do instead.
+    """
+    changes = definition_changes(recorded, current) if recorded else []
+    if changes:
+        more = f" and {len(changes) - 4} more" if len(changes) > 4 else ""
+        raise SweepError(
+            f"sweep {name!r} in {where} was run with another definition: {', '.join(changes[:4])}{more}; the "
+            f"trials of one sweep share one definition: give this one another name (name: in its file) or pass "
+            f"another --runs_dir"
+        )
