@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 import re
 import sys
+from pathlib import Path
 
 from lightning.pytorch.cli import LightningArgumentParser
 
@@ -33,6 +34,7 @@ class ZooArgumentParser(LightningArgumentParser):
             or _bad_length(text)
             or _missing_value(text)
             or _unknown_class_help(text)
+            or _missing_model_or_data(text)
         )
         if choice:
             sys.stderr.write(f"zoo: error: {choice}\n")
@@ -41,6 +43,24 @@ class ZooArgumentParser(LightningArgumentParser):
         shown = "\n  ".join(lines[:6])
         sys.stderr.write(f"zoo: error: {shown}\n(python -m zoo fit --help lists every field and its type)\n")
         self.exit(2)
+
+
+_MISSING = re.compile(r"the following arguments are required: (\w+)\.(?:data|model)\b")
+SHIPPED_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+
+
+def _missing_model_or_data(message: str) -> str | None:
+    """A command with no ``--config`` (nor ``--model`` and ``--data``): which configs there are to pass."""
+    match = _MISSING.search(message)
+    if match is None:
+        return None
+    command = match.group(1)
+    configs = sorted(str(path.relative_to(SHIPPED_CONFIGS.parent)) for path in SHIPPED_CONFIGS.glob("*/*.yaml"))
+    shipped = f" ({', '.join(configs)})" if configs else ""
+    return (
+        f"{command} needs a model and its data: pass --config with a config file{shipped}, e.g. `python -m zoo "
+        f"{command} --config configs/decoder_only/tinyshakespeare.yaml`, or --model CLASS and --data CLASS"
+    )
 
 
 # the arguments of this command (set by zoo.cli.main), for messages that need the field's group

@@ -122,8 +122,8 @@ def differences(recorded: dict, current: dict, prefix: str = "") -> list[str]:
     b = {k: v for k, v in b.items() if k.startswith(prefix) and k not in free}
     missing = object()
 
-    def value(config: dict, key: str) -> object:  # an added field left out of the identity has its old value
-        return config.get(key, ADDED_FIELDS.get(key, missing))
+    def value(config: dict, key: str) -> object:  # a field left out of the identity at its default has that value
+        return config.get(key, {**ADDED_FIELDS, "trainer.precision": DEFAULT_PRECISION}.get(key, missing))
 
     return [
         f"{key}={value(b, key)!r} (the run has {value(a, key)!r})".replace(repr(missing), "unset")
@@ -190,7 +190,8 @@ def _same_name(folder: Path, name: str) -> bool:
     return folder.name == name or (folder.name.startswith(name + "-") and folder.name[len(name) + 1 :].isdigit())
 
 
-def _recorded_config(folder: Path) -> dict | None:
+def recorded_config(folder: Path) -> dict | None:
+    """A run folder's ``config.json`` (flat fields), or ``None`` if it has none or it cannot be read."""
     try:
         return json.loads((folder / "config.json").read_text())
     except (OSError, ValueError):
@@ -234,10 +235,10 @@ def find_resumable(runs_dir: Path, name: str, flat_config: dict, family: str | N
     if family and (prefix or not folders):
         folders = _newest_first({*folders, *_with_checkpoint(runs_dir, f"{family}-*", None)})
     for folder in folders:
-        recorded = _recorded_config(folder)
+        recorded = recorded_config(folder)
         if recorded is not None and not differences(recorded, flat_config, prefix):
             return folder
-    if folders and (recorded := _recorded_config(folders[0])) is not None and differences(recorded, flat_config):
+    if folders and (recorded := recorded_config(folders[0])) is not None and differences(recorded, flat_config):
         raise RunFolderError(
             f"ckpt_path='last': {folders[0]} was trained with another configuration: "
             f"{', '.join(differences(recorded, flat_config, prefix))}; resume it with its own config "

@@ -18,8 +18,10 @@ from lightning.pytorch.utilities import rank_zero_info
 
 from zoo.callbacks import FinalValidation, InterruptedRun, checkpoint_callbacks
 from zoo.nonfinite import NonFiniteLoss
+from zoo.partial_evaluation import PartialEvaluation
 from zoo.predictions import PredictionWriter
 from zoo.resume import SaveLastEvery, StepSeed
+from zoo.run_folders import recorded_config
 from zoo.run_resolution import load_checkpoint
 from zoo.tracking import RunRecord, define_summaries, flatten, make_wandb_logger, record_checkpoints
 
@@ -49,7 +51,8 @@ class RunSession:
 
     def trainer_arguments(self, model: LightningModule, callbacks: list, trainer_config: dict) -> dict:
         """The ``callbacks``, ``logger`` and ``default_root_dir`` of the command's ``Trainer``: W&B and the
-        local record as loggers; the interrupted-run marker; for ``fit`` the training callbacks and the
+        local record as loggers; the interrupted-run marker; for ``validate`` and ``test`` the marker of an
+        evaluation over part of its split; for ``fit`` the training callbacks and the
         checkpoints, for ``predict`` the prediction writer.
 
         Raises:
@@ -61,6 +64,9 @@ class RunSession:
         record_failure = functools.partial(_record_wandb_failure, self.record)
         wandb_logger = make_wandb_logger(self.run_dir, self.run_dir.name, self.config.wandb_project, record_failure)
         callbacks.append(InterruptedRun(self.record))
+        if self.subcommand in ("validate", "test"):
+            trained_with = (recorded_config(self.run_dir) or {}).get("trainer.limit_val_batches")
+            callbacks.append(PartialEvaluation([wandb_logger, self.record], trained_with))
         if self.subcommand == "predict":
             callbacks.append(PredictionWriter(self.run_dir, self.record))
         if self.subcommand == "fit" and trainer_config.get("enable_checkpointing", True) is not False:
@@ -82,6 +88,7 @@ class RunSession:
         self.record_config(trainer, config, config_text)
         if self.config.get("ckpt_path"):
             self.record.rewind(load_checkpoint(self.config.ckpt_path).get("global_step", 0))
+            self.record.reopen()
 
     def record_config(self, trainer: Trainer, config: dict, config_text: str) -> None:
         """Give ``config`` to every logger (rank 0 only) and write ``config_text`` to ``config.yaml``."""

@@ -15,10 +15,10 @@ from pathlib import Path
 from lightning.pytorch.loggers import Logger
 from lightning.pytorch.utilities import rank_zero_info, rank_zero_only
 
+from zoo.partial_evaluation import EVALUATION_PREFIXES, PARTIAL_PREFIX, mark_partial
 from zoo.wandb_guard import GuardedWandbLogger
 
 LOWER_IS_BETTER = ("loss", "ppl", "bpc")
-EVALUATION_PREFIXES = ("val_", "test_")
 
 
 def _has_api_key() -> bool:
@@ -99,16 +99,19 @@ EVALUATION_METRICS = ("loss", "ppl", "bpc", "acc", "f1", "bleu", "exact_match")
 
 
 def define_summaries(logger: GuardedWandbLogger) -> None:
-    """Give each evaluation metric its direction in W&B (``summary="min"`` for loss, perplexity and bits per
+    """Give each validation metric its direction in W&B (``summary="min"`` for loss, perplexity and bits per
     character, ``"max"`` for BLEU, accuracy, F1, exact match), so that the run summary, a sweep's ``metric``
-    and the parallel-coordinates and parameter-importance panels use the best value, not the last."""
+    and the parallel-coordinates and parameter-importance panels use the best value, not the last; a test
+    metric's summary is its last value (the best over several tested checkpoints would choose on the test
+    set)."""
 
     def define_all() -> None:
         for stage in ("val", "test"):
             for name in EVALUATION_METRICS:
                 metric = f"{stage}_{name}"
                 direction = "min" if lower_is_better(metric) else "max"
-                logger.experiment.define_metric(metric, step_metric="trainer/global_step", summary=direction)
+                summary = direction if stage == "val" else "last"  # the best test would choose on the test set
+                logger.experiment.define_metric(metric, step_metric="trainer/global_step", summary=summary)
 
     logger.safely("define_metric", define_all)
 
@@ -140,10 +143,12 @@ class RunRecord(Logger):
     - ``config.json``: the resolved configuration, flat dotted keys;
     - ``metrics.jsonl``: one line per logging call, ``{"step": .., "<metric>": ..}``;
     - ``summary.json``: ``final`` (the last value of each metric), ``best`` (the best value of each
-      validation/test metric and its step; lower is better for loss, perplexity and bits per character),
+      validation metric and its step; lower is better for loss, perplexity and bits per character; test
+      metrics have none, as the best test over several tested checkpoints would choose on the test set),
       ``checkpoints``, ``status``, ``group``/``job_type``/``sweep_id`` (see :func:`run_grouping`), ``started``
-      (Unix time of the first start) and ``wall_time_s`` (seconds of ``fit``'s training and evaluation, summed
-      over resumes; a later ``validate``, ``test`` or ``predict`` of the run adds nothing to it).
+      (Unix time of the first start), ``wall_time_s`` (seconds of ``fit``'s training and evaluation, summed
+      over resumes; a later ``validate``, ``test`` or ``predict`` of the run adds nothing to it) and
+      ``partial_evaluations`` (``partial/<metric>`` -> what limited it, :mod:`zoo.partial_evaluation`).
 
     Args:
         run_dir: the run folder.
@@ -154,6 +159,7 @@ class RunRecord(Logger):
         super().__init__()
         self.run_dir, self.timed = Path(run_dir), timed
         self.summary = self._read_summary()
+        self.partial: str | None = None  # set when an evaluation covers part of its split
         self._wall_before, self._clock = self.summary.get("wall_time_s", 0.0), time.monotonic()
 
     def _read_summary(self) -> dict:
@@ -191,9 +197,14 @@ class RunRecord(Logger):
 
     @rank_zero_only
     def log_metrics(self, metrics: dict, step: int | None = None) -> None:
-        values = {k: float(v) for k, v in metrics.items() if k != "epoch"}
+        values = {k: float(v) for k, v in mark_partial(metrics, self.partial).items() if k != "epoch"}
         if not values:
             return
+        if self.partial:
+            self.summary["partial_evaluations"] = {
+                **self.summary.get("partial_evaluations", {}),
+                **{key: self.partial for key in values if key.startswith(PARTIAL_PREFIX)},
+            }
         self.run_dir.mkdir(parents=True, exist_ok=True)
         with open(self.run_dir / "metrics.jsonl", "a") as f:
             f.write(json.dumps({"step": step, **values}) + "\n")
@@ -204,7 +215,7 @@ class RunRecord(Logger):
         """Update ``final`` and ``best`` with one logged line."""
         for key, value in values.items():
             self.summary["final"][key] = value
-            if key.startswith(EVALUATION_PREFIXES) and math.isfinite(value):
+            if key.startswith("val_") and math.isfinite(value):  # test_*: the last test (see class docstring)
                 best = self.summary["best"].get(key)
                 better = best is None or (value < best["value"] if lower_is_better(key) else value > best["value"])
                 if better:
@@ -241,6 +252,14 @@ class RunRecord(Logger):
         self.summary.update(fields)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self._write_summary()
+
+    @rank_zero_only
+    def reopen(self) -> None:
+        """A resumed run is running again: how its earlier attempt ended (``status`` ``interrupted``,
+        ``killed`` or ``failed``, its ``exit_code`` and ``error``) no longer describes it."""
+        for stale in ("exit_code", "error"):
+            self.summary.pop(stale, None)
+        self.record(status="running")
 
     @rank_zero_only
     def finalize(self, status: str) -> None:

@@ -10,6 +10,8 @@ from typing import Any
 from lightning.pytorch.loggers import WandbLogger
 from lightning.pytorch.utilities import rank_zero_only
 
+from zoo.partial_evaluation import mark_partial
+
 
 class GuardedWandbLogger(WandbLogger):
     """A ``WandbLogger`` whose every call is guarded: the first exception is reported in one line on stderr and
@@ -19,12 +21,16 @@ class GuardedWandbLogger(WandbLogger):
     Args:
         *args, **kwargs: those of ``WandbLogger``.
         on_failure: called once with the one-line message (the CLI records it in ``summary.json``).
+
+    Attributes:
+        partial: set when an evaluation covers part of its split (:mod:`zoo.partial_evaluation`).
     """
 
     def __init__(self, *args, on_failure: Callable[[str], None] | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.on_failure = on_failure
         self.failure: str | None = None
+        self.partial: str | None = None
 
     def safely(self, what: str, function: Callable[[], Any]) -> Any:
         """``function()``, or ``None`` once W&B has failed (now or before). ``what`` names the call in the
@@ -77,7 +83,7 @@ class GuardedWandbLogger(WandbLogger):
 
     @rank_zero_only
     def log_metrics(self, metrics, step=None) -> None:
-        log = super().log_metrics
+        log, metrics = super().log_metrics, mark_partial(metrics, self.partial)
         self.safely("log_metrics", lambda: log(metrics, step))
 
     @rank_zero_only

@@ -44,13 +44,25 @@ def test_fit_validate_test_on_real_data(variant, data_dir, cli_env):
     saved = [v["tokenizers"] for v in checkpoint.values() if isinstance(v, dict) and "tokenizers" in v]
     assert saved and all(Tokenizer.from_str(t).token_to_id("<pad>") == 0 for t in saved[0].values())
 
-    main(["validate", *common, f"--ckpt_path={last}"])
+    main(["validate", *common, f"--ckpt_path={last}"])  # the limit_val_batches it trained with: its own metrics
+    assert read_run(run_dir)["metrics"][-1]["val_loss"] == read_run(run_dir)["summary"]["final"]["val_loss"]
+    main(["validate", *common, f"--ckpt_path={last}", "--trainer.limit_val_batches=0.1"])  # another part
+    partial = read_run(run_dir)["summary"]["partial_evaluations"]
+    assert {"partial/val_loss", f"partial/{task_metric}"} <= set(partial)
+    assert re.fullmatch(r"trainer\.limit_val_batches=0\.1 \(\d+ of \d+ batches\)", partial["partial/val_loss"])
     if any((data_dir / data_name).glob("test*")):
-        main(["test", *common, f"--ckpt_path={last}"])
-        tested = [line for line in read_run(run_dir)["metrics"] if "test_loss" in line]
+        main(["test", *common, f"--ckpt_path={last}"])  # 2 batches (FEW_STEPS): a smoke check, not a result
+        tested = [line for line in read_run(run_dir)["metrics"] if "partial/test_loss" in line]
         assert [line["step"] for line in tested] == [6]  # the checkpoint's step, not 0
+        summary = read_run(run_dir)["summary"]
+        assert not [key for key in [*summary["final"], *summary["best"]] if key.startswith("test_")]
+        assert re.fullmatch(
+            r"trainer\.limit_test_batches=2 \(2 of \d+ batches\)", summary["partial_evaluations"]["partial/test_loss"]
+        )
+        main(["test", *common, f"--ckpt_path={last}", "--trainer.limit_test_batches=1.0"])  # the whole split
+        summary = read_run(run_dir)["summary"]
+        assert {"test_loss", f"test_{task_metric[4:]}"} <= set(summary["final"]) and "test_loss" not in summary["best"]
         if task_metric == "val_bleu":
-            summary = read_run(run_dir)["summary"]
             assert {"test_bleu", "test_chrf"} <= set(summary["final"])
             assert re.fullmatch(
                 r"nrefs:1\|case:mixed\|eff:no\|tok:13a\|smooth:exp\|version:[\d.]+", summary["test_bleu_signature"]

@@ -61,7 +61,7 @@ def test_aliases_of_one_precision_are_one_run():
     hashes = {config_hash({**base, "trainer.precision": value}) for value in ("16-mixed", "bf16-mixed", "bf16-true")}
     assert len(hashes | {config_hash(base)}) == 4
     assert differences(base, {**base, "trainer.precision": "bf16"}) == [
-        "trainer.precision='bf16-mixed' (the run has unset)"
+        "trainer.precision='bf16-mixed' (the run has '32-true')"
     ]
     recorded = with_added_fields({**base, "trainer.precision": 16})  # compare reads each in its one form
     assert recorded["trainer.precision"] == "16-mixed"
@@ -164,9 +164,11 @@ def test_an_interrupted_run_says_so_and_how_to_resume(data_dir, cli_env, capsys)
     err = capsys.readouterr().err
     command = err.split("zoo: run interrupted; resume it with: ")[1].splitlines()[0]
     assert command.endswith(f"--ckpt_path runs/{run_dir.name}/checkpoints/last.ckpt")
+    (run_dir / "summary.json").write_text(json.dumps({**summary, "exit_code": -9}))  # as a sweep closes a kill
     main(shlex.split(command)[3:])  # the printed command continues the same run to its end
     record = read_run(run_dir)
     assert record["summary"]["status"] == "finished" and record["summary"]["best"]["val_loss"]["step"] == 6
+    assert "exit_code" not in record["summary"]  # how the earlier attempt ended is not the run's end
 
 
 def test_sigterm_saves_the_step_and_resume_continues_it(data_dir, cli_env, capsys):

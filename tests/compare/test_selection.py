@@ -51,6 +51,13 @@ def test_failed_and_running_runs_are_left_out_and_listed(runs_dir, compare, comp
     assert status == 0 and "Left out of the statistics" in out and "ed-rope-s4 (failed), ed-rope-s5 (running)" in out
     result = compare_json(runs_dir, "--include_unfinished", "--baseline", "pe=sinusoidal")
     assert (result["rows"][1]["model.pe"], result["rows"][1]["n"]) == ("rope", 5)
+    assert [row["unfinished"] for row in result["rows"]] == [0, 2]  # the counted runs say what they are
+    assert (
+        "Unfinished runs counted (--include_unfinished), with their values from where they stopped, not from the "
+        "end of their budget: ed-rope-s4, ed-rope-s5."
+    ) in result["notes"]
+    _, out, _ = compare(runs_dir, "--include_unfinished", "--format", "markdown")
+    assert "| 5 (2 unfinished) |" in out
     # counted, it has no config: its status says why
     assert result["excluded"] == [
         {"run": "ed-rope-s6", "reason": "no summary.json"}

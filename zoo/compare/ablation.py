@@ -19,6 +19,7 @@ from zoo.compare.errors import CompareError
 from zoo.compare.metrics import check_metric
 from zoo.compare.records import Run
 from zoo.compare.statistics import Difference, Spread, spread, welch
+from zoo.partial_evaluation import PARTIAL_PREFIX
 from zoo.run_folders import is_seed
 from zoo.tracking import lower_is_better
 
@@ -48,6 +49,12 @@ class Row:
     wall_time_s: Spread
     difference: Difference | None
 
+    @property
+    def unfinished(self) -> list[str]:
+        """The runs of the row that did not finish (counted with ``--include_unfinished``): their values are
+        from where they stopped, not from the end of their budget."""
+        return [run.name for run in self.runs if run.status != "finished"]
+
 
 @dataclass
 class Comparison:
@@ -64,8 +71,9 @@ class Comparison:
 
 
 def metric_value(run: Run, metric: str, which: str) -> float | None:
-    """The ``final`` or ``best`` value of ``metric`` in ``run`` (best: the record's, else over its history)."""
-    if which == "final":
+    """The ``final`` or ``best`` value of ``metric`` in ``run`` (best: the record's, else over its history; of a
+    test metric, the last test: the best over several tested checkpoints would choose on the test set)."""
+    if which == "final" or metric.startswith("test_"):
         return run.final.get(metric)
     if metric in run.best:
         return run.best[metric]
@@ -79,6 +87,8 @@ def _exclusion(run: Run, metric: str, include_unfinished: bool) -> str | None:
     if not run.config:  # an unfinished one's status says more (a sweep trial that failed before its record)
         return "no config.json" if run.status == "finished" else run.status
     if metric_value(run, metric, "final") is None:
+        if PARTIAL_PREFIX + metric in run.final:
+            return f"{metric} only over part of its split ({PARTIAL_PREFIX}{metric})"
         return f"no {metric} logged"
     return None
 

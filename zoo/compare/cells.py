@@ -74,7 +74,7 @@ def cells(comparison: Comparison, row: Row) -> list[str]:
     return [
         "base" if row.is_baseline else "",
         *knobs,
-        str(len(row.runs)),
+        str(len(row.runs)) + (f" ({len(row.unfinished)} unfinished)" if row.unfinished else ""),
         *(mean_std(s, decimals) for s in values),
         *_vs_baseline(row, decimals),
         human(row.parameters.mean),
@@ -94,6 +94,12 @@ def notes(comparison: Comparison) -> list[str]:
         "Blank knob cells: as in the baseline (layout of Table 3, Vaswani et al. 2017). tokens/s: each run's mean "
         "over its logged training steps; wall time: training and evaluation.",
     ]
+    unfinished = [name for row in comparison.rows for name in row.unfinished]
+    if unfinished:
+        lines.append(
+            f"Unfinished runs counted (--include_unfinished), with their values from where they stopped, not from "
+            f"the end of their budget: {', '.join(unfinished)}."
+        )
     if comparison.excluded:
         left_out = ", ".join(f"{name} ({reason})" for name, reason in comparison.excluded)
         lines.append(f"Left out of the statistics (--include_unfinished counts unfinished runs): {left_out}.")

@@ -49,6 +49,7 @@ def record(comparison: Comparison, row: Row) -> dict:
         **row.knobs,
         "baseline": row.is_baseline,
         "n": len(row.runs),
+        "unfinished": len(row.unfinished),
         **_numbers(f"{comparison.metric}_best", row.best),
         **_numbers(f"{comparison.metric}_final", row.final),
         "delta": None if d is None else d.delta,
