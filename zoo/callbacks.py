@@ -89,13 +89,25 @@ class AttentionMaps(Callback):
                 logger.log_image(key="attention", images=[str(out)], step=trainer.global_step)
 
 
+class BestAndLast(ModelCheckpoint):
+    """Lightning's ``ModelCheckpoint`` by a monitored metric, with ``last.ckpt`` saved at every validation:
+    Lightning 2.6 saves "last" only at a validation that also saved a best checkpoint, so once a run stops
+    improving a kill -9 would lose every step since its last improvement."""
+
+    def on_validation_end(self, trainer: pl.Trainer, pl_module) -> None:
+        skip = self._should_skip_saving_checkpoint(trainer) or self._should_save_on_train_epoch_end(trainer)
+        super().on_validation_end(trainer, pl_module)
+        if not skip and self.save_last and self._last_global_step_saved != trainer.global_step:
+            self._save_last_checkpoint(trainer, self._monitor_candidates(trainer))
+
+
 def checkpoint_callbacks(run_dir: Path, task, keep_last: int = 0) -> list[ModelCheckpoint]:
     """The checkpoints of a ``fit`` in ``run_dir/checkpoints``: ``best-step<S>.ckpt`` by the task's ``monitor``
     metric and ``last.ckpt``; with ``keep_last`` N, also ``step<S>.ckpt`` at each validation, the newest N kept
     (Lightning ranks them by the evaluated step, which :class:`zoo.tasks.TaskModule` logs as ``step``)."""
     folder = run_dir / "checkpoints"
     callbacks = [
-        ModelCheckpoint(
+        BestAndLast(
             dirpath=folder,
             filename="best-step{step}",
             auto_insert_metric_name=False,

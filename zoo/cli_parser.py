@@ -55,7 +55,7 @@ def _missing_model_or_data(message: str) -> str | None:
     if match is None:
         return None
     command = match.group(1)
-    configs = sorted(str(path.relative_to(SHIPPED_CONFIGS.parent)) for path in SHIPPED_CONFIGS.glob("*/*.yaml"))
+    configs = sorted(str(path.relative_to(SHIPPED_CONFIGS.parent)) for path in SHIPPED_CONFIGS.glob("**/*.yaml"))
     shipped = f" ({', '.join(configs)})" if configs else ""
     return (
         f"{command} needs a model and its data: pass --config with a config file{shipped}, e.g. `python -m zoo "

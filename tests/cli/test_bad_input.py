@@ -522,10 +522,10 @@ def test_an_unknown_command_names_every_command_and_the_nearest(cli_env, capsys)
 @pytest.mark.parametrize("command", ["fit", "test"])
 def test_a_command_without_a_config_names_the_shipped_ones(command, cli_env, capsys):
     err = fails(capsys, [command])  # jsonargparse said "the following arguments are required: fit.data, fit.model"
-    shipped = ", ".join(sorted(str(path.relative_to(CONFIGS.parent)) for path in CONFIGS.glob("*/*.yaml")))
+    shipped = ", ".join(sorted(str(path.relative_to(CONFIGS.parent)) for path in CONFIGS.glob("**/*.yaml")))
     assert err == (
         f"zoo: error: {command} needs a model and its data: pass --config with a config file ({shipped}), e.g. "
         f"`python -m zoo {command} --config configs/decoder_only/tinyshakespeare.yaml`, or --model CLASS and "
         "--data CLASS\n"
     )
-    assert "configs/decoder_only/tinyshakespeare.yaml" in shipped
+    assert "configs/decoder_only/tinyshakespeare.yaml" in shipped and "configs/quickstart.yaml" in shipped

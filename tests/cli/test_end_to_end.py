@@ -9,12 +9,13 @@ from tokenizers import Tokenizer
 
 from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL, VARIANTS, read_run, shakespeare_args
 from zoo.cli import main
+from zoo.tasks.translation import TranslationTask
 
 TRAIN_METRICS = {"train_loss", "lr", "grad_norm", "tokens_per_sec"}
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
-def test_fit_validate_test_on_real_data(variant, data_dir, cli_env):
+def test_fit_validate_test_on_real_data(variant, data_dir, cli_env, monkeypatch):
     config, data_name, extra, task_metric = VARIANTS[variant]
     common = ["--config", str(CONFIGS / config), f"--data.path={data_dir / data_name}", *TINY_MODEL, *extra, *FEW_STEPS]
     main(["fit", *common])
@@ -59,7 +60,11 @@ def test_fit_validate_test_on_real_data(variant, data_dir, cli_env):
         assert re.fullmatch(
             r"trainer\.limit_test_batches=2 \(2 of \d+ batches\)", summary["partial_evaluations"]["partial/test_loss"]
         )
+        decoded = []  # translate() calls: bleu_batches=1 limits validation's BLEU, never the test's
+        translate = TranslationTask.translate
+        monkeypatch.setattr(TranslationTask, "translate", lambda *a, **k: decoded.append(1) or translate(*a, **k))
         main(["test", *common, f"--ckpt_path={last}", "--trainer.limit_test_batches=1.0"])  # the whole split
+        assert task_metric != "val_bleu" or len(decoded) > 1
         summary = read_run(run_dir)["summary"]
         assert {"test_loss", f"test_{task_metric[4:]}"} <= set(summary["final"]) and "test_loss" not in summary["best"]
         if task_metric == "val_bleu":

@@ -22,7 +22,7 @@ args = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--") and 
 run_dir = os.path.join(args["runs_dir"], args["run_name"])
 os.makedirs(run_dir, exist_ok=True)
 seen = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "WANDB_RUN_GROUP", "WANDB_JOB_TYPE", "WANDB_RUN_ID")}
-seen["ckpt_path"] = args.get("ckpt_path")
+seen["ckpt_path"], seen["pid"] = args.get("ckpt_path"), os.getpid()
 json.dump(seen, open(os.path.join(run_dir, "seen.json"), "w"))
 if args["action"] == "fail":
     sys.exit("ValueError: this trial fails")
@@ -85,7 +85,7 @@ def test_failures_are_recorded_and_the_others_finish(tmp_path, monkeypatch):
     assert "ValueError: this trial fails" in open(trials_state["fake-b"]["log"]).read()
     assert trials_state["fake-a"]["metric"] == {"value": 1.5, "step": 6, "kind": "best"}
     assert runner.counts == {"finished": 2, "failed": 1, "interrupted": 0}
-    assert seen(tmp_path, "fake-a") == {
+    assert {key: value for key, value in seen(tmp_path, "fake-a").items() if key != "pid"} == {
         "OMP_NUM_THREADS": "3",
         "WANDB_RUN_GROUP": "fake",
         "WANDB_JOB_TYPE": "x=a",
@@ -149,3 +149,39 @@ def test_a_stop_reaches_trials_that_ignore_sigint_and_lets_them_save(tmp_path):
     summary = json.loads((tmp_path / "runs" / "fake-bg" / "summary.json").read_text())
     assert summary == {"status": "interrupted"}
     assert runner.state.trials["fake-bg"]["status"] == "interrupted"
+
+
+RUNNER = """
+import sys
+from tests.sweep.test_runner import make_runner, source
+from zoo.sweep.spec import Trial
+from pathlib import Path
+make_runner(Path(sys.argv[1])).run(source([Trial("fake-orphan", {"action": "wait", "loss": 0})]))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_trial_stops_when_its_sweep_is_killed(tmp_path):
+    import subprocess
+
+    sweep = subprocess.Popen([sys.executable, "-c", RUNNER, str(tmp_path)], cwd=os.getcwd())
+    seen_file = tmp_path / "runs" / "fake-orphan" / "seen.json"
+    deadline = time.monotonic() + 60
+    while not seen_file.is_file() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(0.5)  # the file is written whole
+    trial = seen(tmp_path, "fake-orphan")["pid"]
+    sweep.kill()  # kill -9: the sweep cannot stop its trials itself
+    sweep.wait()
+    deadline = time.monotonic() + 20
+    while _alive(trial) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _alive(trial)  # it would have waited 60 s
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True

@@ -102,5 +102,11 @@ def notes(comparison: Comparison) -> list[str]:
         )
     if comparison.excluded:
         left_out = ", ".join(f"{name} ({reason})" for name, reason in comparison.excluded)
-        lines.append(f"Left out of the statistics (--include_unfinished counts unfinished runs): {left_out}.")
+        statuses = ("running", "failed", "interrupted", "killed", "crashed")
+        hint = (
+            " (--include_unfinished counts unfinished runs)"
+            if any(r in statuses for _, r in comparison.excluded)
+            else ""
+        )
+        lines.append(f"Left out of the statistics{hint}: {left_out}.")
     return lines

@@ -8,6 +8,7 @@ through its process group, so that Lightning shuts down cleanly, and records the
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import subprocess
@@ -95,7 +96,12 @@ class Runner:
         log.write(f"$ {' '.join(command)}\n")
         log.flush()
         process = subprocess.Popen(
-            command, stdout=log, stderr=subprocess.STDOUT, env=self.environment(trial), start_new_session=True
+            command,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=self.environment(trial),
+            start_new_session=True,
+            preexec_fn=_stop_with_the_sweep,
         )
         self.running.append(Running(trial, process, log, time.monotonic()))
         attempts = self.state.trials.get(trial.name, {}).get("attempts", 0) + 1
@@ -185,6 +191,18 @@ class Runner:
                 running.process.wait()
             self.finish(running, interrupted=True)
         self.running.clear()
+
+
+def _stop_with_the_sweep() -> None:
+    """In a trial's process before it starts (Linux): SIGTERM when the sweep's process dies, also by kill -9,
+    so that no trial trains on unwatched and a rerun never starts a second ``fit`` in the same run folder."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):  # not Linux: a trial outlives a killed sweep
+        pass
+
+
+PR_SET_PDEATHSIG = 1  # prctl option, <linux/prctl.h>
 
 
 def _signal_group(process: subprocess.Popen, signum: int) -> None:

@@ -28,7 +28,8 @@ class TranslationTask(TaskModule):
         tie_embeddings: share the target embedding and the output projection (section 3.4).
         share_embeddings: one embedding for source and target (the data module's joint vocabulary).
         label_smoothing: epsilon_ls of section 5.4 (paper: 0.1).
-        bleu_batches: decode at most this many validation batches for BLEU (``None``: all of them).
+        bleu_batches: decode at most this many validation batches for BLEU (``None``: all of them); ``test``
+            decodes every batch, so that its BLEU is the split's.
         beam_size: hypotheses kept per sentence when decoding for BLEU (1: greedy, the fastest; the paper: 4).
         length_penalty: alpha of the GNMT length penalty in beam search (Wu et al. 2016, eq. 14; the paper:
             0.6).
@@ -158,7 +159,7 @@ class TranslationTask(TaskModule):
         metrics["nll"].update(nll)
         metrics["tokens"].update(tokens)
         limit = self.hparams.bleu_batches
-        if limit is None or batch_idx < limit:
+        if stage == "test" or limit is None or batch_idx < limit:
             hypotheses = self.translate(batch["src"], batch["src_padding_mask"])
             references = batch["tgt_text"]
             if stage == "test":
