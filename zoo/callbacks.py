@@ -11,6 +11,9 @@ import lightning.pytorch as pl
 from lightning.pytorch.callbacks import Callback, ModelCheckpoint
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 
+from zoo.run_folders import checkpoint_files
+from zoo.tracking import define_summaries
+
 
 class FinalValidation(Callback):
     """Validate after the last training step, so that every run ends with a validation metric at its final
@@ -52,12 +55,14 @@ class InterruptedRun(Callback):
             trainer.save_checkpoint(run_dir / "checkpoints" / "last.ckpt", weights_only=False)  # every rank
         if trainer.global_rank != 0:
             return
-        checkpoints = {path.stem: str(path) for path in sorted((run_dir / "checkpoints").glob("*.ckpt"))}
+        checkpoints = checkpoint_files(run_dir)
+        best = getattr(trainer.checkpoint_callback, "best_model_path", "")
+        checkpoints.update({"best": best} if best and Path(best).is_file() else {})
         self.record.record(status="interrupted", checkpoints=checkpoints)
         if "last" in checkpoints:
             command = [
                 "python", "-m", "zoo", "fit", "--config", str(run_dir / "config.yaml"),
-                "--ckpt_path", checkpoints["last"],
+                "--ckpt_path", str(run_dir / "checkpoints" / "last.ckpt"),
             ]  # fmt: skip
             print(f"zoo: run interrupted; resume it with: {shlex.join(command)}", file=sys.stderr)
         else:
@@ -87,6 +92,22 @@ class AttentionMaps(Callback):
         for logger in trainer.loggers:
             if hasattr(logger, "log_image"):
                 logger.log_image(key="attention", images=[str(out)], step=trainer.global_step)
+
+
+class EvaluationSummaries(Callback):
+    """:func:`define_summaries` of a ``validate`` or ``test`` command (``fit=False``), when its evaluation
+    starts: not before, so that a command that fails earlier (a data set without a test split) starts no W&B
+    run."""
+
+    def __init__(self, logger) -> None:
+        self.logger, self.defined = logger, False
+
+    def _define(self, trainer, pl_module) -> None:
+        if not self.defined and trainer.global_rank == 0:
+            define_summaries(self.logger, fit=False)
+        self.defined = True
+
+    on_validation_start = on_test_start = _define
 
 
 class BestAndLast(ModelCheckpoint):

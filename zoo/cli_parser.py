@@ -204,9 +204,9 @@ def _names(option: str, key: str) -> bool:
 def _bad_choice(message: str) -> str | None:
     """jsonargparse's message for a value outside a ``Literal`` knob, in the project's one-line form (the
     ``Literal`` knobs are the model's: pe, norm, norm_position, activation, schedule, pooling)."""
-    match = _LITERAL_ERROR.search(message.strip())
+    match = _LITERAL_ERROR.search(message.rstrip("\r\n"))  # the value last, with its own spaces ('none ')
     if match is None:
         return None
     key, choices, value = match.groups()
     field = key if key in TOP_LEVEL_CHOICES else f"model.{key}"
-    return f"{field}={value.strip()!r} is not valid; choose one of: {choices}"
+    return f"{field}={value!r} is not valid; choose one of: {choices}"

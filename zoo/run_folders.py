@@ -53,10 +53,30 @@ DECODING_FIELDS = (
 # were, so a run recorded before it still resumes, and ``zoo compare`` reads it into the older records.
 ADDED_FIELDS = {"model.bias": True}
 
+# Trainer fields whose unset value (``None``) stands for a value Lightning's Trainer fills in: unset and that
+# value are one setting (``--trainer.limit_train_batches=1.0`` is what leaving it out does). A count is not a
+# fraction: ``limit_val_batches=1`` is one batch, ``1.0`` the whole split.
+LIGHTNING_DEFAULTS = {
+    "trainer.limit_train_batches": 1.0,
+    "trainer.limit_val_batches": 1.0,
+    "trainer.limit_test_batches": 1.0,
+    "trainer.limit_predict_batches": 1.0,
+    "trainer.val_check_interval": 1.0,
+    "trainer.num_sanity_val_steps": 2,
+    "trainer.enable_checkpointing": True,
+    "trainer.gradient_clip_algorithm": "norm",
+}
+
 # Lightning's aliases of trainer.precision (an int or a short string, Trainer(precision=...)), each run as the
 # value it stands for; unset is its default, float32
 PRECISION_ALIASES = {"32": "32-true", "64": "64-true", "16": "16-mixed", "bf16": "bf16-mixed"}
 DEFAULT_PRECISION = "32-true"
+
+# The value each of these fields has when a config leaves it out (unset), as messages show it.
+DEFAULTS = {**ADDED_FIELDS, **LIGHTNING_DEFAULTS, "trainer.precision": DEFAULT_PRECISION}
+
+# Fields that name a data set: a hub id, or a local folder that may be written in several ways.
+PATH_FIELDS = ("data.path",)
 
 
 def canonical_precision(value: object) -> str:
@@ -65,23 +85,35 @@ def canonical_precision(value: object) -> str:
     return DEFAULT_PRECISION if value is None else PRECISION_ALIASES.get(str(value), str(value))
 
 
+def canonical_value(key: str, value: object, resolve: bool = True) -> object:
+    """One form for the spellings of one setting: ``trainer.precision`` by :func:`canonical_precision`, a
+    :data:`LIGHTNING_DEFAULTS` field unset as its value, and a :data:`PATH_FIELDS` folder without ``.``, ``..``
+    or a trailing ``/`` (with ``resolve``, and if it exists here, as its absolute path, links resolved, so
+    that a path written relative to another folder is the same folder); other values as they are."""
+    if key == "trainer.precision":
+        return canonical_precision(value)
+    if value is None:
+        return LIGHTNING_DEFAULTS.get(key)
+    if key in PATH_FIELDS and isinstance(value, str) and value:
+        return os.path.realpath(value) if resolve and os.path.exists(value) else os.path.normpath(value)
+    return value
+
+
+def same_value(a: object, b: object) -> bool:
+    """Whether two config values are one setting, telling a count from a fraction (``1`` is not ``1.0``) and a
+    bool from a number, which ``==`` does not."""
+    return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+
+
 def with_added_fields(flat_config: dict) -> dict:
     """``flat_config`` (a run's recorded config) with every :data:`ADDED_FIELDS` field it lacks at the value
-    that says what the run did, and ``trainer.precision`` in its one form (:func:`canonical_precision`); an
-    empty config stays empty."""
+    that says what the run did, and each value in its one form (:func:`canonical_value`: precision ``32-true``
+    for unset, ``limit_val_batches`` ``1.0`` for unset, a data folder without its trailing ``/``); an empty
+    config stays empty."""
     if not flat_config:
         return flat_config
-    precision = canonical_precision(flat_config.get("trainer.precision"))
-    return {**ADDED_FIELDS, **flat_config, "trainer.precision": precision}
-
-
-def _identity_value(key: str, value: object) -> object:
-    """``value`` as :func:`identity` compares it: ``trainer.precision`` in its one form, and at Lightning's
-    default as unset (``None``), so that runs recorded with it unset keep their names."""
-    if key == "trainer.precision":
-        value = canonical_precision(value)
-        return None if value == DEFAULT_PRECISION else value
-    return value
+    config = {**ADDED_FIELDS, "trainer.precision": None, **flat_config}
+    return {key: canonical_value(key, value) for key, value in config.items()}
 
 
 def is_seed(key: str) -> bool:
@@ -93,24 +125,46 @@ class RunFolderError(Exception):
     """No run folder fits the command (``--ckpt_path last`` without a matching run); one line."""
 
 
-def identity(flat_config: dict) -> dict:
+def identity(flat_config: dict, resolve: bool = True) -> dict:
     """The fields of a flat (dotted-key) config that make a run what it is: all but budget and bookkeeping,
-    and but those set to ``None`` ("unset") or an :data:`ADDED_FIELDS` field at its earlier meaning, so that a
-    field added to the code later (``model.activation_dropout`` unset by default, ``model.bias`` true) leaves
-    the identity and the name of the runs recorded before it alone. Aliases of one value compare equal
-    (``trainer.precision``: unset, ``32`` and ``32-true``; ``16`` and ``16-mixed``)."""
+    each in its one form (:func:`canonical_value`; ``resolve`` as there), and but those unset (``None``) or
+    at the value they have unset (:data:`DEFAULTS`), so that a field added to the code later
+    (``model.activation_dropout`` unset by default, ``model.bias`` true) leaves the identity and the name of
+    the runs recorded before it alone, and so that the spellings of one setting are one identity
+    (``trainer.precision``: unset, ``32`` and ``32-true``; ``trainer.limit_train_batches``: unset and ``1.0``;
+    ``data.path``: ``data/x`` and ``data/x/``)."""
     ignored = set(BUDGET_FIELDS) | set(BOOKKEEPING_FIELDS)
-    missing = object()
-    canonical = {key: _identity_value(key, value) for key, value in flat_config.items() if key not in ignored}
+    canonical = {key: canonical_value(key, value, resolve) for key, value in flat_config.items() if key not in ignored}
     return {
-        key: value for key, value in canonical.items() if value is not None and ADDED_FIELDS.get(key, missing) != value
+        key: value
+        for key, value in canonical.items()
+        if value is not None and not (key in DEFAULTS and same_value(value, DEFAULTS[key]))
     }
 
 
 def config_hash(flat_config: dict, length: int = 6) -> str:
-    """A short hex hash of :func:`identity` (stable across key order and processes)."""
-    text = json.dumps(identity(flat_config), sort_keys=True, default=str)
+    """A short hex hash of :func:`identity` (stable across key order and processes, and across machines: a data
+    folder is hashed as written, not resolved)."""
+    text = json.dumps(identity(flat_config, resolve=False), sort_keys=True, default=str)
     return hashlib.sha1(text.encode()).hexdigest()[:length]
+
+
+def shown(config: dict, key: str) -> str:
+    """``repr`` of ``config[key]`` for a message; a field left out is shown at the value it has unset
+    (:data:`DEFAULTS`: ``model.bias`` ``True``, ``trainer.precision`` ``'32-true'``), or as ``unset``."""
+    if key in config:
+        return repr(config[key])
+    return repr(DEFAULTS[key]) if key in DEFAULTS else "unset"
+
+
+def changed_fields(then: dict, now: dict) -> list[str]:
+    """The sorted keys whose values differ between two flat configs in their one form (:func:`same_value`)."""
+    missing = object()
+    return sorted(
+        key
+        for key in set(then) | set(now)
+        if then.get(key, missing) is missing or now.get(key, missing) is missing or not same_value(then[key], now[key])
+    )
 
 
 def differences(recorded: dict, current: dict, prefix: str = "") -> list[str]:
@@ -120,16 +174,7 @@ def differences(recorded: dict, current: dict, prefix: str = "") -> list[str]:
     free = DECODING_FIELDS if prefix else ()
     a = {k: v for k, v in a.items() if k.startswith(prefix) and k not in free}
     b = {k: v for k, v in b.items() if k.startswith(prefix) and k not in free}
-    missing = object()
-
-    def value(config: dict, key: str) -> object:  # a field left out of the identity at its default has that value
-        return config.get(key, {**ADDED_FIELDS, "trainer.precision": DEFAULT_PRECISION}.get(key, missing))
-
-    return [
-        f"{key}={value(b, key)!r} (the run has {value(a, key)!r})".replace(repr(missing), "unset")
-        for key in sorted(set(a) | set(b))
-        if a.get(key, missing) != b.get(key, missing)
-    ]
+    return [f"{key}={shown(b, key)} (the run has {shown(a, key)})" for key in changed_fields(a, b)]
 
 
 # The headline knobs of a run name and how each is written: fields of zoo.nn.TransformerConfig (a test checks).
@@ -188,6 +233,22 @@ def remove_unused_run_dir(run_dir: Path | None) -> None:
 
 def _same_name(folder: Path, name: str) -> bool:
     return folder.name == name or (folder.name.startswith(name + "-") and folder.name[len(name) + 1 :].isdigit())
+
+
+def checkpoint_files(run_dir: Path) -> dict:
+    """The checkpoints in ``run_dir/checkpoints``, keyed as a finished run's record keys them: ``best`` (the
+    newest ``best-step<S>.ckpt``: one is saved only when the metric improves), ``last`` and ``kept`` (the
+    ``step<S>.ckpt`` of ``keep_last``, sorted), as absolute paths (as Lightning's ``ModelCheckpoint`` gives
+    them); keys without a file are left out."""
+    folder = Path(os.path.realpath(run_dir)) / "checkpoints"
+    found: dict = {}
+    bests = sorted(folder.glob("best-*.ckpt"), key=lambda path: path.stat().st_mtime)
+    if bests:
+        found["best"] = str(bests[-1])
+    if (folder / "last.ckpt").is_file():
+        found["last"] = str(folder / "last.ckpt")
+    kept = sorted(str(path) for path in folder.glob("step*.ckpt"))
+    return {**found, "kept": kept} if kept else found
 
 
 def recorded_config(folder: Path) -> dict | None:

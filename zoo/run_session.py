@@ -16,9 +16,9 @@ from lightning.pytorch import LightningModule, Trainer
 from lightning.pytorch.loggers import WandbLogger
 from lightning.pytorch.utilities import rank_zero_info
 
-from zoo.callbacks import FinalValidation, InterruptedRun, checkpoint_callbacks
+from zoo.callbacks import EvaluationSummaries, FinalValidation, InterruptedRun, checkpoint_callbacks
+from zoo.evaluations_apart import EvaluationsApart
 from zoo.nonfinite import NonFiniteLoss
-from zoo.partial_evaluation import PartialEvaluation
 from zoo.predictions import PredictionWriter
 from zoo.resume import SaveLastEvery, StepSeed
 from zoo.run_folders import recorded_config
@@ -46,14 +46,14 @@ class RunSession:
 
     def __init__(self, run_dir: Path, subcommand: str, config: Namespace) -> None:
         self.run_dir, self.subcommand, self.config = run_dir, subcommand, config
-        self.record = RunRecord(run_dir, timed=subcommand == "fit")
+        self.record = RunRecord(run_dir, fit=subcommand == "fit")
         os.environ[RUN_DIR_ENV] = str(run_dir)  # DDP child ranks start later, with this environment
 
     def trainer_arguments(self, model: LightningModule, callbacks: list, trainer_config: dict) -> dict:
         """The ``callbacks``, ``logger`` and ``default_root_dir`` of the command's ``Trainer``: W&B and the
         local record as loggers; the interrupted-run marker; for ``validate`` and ``test`` the marker of an
-        evaluation over part of its split; for ``fit`` the training callbacks and the
-        checkpoints, for ``predict`` the prediction writer.
+        evaluation that is not the run's (part of its split, other decoding settings); for ``fit`` the
+        training callbacks and the checkpoints, for ``predict`` the prediction writer.
 
         Raises:
             ValueError: from the callbacks, for options they refuse (before anything is written).
@@ -65,8 +65,8 @@ class RunSession:
         wandb_logger = make_wandb_logger(self.run_dir, self.run_dir.name, self.config.wandb_project, record_failure)
         callbacks.append(InterruptedRun(self.record))
         if self.subcommand in ("validate", "test"):
-            trained_with = (recorded_config(self.run_dir) or {}).get("trainer.limit_val_batches")
-            callbacks.append(PartialEvaluation([wandb_logger, self.record], trained_with))
+            callbacks.append(EvaluationsApart([wandb_logger, self.record], recorded_config(self.run_dir) or {}))
+            callbacks.append(EvaluationSummaries(wandb_logger))
         if self.subcommand == "predict":
             callbacks.append(PredictionWriter(self.run_dir, self.record))
         if self.subcommand == "fit" and trainer_config.get("enable_checkpointing", True) is not False:

@@ -15,7 +15,8 @@ from pathlib import Path
 from lightning.pytorch.loggers import Logger
 from lightning.pytorch.utilities import rank_zero_info, rank_zero_only
 
-from zoo.partial_evaluation import EVALUATION_PREFIXES, PARTIAL_PREFIX, mark_partial
+from zoo.evaluations_apart import EVALUATION_PREFIXES, Apart, mark_partial
+from zoo.run_folders import checkpoint_files
 from zoo.wandb_guard import GuardedWandbLogger
 
 LOWER_IS_BETTER = ("loss", "ppl", "bpc")
@@ -98,19 +99,21 @@ def make_wandb_logger(
 EVALUATION_METRICS = ("loss", "ppl", "bpc", "acc", "f1", "bleu", "exact_match")
 
 
-def define_summaries(logger: GuardedWandbLogger) -> None:
+def define_summaries(logger: GuardedWandbLogger, fit: bool = True) -> None:
     """Give each validation metric its direction in W&B (``summary="min"`` for loss, perplexity and bits per
     character, ``"max"`` for BLEU, accuracy, F1, exact match), so that the run summary, a sweep's ``metric``
     and the parallel-coordinates and parameter-importance panels use the best value, not the last; a test
     metric's summary is its last value (the best over several tested checkpoints would choose on the test
-    set)."""
+    set). In a ``validate`` or ``test`` command (``fit=False``), which continues the run's W&B run, validation
+    metrics get no summary (``"none"``): re-measuring a checkpoint leaves the best of ``fit``'s validations
+    as the run's summary, as in its local record."""
 
     def define_all() -> None:
         for stage in ("val", "test"):
             for name in EVALUATION_METRICS:
                 metric = f"{stage}_{name}"
                 direction = "min" if lower_is_better(metric) else "max"
-                summary = direction if stage == "val" else "last"  # the best test would choose on the test set
+                summary = (direction if fit else "none") if stage == "val" else "last"  # the best test: chosen on it
                 logger.experiment.define_metric(metric, step_metric="trainer/global_step", summary=summary)
 
     logger.safely("define_metric", define_all)
@@ -142,24 +145,28 @@ class RunRecord(Logger):
 
     - ``config.json``: the resolved configuration, flat dotted keys;
     - ``metrics.jsonl``: one line per logging call, ``{"step": .., "<metric>": ..}``;
-    - ``summary.json``: ``final`` (the last value of each metric), ``best`` (the best value of each
-      validation metric and its step; lower is better for loss, perplexity and bits per character; test
-      metrics have none, as the best test over several tested checkpoints would choose on the test set),
+    - ``summary.json``: ``final`` (the last value of each metric; of a validation metric, the value at the
+      highest step, so that validating an earlier checkpoint leaves it alone) and its step in ``final_step``,
+      ``best`` (the best value of each validation metric over ``fit``'s validations, and its step; lower is
+      better for loss, perplexity and bits per character; test metrics have none, as the best test over
+      several tested checkpoints would choose on the test set),
       ``checkpoints``, ``status``, ``group``/``job_type``/``sweep_id`` (see :func:`run_grouping`), ``started``
       (Unix time of the first start), ``wall_time_s`` (seconds of ``fit``'s training and evaluation, summed
       over resumes; a later ``validate``, ``test`` or ``predict`` of the run adds nothing to it) and
-      ``partial_evaluations`` (``partial/<metric>`` -> what limited it, :mod:`zoo.partial_evaluation`).
+      ``partial_evaluations``, ``full_evaluations`` and ``decoding_evaluations`` (``partial/<metric>``,
+      ``full/<metric>``, ``beam_size=5/<metric>`` -> what the evaluation covered or how it decoded,
+      :mod:`zoo.evaluations_apart`).
 
     Args:
         run_dir: the run folder.
-        timed: whether this command's time counts in ``wall_time_s`` (``fit``).
+        fit: whether the command is the run's `fit`: its time counts in ``wall_time_s`` and its validations in ``best``.
     """
 
-    def __init__(self, run_dir: Path, timed: bool = True) -> None:
+    def __init__(self, run_dir: Path, fit: bool = True) -> None:
         super().__init__()
-        self.run_dir, self.timed = Path(run_dir), timed
+        self.run_dir, self.fit = Path(run_dir), fit
         self.summary = self._read_summary()
-        self.partial: str | None = None  # set when an evaluation covers part of its split
+        self.apart: Apart | None = None  # set when an evaluation is recorded apart from the run's
         self._wall_before, self._clock = self.summary.get("wall_time_s", 0.0), time.monotonic()
 
     def _read_summary(self) -> dict:
@@ -197,13 +204,14 @@ class RunRecord(Logger):
 
     @rank_zero_only
     def log_metrics(self, metrics: dict, step: int | None = None) -> None:
-        values = {k: float(v) for k, v in mark_partial(metrics, self.partial).items() if k != "epoch"}
+        values = {k: float(v) for k, v in mark_partial(metrics, self.apart).items() if k != "epoch"}
         if not values:
             return
-        if self.partial:
-            self.summary["partial_evaluations"] = {
-                **self.summary.get("partial_evaluations", {}),
-                **{key: self.partial for key in values if key.startswith(PARTIAL_PREFIX)},
+        if self.apart:
+            listed = f"{self.apart.kind}_evaluations"
+            self.summary[listed] = {
+                **self.summary.get(listed, {}),
+                **{key: self.apart.reason for key in values if key.startswith(self.apart.prefix)},
             }
         self.run_dir.mkdir(parents=True, exist_ok=True)
         with open(self.run_dir / "metrics.jsonl", "a") as f:
@@ -212,10 +220,15 @@ class RunRecord(Logger):
         self._write_summary()
 
     def _summarise(self, values: dict[str, float], step: int | None) -> None:
-        """Update ``final`` and ``best`` with one logged line."""
+        """Update ``final`` and ``best`` with one logged line: ``final`` of a validation metric is its value
+        at the highest step (a later ``validate`` of an earlier checkpoint leaves it alone), and ``best`` comes
+        from ``fit``'s validations only (they chose the best checkpoint; a ``validate`` re-measures one)."""
+        steps = self.summary.setdefault("final_step", {})
         for key, value in values.items():
-            self.summary["final"][key] = value
-            if key.startswith("val_") and math.isfinite(value):  # test_*: the last test (see class docstring)
+            later = step is None or steps.get(key) is None or step >= steps[key]
+            if not key.startswith("val_") or later:
+                self.summary["final"][key], steps[key] = value, step
+            if key.startswith("val_") and self.fit and math.isfinite(value):  # test_*: the last test
                 best = self.summary["best"].get(key)
                 better = best is None or (value < best["value"] if lower_is_better(key) else value > best["value"])
                 if better:
@@ -236,13 +249,13 @@ class RunRecord(Logger):
         partial = file.with_suffix(".jsonl.partial")
         partial.write_text("".join(json.dumps(line) + "\n" for line in kept))
         partial.replace(file)
-        self.summary["final"], self.summary["best"] = {}, {}
+        self.summary["final"], self.summary["best"], self.summary["final_step"] = {}, {}, {}
         for line in kept:
             self._summarise({k: v for k, v in line.items() if k != "step"}, line["step"])
         self._write_summary()
 
     def _write_summary(self) -> None:
-        if self.timed:
+        if self.fit:
             self.summary["wall_time_s"] = round(self._wall_before + time.monotonic() - self._clock, 3)
         (self.run_dir / "summary.json").write_text(json.dumps(self.summary, indent=2, sort_keys=True))
 
@@ -278,8 +291,7 @@ def record_checkpoints(record: RunRecord, checkpoint, status: str) -> None:
         rank_zero_info("zoo: trainer.enable_checkpointing=false: no checkpoints were saved")
         return
     paths = {"best": checkpoint.best_model_path, "last": checkpoint.last_model_path}
-    kept = sorted(str(p) for p in (record.run_dir / "checkpoints").glob("step*.ckpt"))
-    paths.update({"kept": kept} if kept else {})
+    paths.update({key: v for key, v in checkpoint_files(record.run_dir).items() if key == "kept"})
     record.record(checkpoints={k: v for k, v in paths.items() if v}, status=status)
     if paths["best"]:
         rank_zero_info(f"zoo: best checkpoint {paths['best']} (last: {paths['last']})")

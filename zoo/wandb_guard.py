@@ -10,7 +10,7 @@ from typing import Any
 from lightning.pytorch.loggers import WandbLogger
 from lightning.pytorch.utilities import rank_zero_only
 
-from zoo.partial_evaluation import mark_partial
+from zoo.evaluations_apart import Apart, mark_partial
 
 
 class GuardedWandbLogger(WandbLogger):
@@ -23,14 +23,14 @@ class GuardedWandbLogger(WandbLogger):
         on_failure: called once with the one-line message (the CLI records it in ``summary.json``).
 
     Attributes:
-        partial: set when an evaluation covers part of its split (:mod:`zoo.partial_evaluation`).
+        apart: set when an evaluation is recorded apart from the run's (:mod:`zoo.evaluations_apart`).
     """
 
     def __init__(self, *args, on_failure: Callable[[str], None] | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.on_failure = on_failure
         self.failure: str | None = None
-        self.partial: str | None = None
+        self.apart: Apart | None = None
 
     def safely(self, what: str, function: Callable[[], Any]) -> Any:
         """``function()``, or ``None`` once W&B has failed (now or before). ``what`` names the call in the
@@ -83,7 +83,7 @@ class GuardedWandbLogger(WandbLogger):
 
     @rank_zero_only
     def log_metrics(self, metrics, step=None) -> None:
-        log, metrics = super().log_metrics, mark_partial(metrics, self.partial)
+        log, metrics = super().log_metrics, mark_partial(metrics, self.apart)
         self.safely("log_metrics", lambda: log(metrics, step))
 
     @rank_zero_only

@@ -28,6 +28,10 @@ def fails(capsys, args) -> str:
             "--model.pe=bogus",
             "zoo: error: model.pe='bogus' is not valid; choose one of: 'none', 'sinusoidal', 'learned', 'rope'",
         ),
+        (  # the value as typed, its spaces shown
+            "--model.pe=none ",
+            "zoo: error: model.pe='none ' is not valid; choose one of: 'none', 'sinusoidal', 'learned', 'rope'",
+        ),
         (
             "--model.norm=groupnorm",
             "zoo: error: model.norm='groupnorm' is not valid; "

@@ -55,6 +55,10 @@ def test_evaluation_metrics_have_their_direction_in_wandb():
     assert directions["val_loss"] == "min" and directions["val_ppl"] == "min" and directions["val_bpc"] == "min"
     assert directions["val_bleu"] == "max" and directions["val_acc"] == "max" and directions["val_f1"] == "max"
     assert {directions[f"test_{name}"] for name in ("loss", "bleu", "acc")} == {"last"}  # not the best test
+    calls.clear()
+    define_summaries(logger, fit=False)  # validate/test: a re-measured checkpoint leaves fit's best alone
+    directions = dict(calls)
+    assert directions["val_loss"] == directions["val_bleu"] == "none" and directions["test_bleu"] == "last"
 
 
 def test_the_wandb_logger_passes_no_anonymous_setting(tmp_path, monkeypatch):

@@ -51,6 +51,23 @@ def test_fit_validate_test_on_real_data(variant, data_dir, cli_env, monkeypatch)
     partial = read_run(run_dir)["summary"]["partial_evaluations"]
     assert {"partial/val_loss", f"partial/{task_metric}"} <= set(partial)
     assert re.fullmatch(r"trainer\.limit_val_batches=0\.1 \(\d+ of \d+ batches\)", partial["partial/val_loss"])
+    if task_metric == "val_bleu":  # another decoder than the run's: its BLEU is not the run's either
+        before = read_run(run_dir)["summary"]["final"]["val_bleu"]
+        main(["validate", *common, f"--ckpt_path={last}", "--model.beam_size=2"])
+        main(["test", *common, f"--ckpt_path={last}", "--model.beam_size=2"])
+        summary = read_run(run_dir)["summary"]
+        assert summary["decoding_evaluations"]["beam_size=2/val_bleu"] == "decoded with beam_size=2"
+        assert summary["partial_evaluations"]["partial/beam_size=2/test_bleu"].endswith("; decoded with beam_size=2")
+        assert summary["final"]["val_bleu"] == before and "beam_size=2/val_bleu" in summary["final"]
+    if variant == "decoder_only":  # the whole split, where the run's validations took 2 batches: apart as well
+        final = read_run(run_dir)["summary"]["final"]["val_loss"]
+        main(["validate", *common, f"--ckpt_path={last}", "--trainer.limit_val_batches=1.0"])
+        summary = read_run(run_dir)["summary"]
+        assert summary["final"]["val_loss"] == final and "full/val_loss" in summary["final"]
+        assert re.fullmatch(
+            r"the whole split, \d+ batches \(the run validated on trainer\.limit_val_batches=2\)",
+            summary["full_evaluations"]["full/val_loss"],
+        )
     if any((data_dir / data_name).glob("test*")):
         main(["test", *common, f"--ckpt_path={last}"])  # 2 batches (FEW_STEPS): a smoke check, not a result
         tested = [line for line in read_run(run_dir)["metrics"] if "partial/test_loss" in line]

@@ -10,7 +10,7 @@ import torch
 
 from tests.cli.helpers import CONFIGS, read_run, shakespeare_args
 from zoo.cli import main
-from zoo.run_folders import config_hash, differences, new_run_dir, with_added_fields
+from zoo.run_folders import config_hash, differences, identity, new_run_dir, shown, with_added_fields
 
 
 def only_run(runs):
@@ -66,6 +66,59 @@ def test_aliases_of_one_precision_are_one_run():
     recorded = with_added_fields({**base, "trainer.precision": 16})  # compare reads each in its one form
     assert recorded["trainer.precision"] == "16-mixed"
     assert with_added_fields({**base, "trainer.precision": None})["trainer.precision"] == "32-true"
+
+
+BASE = {"model.lr": 0.001, "seed_everything": 1}
+
+
+@pytest.mark.parametrize("key", [f"trainer.limit_{split}_batches" for split in ("train", "val", "test", "predict")])
+def test_unset_and_the_value_lightning_gives_it_are_one_run(key):
+    """``--trainer.limit_train_batches=1.0`` is what leaving it out does (Lightning's default): one identity and
+    one name; ``1`` is one batch, another run, and messages say which is which."""
+    assert config_hash({**BASE, key: 1.0}) == config_hash({**BASE, key: None}) == config_hash(BASE)
+    assert differences(BASE, {**BASE, key: 1.0}) == [] == differences({**BASE, key: 1.0}, {**BASE, key: None})
+    one_batch = {**BASE, key: 1}
+    assert config_hash(one_batch) != config_hash(BASE)
+    assert differences(BASE, one_batch) == [f"{key}=1 (the run has 1.0)"]
+    assert differences(one_batch, {**BASE, key: 1.0}) == [f"{key}=1.0 (the run has 1)"]
+    assert with_added_fields({**BASE, key: None})[key] == 1.0  # as compare reads it
+
+
+def test_other_trainer_defaults_written_out_are_one_run():
+    spelt = {
+        "trainer.val_check_interval": 1.0,
+        "trainer.num_sanity_val_steps": 2,
+        "trainer.enable_checkpointing": True,
+        "trainer.gradient_clip_algorithm": "norm",
+    }
+    assert config_hash({**BASE, **spelt}) == config_hash(BASE) and differences(BASE, {**BASE, **spelt}) == []
+    assert differences(BASE, {**BASE, "trainer.num_sanity_val_steps": 0}) == [
+        "trainer.num_sanity_val_steps=0 (the run has 2)"
+    ]
+
+
+def test_a_data_folder_written_another_way_is_the_same_run(tmp_path, monkeypatch):
+    """A trailing ``/`` (shell completion adds one), ``.`` and ``..``, or the absolute path of the same folder:
+    one run. The name's hash is of the path as written (without ``/``, ``.``, ``..``), not of this machine's
+    absolute path; a hub id is left as it is."""
+    (tmp_path / "data" / "shakespeare").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path)
+    spellings = ["data/shakespeare", "data/shakespeare/", "./data/../data/shakespeare", "elsewhere/../data/shakespeare"]
+    configs = [{**BASE, "data.path": path} for path in [*spellings, str(tmp_path / "data" / "shakespeare")]]
+    assert all(differences(configs[0], config) == [] for config in configs)
+    assert len({config_hash(config) for config in configs[:4]}) == 1
+    assert config_hash({**BASE, "data.path": "data/shakespeare"}) == config_hash(
+        {**BASE, "data.path": "data//shakespeare"}
+    )
+    (difference,) = differences(configs[0], {**BASE, "data.path": "data/wikitext"})
+    assert difference.startswith("data.path='data/wikitext' (the run has ") and "shakespeare" in difference
+    assert identity({**BASE, "data.path": "karpathy/tiny_shakespeare"})["data.path"] == "karpathy/tiny_shakespeare"
+
+
+def test_a_field_at_its_default_is_shown_as_its_value_not_unset():
+    assert shown({}, "model.bias") == "True" and shown({}, "trainer.precision") == "'32-true'"
+    assert shown({}, "model.activation_dropout") == "unset" and shown({"model.lr": 0.1}, "model.lr") == "0.1"
 
 
 def test_new_run_dir_creates_each_folder_once(tmp_path):
@@ -160,7 +213,8 @@ def test_an_interrupted_run_says_so_and_how_to_resume(data_dir, cli_env, capsys)
     run_dir = only_run(cli_env / "runs")
     summary = read_run(run_dir)["summary"]
     assert summary["status"] == "interrupted"
-    assert set(summary["checkpoints"]) == {"last", "best-step3"}
+    folder = run_dir.resolve() / "checkpoints"  # keyed as a finished run's record keys them
+    assert summary["checkpoints"] == {"last": str(folder / "last.ckpt"), "best": str(folder / "best-step3.ckpt")}
     err = capsys.readouterr().err
     command = err.split("zoo: run interrupted; resume it with: ")[1].splitlines()[0]
     assert command.endswith(f"--ckpt_path runs/{run_dir.name}/checkpoints/last.ckpt")

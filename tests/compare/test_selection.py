@@ -123,3 +123,19 @@ def test_resumed_run_counts_each_step_once_with_its_last_value(tmp_path):
     from zoo.compare.records import load_run_folder
 
     assert load_run_folder(folder).history["tokens_per_sec"] == [(1, 100.0), (2, 500.0)]
+
+
+def test_a_test_metric_is_compared_by_its_last_test_in_one_column(tmp_path, compare, compare_json):
+    """A test metric has no best (the best of several tested checkpoints would be chosen on the test set): one
+    column, headed as what it holds, and ``--value best`` compares the last test too."""
+    for pe, scores in (("sinusoidal", [30.0, 31.0]), ("rope", [33.0, 34.5])):
+        for seed, score in enumerate(scores, start=1):
+            write_run(tmp_path / "runs", f"ed-{pe}-s{seed}", [(300, score - 1.0), (300, score)], metric="test_bleu",
+                      knobs={"model.pe": pe}, seed=seed)  # fmt: skip
+    result = compare_json(tmp_path / "runs", "--metric", "test_bleu", "--value", "best")
+    assert result["value"] == "last test" and "test_bleu_best_mean" not in result["rows"][0]
+    assert [row["test_bleu_final_mean"] for row in result["rows"]] == [30.5, 33.75]
+    status, out, _ = compare(tmp_path / "runs", "--metric", "test_bleu", "--format", "markdown")
+    header = out.splitlines()[0]
+    assert status == 0 and "test_bleu last test" in header and "best" not in header and "Δ last test" in header
+    assert "Δ compares each run's last test (a test metric has no best" in out

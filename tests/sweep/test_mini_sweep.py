@@ -29,7 +29,7 @@ TRIALS = [
 BROKEN = "mini-rope-rmsnorm-s2"
 
 
-def sweep(tmp_path, data_dir, zoo_cache, *more: str, parameters=PARAMETERS) -> subprocess.CompletedProcess:
+def sweep(tmp_path, data_dir, zoo_cache, *more: str, parameters=PARAMETERS, options=()) -> subprocess.CompletedProcess:
     config = {
         "name": "mini",
         "command": [
@@ -50,7 +50,7 @@ def sweep(tmp_path, data_dir, zoo_cache, *more: str, parameters=PARAMETERS) -> s
     extra = [f"--data.path={data_dir / 'tinyshakespeare'}", *TINY_MODEL, "--model.num_layers=1", *FEW_STEPS, *more]
     env = {**os.environ, "WANDB_MODE": "offline", "ZOO_CACHE": str(zoo_cache)}
     env.pop("ZOO_RUN_DIR", None)
-    command = [sys.executable, "-m", "zoo", "sweep", "mini.yaml", "--parallel", "2", "--", *extra]
+    command = [sys.executable, "-m", "zoo", "sweep", "mini.yaml", "--parallel", "2", *options, "--", *extra]
     return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
 
 
@@ -142,8 +142,19 @@ def test_mini_sweep_runs_groups_skips_and_retries(tmp_path, data_dir, zoo_cache)
     other = sweep(tmp_path, data_dir, zoo_cache, parameters={"model.pe": {"values": ["sinusoidal"]}})
     assert other.returncode == 2
     assert "another definition: parameters.model.norm=unset (the sweep has {'values': ['layernorm', " in other.stderr
-    assert "parameters.model.pe={'values': ['sinusoidal']} (the sweep has {'values': ['learned', " in other.stderr
+    assert "parameters.model.pe" not in other.stderr  # another list of values is the same experiment, extended
     assert {path.name for path in runs.iterdir()} == set(before)  # nothing ran
+    # the same grid reordered, with a third seed and an extra argument spelt another way: accepted, and only the
+    # new seed's trials are to run
+    extended = {**PARAMETERS, "model.pe": {"values": ["rope", "learned"]}, "seed_everything": {"values": [1, 2, 3]}}
+    more = sweep(
+        tmp_path, data_dir, zoo_cache, "--trainer.limit_train_batches=1.0", parameters=extended, options=["--dry-run"]
+    )
+    assert more.returncode == 0, more.stdout + more.stderr
+    listed = dict(re.findall(r"^ +\d+ (\S+)  \((.+)\)$", more.stdout, re.M))
+    assert listed == {name: "finished: skipped" for name in TRIALS} | {
+        f"mini-{pe}-{norm}-s3": "to run" for pe in ("learned", "rope") for norm in ("layernorm", "rmsnorm")
+    }, more.stdout
 
     # a sweep recorded without its definition: each finished trial is still checked against its record
     state = json.loads((runs / "mini" / "sweep.json").read_text())

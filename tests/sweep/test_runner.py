@@ -29,6 +29,7 @@ if args["action"] == "fail":
 if args["action"] == "die":  # as under SIGKILL: its record says running, a checkpoint was saved
     os.makedirs(os.path.join(run_dir, "checkpoints"))
     open(os.path.join(run_dir, "checkpoints", "last.ckpt"), "w").close()
+    open(os.path.join(run_dir, "checkpoints", "best-step3.ckpt"), "w").close()
     json.dump({"status": "running", "best": {}}, open(os.path.join(run_dir, "summary.json"), "w"))
     os.kill(os.getpid(), 9)
 if args["action"] == "wait":
@@ -84,7 +85,7 @@ def test_failures_are_recorded_and_the_others_finish(tmp_path, monkeypatch):
     assert trials_state["fake-b"]["exit_code"] == 1
     assert "ValueError: this trial fails" in open(trials_state["fake-b"]["log"]).read()
     assert trials_state["fake-a"]["metric"] == {"value": 1.5, "step": 6, "kind": "best"}
-    assert runner.counts == {"finished": 2, "failed": 1, "interrupted": 0}
+    assert runner.counts == {"finished": 2, "failed": 1, "killed": 0, "interrupted": 0}
     assert {key: value for key, value in seen(tmp_path, "fake-a").items() if key != "pid"} == {
         "OMP_NUM_THREADS": "3",
         "WANDB_RUN_GROUP": "fake",
@@ -100,10 +101,13 @@ def test_failures_are_recorded_and_the_others_finish(tmp_path, monkeypatch):
 def test_a_killed_trial_is_not_left_running_in_its_record(tmp_path):
     runner = make_runner(tmp_path)
     runner.run(source([Trial("fake-k", {"action": "die", "loss": 0}, "x=k")]))
-    assert runner.state.trials["fake-k"]["status"] == "failed"
+    entry = runner.state.trials["fake-k"]
+    assert (entry["status"], entry["exit_code"], runner.counts["killed"]) == ("killed", -9, 1)  # as its record
     summary = json.loads((tmp_path / "runs" / "fake-k" / "summary.json").read_text())
-    last = str(tmp_path / "runs" / "fake-k" / "checkpoints" / "last.ckpt")
-    assert (summary["status"], summary["exit_code"], summary["checkpoints"]) == ("killed", -9, {"last": last})
+    folder = tmp_path.resolve() / "runs" / "fake-k" / "checkpoints"
+    checkpoints = {"best": str(folder / "best-step3.ckpt"), "last": str(folder / "last.ckpt")}  # as a finished one's
+    assert (summary["status"], summary["exit_code"], summary["checkpoints"]) == ("killed", -9, checkpoints)
+    assert "KILL  fake-k" in (tmp_path / "console.txt").read_text()
 
 
 def test_a_trial_with_a_checkpoint_is_resumed_and_one_without_is_set_aside(tmp_path):

@@ -19,7 +19,7 @@ from zoo.compare.errors import CompareError
 from zoo.compare.metrics import check_metric
 from zoo.compare.records import Run
 from zoo.compare.statistics import Difference, Spread, spread, welch
-from zoo.partial_evaluation import PARTIAL_PREFIX
+from zoo.evaluations_apart import PARTIAL_PREFIX, base_metric
 from zoo.run_folders import is_seed
 from zoo.tracking import lower_is_better
 
@@ -69,11 +69,17 @@ class Comparison:
     rows: list[Row]
     excluded: list[tuple[str, str]]
 
+    @property
+    def last_test(self) -> bool:
+        """Whether the metric is a test metric, whose one value is the last test (no best: choosing the best
+        of several tests would choose on the test set)."""
+        return base_metric(self.metric).startswith("test_")
+
 
 def metric_value(run: Run, metric: str, which: str) -> float | None:
     """The ``final`` or ``best`` value of ``metric`` in ``run`` (best: the record's, else over its history; of a
     test metric, the last test: the best over several tested checkpoints would choose on the test set)."""
-    if which == "final" or metric.startswith("test_"):
+    if which == "final" or base_metric(metric).startswith("test_"):
         return run.final.get(metric)
     if metric in run.best:
         return run.best[metric]
@@ -187,6 +193,7 @@ def compare(
     """
     _check_one_task(runs)
     metric = check_metric(metric, runs)
+    which = "final" if base_metric(metric).startswith("test_") else which  # a test metric: its last test
     excluded = [(run.name, reason) for run in runs if (reason := _exclusion(run, metric, include_unfinished))]
     kept = [run for run in runs if not _exclusion(run, metric, include_unfinished)]
     if not kept:

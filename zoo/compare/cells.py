@@ -50,8 +50,10 @@ def short_knob(knob: str) -> str:
 def headers(comparison: Comparison) -> list[str]:
     metric, which = comparison.metric, comparison.value
     other = "final" if which == "best" else "best"
-    return ["", *map(short_knob, comparison.knobs), "n", f"{metric} {which}", f"{metric} {other}",
-            f"Δ {which}", "Welch p", "params", "tokens/s", "wall time"]  # fmt: skip
+    values = [f"{metric} last test"] if comparison.last_test else [f"{metric} {which}", f"{metric} {other}"]
+    return ["", *map(short_knob, comparison.knobs), "n", *values,
+            f"Δ {'last test' if comparison.last_test else which}", "Welch p", "params", "tokens/s",
+            "wall time"]  # fmt: skip
 
 
 def _vs_baseline(row: Row, decimals: int) -> list[str]:
@@ -71,6 +73,7 @@ def cells(comparison: Comparison, row: Row) -> list[str]:
         "" if not row.is_baseline and value == base.knobs[knob] else str(value) for knob, value in row.knobs.items()
     ]
     values = [row.best, row.final] if comparison.value == "best" else [row.final, row.best]
+    values = values[:1] if comparison.last_test else values
     return [
         "base" if row.is_baseline else "",
         *knobs,
@@ -83,12 +86,18 @@ def cells(comparison: Comparison, row: Row) -> list[str]:
     ]
 
 
+LAST_TEST = (
+    "last test (a test metric has no best: the best of several tested checkpoints would be chosen on the test set)"
+)
+
+
 def notes(comparison: Comparison) -> list[str]:
     """The footer: what the numbers are, the test and its threshold, and the runs left out."""
     direction = "lower" if comparison.lower_is_better else "higher"
+    compared = f"{comparison.value} value" if not comparison.last_test else LAST_TEST
     lines = [
         f"{comparison.metric}: mean ± sample standard deviation over the n seeds of a configuration; {direction} is "
-        f"better; Δ compares each run's {comparison.value} value.",
+        f"better; Δ compares each run's {compared}.",
         f"Δ: difference of means to the baseline ± its standard error; {TEST_NAME}, p < {comparison.alpha:g} marks "
         "a difference beyond seed noise; with n < 2 on a side: n too small.",
         "Blank knob cells: as in the baseline (layout of Table 3, Vaswani et al. 2017). tokens/s: each run's mean "

@@ -50,7 +50,7 @@ def record(comparison: Comparison, row: Row) -> dict:
         "baseline": row.is_baseline,
         "n": len(row.runs),
         "unfinished": len(row.unfinished),
-        **_numbers(f"{comparison.metric}_best", row.best),
+        **({} if comparison.last_test else _numbers(f"{comparison.metric}_best", row.best)),
         **_numbers(f"{comparison.metric}_final", row.final),
         "delta": None if d is None else d.delta,
         "delta_se": None if d is None else d.se,
@@ -78,7 +78,7 @@ def to_json(comparison: Comparison) -> str:
     return json.dumps(
         {
             "metric": comparison.metric,
-            "value": comparison.value,
+            "value": "last test" if comparison.last_test else comparison.value,
             "lower_is_better": comparison.lower_is_better,
             "test": TEST_NAME,
             "alpha": comparison.alpha,

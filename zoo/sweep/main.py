@@ -25,6 +25,7 @@ from zoo.sweep.validate import (
     check_finished_trials,
     check_same_sweep,
     check_trials,
+    extended,
     sweep_definition,
 )
 
@@ -65,8 +66,9 @@ def main(argv: list[str]) -> int:
         config = load_sweep(options.file)
         command_for = _checked_command(config, extra, options)
         state = SweepState(Path(options.runs_dir), config["name"])
-        options.definition = sweep_definition(config, command_for)
-        check_same_sweep(state.data.get("definition"), options.definition, config["name"], state.file)
+        recorded, definition = state.data.get("definition"), sweep_definition(config, command_for)
+        check_same_sweep(recorded, definition, config["name"], state.file)
+        options.definition = extended(recorded, definition)
         trials = _planned_trials(config, options, state)
         check_trials(trials, command_for)
         check_finished_trials(trials, command_for, Path(options.runs_dir))
@@ -104,7 +106,7 @@ def _planned_trials(config: dict, options, state: SweepState) -> list[Trial]:
     count = options.count or config.get("run_cap")
     if not count:
         raise SweepError("method=bayes needs --count N (how many trials to run) or run_cap in the file")
-    known = [Trial(name, entry["params"], entry.get("job_type", "")) for name, entry in state.trials.items()]
+    known = [Trial(name, entry["params"], entry.get("job_type") or "") for name, entry in state.trials.items()]
     return known[:count]
 
 
@@ -151,13 +153,15 @@ def _run(config: dict, trials: list[Trial], command_for, state: SweepState, opti
         console.print(f"interrupted: finished runs are kept; continue with: {_again(options)}")
         return 128 + signal.SIGTERM if isinstance(stop, Terminated) else 130
     counts = runner.counts
+    failed = counts["failed"] + counts["killed"]
+    killed = f" ({counts['killed']} killed by a signal)" if counts["killed"] else ""
     console.print(
         f"sweep {config['name']}: {counts['finished']} finished now, {len(trials) - len(pending)} earlier, "
-        f"{counts['failed']} failed. Compare them: {_compare_command(config, options)}"
+        f"{failed} failed{killed}. Compare them: {_compare_command(config, options)}"
     )
-    if counts["failed"]:
+    if failed:
         console.print(f"failed trials are retried by running the same command again: {_again(options)}")
-    return 1 if counts["failed"] else 0
+    return 1 if failed else 0
 
 
 def _compare_command(config: dict, options) -> str:

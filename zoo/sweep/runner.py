@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from zoo.sweep.spec import Trial
-from zoo.sweep.state import SweepState, close_record, is_finished, metric_of, run_summary
+from zoo.sweep.state import SweepState, close_record, metric_of, run_summary
 
 POLL_S = 0.5  # how often finished processes are looked for
 GRACE_S = 60.0  # how long an interrupted trial may take to shut down before it is killed
@@ -71,7 +71,7 @@ class Runner:
         self.state, self.runs_dir, self.command_for = state, Path(runs_dir), command_for
         self.metric, self.parallel, self.threads, self.console = metric, parallel, threads, console
         self.running: list[Running] = []
-        self.counts = {"finished": 0, "failed": 0, "interrupted": 0}
+        self.counts = dict.fromkeys(EVENTS, 0)
 
     # -- one trial -----------------------------------------------------------------------------
     def command(self, trial: Trial) -> list[str]:
@@ -108,7 +108,7 @@ class Runner:
         self.state.update(
             trial.name,
             params=trial.params,
-            job_type=trial.job_type,
+            job_type=trial.job_type or None,  # as the run record has it (no varied knob: none)
             status="running",
             log=str(log_path),
             attempts=attempts,
@@ -124,19 +124,20 @@ class Runner:
         run_dir = self.runs_dir / trial.name
         wall = round(time.monotonic() - running.started, 1)
         close_record(run_dir, code)
-        finished = is_finished(run_dir)
-        status = "finished" if finished else "interrupted" if interrupted else "failed"
-        value = metric_of(run_summary(run_dir), self.metric)
+        summary = run_summary(run_dir)
+        status = _status(summary, code, interrupted)
+        value = metric_of(summary, self.metric)
         self.state.update(trial.name, status=status, exit_code=code, wall_time_s=wall, metric=value)
         self.counts[status] += 1
         detail = f"{_metric_text(self.metric, value)}  {wall:.0f} s"
         if status != "finished":
             detail = f"exit {code}  {wall:.0f} s  log: {self.state.log_path(trial.name)}  {_last_line(running)}"
-        self.say("", {"finished": "done", "failed": "FAIL", "interrupted": "stop"}[status], trial, detail)
+        self.say("", EVENTS[status], trial, detail)
         return status
 
     def say(self, number: str, event: str, trial: Trial, detail: str) -> None:
-        style = {"done": "green", "FAIL": "bold red", "stop": "yellow", "skip": "dim"}.get(event, "cyan")
+        style = {"done": "green", "FAIL": "bold red", "KILL": "bold red", "stop": "yellow", "skip": "dim"}
+        style = style.get(event, "cyan")
         stamp = time.strftime("%H:%M:%S")
         self.console.print(f"{stamp} {number:>9} [{style}]{event:<5}[/] {trial.name}  {escape(detail)}")
 
@@ -218,6 +219,20 @@ class Terminated(KeyboardInterrupt):
 
 def _raise_interrupt(signum, frame) -> None:
     raise Terminated
+
+
+# How a trial ended, as sweep.json and its run record say it, and the word of its progress line.
+EVENTS = {"finished": "done", "failed": "FAIL", "killed": "KILL", "interrupted": "stop"}
+
+
+def _status(summary: dict | None, exit_code: int, interrupted: bool) -> str:
+    """How a trial ended: as its run record says (``finished``, ``interrupted`` by SIGTERM or Ctrl-C,
+    ``killed`` by a signal it could not handle, ``failed``), so that ``sweep.json`` and ``summary.json`` agree;
+    with no record, ``interrupted`` when the sweep stopped it, else ``killed`` for a signal or ``failed``."""
+    recorded = (summary or {}).get("status")
+    if recorded in EVENTS:
+        return recorded
+    return "interrupted" if interrupted else "killed" if exit_code < 0 else "failed"
 
 
 def _metric_text(metric: str | None, value: dict | None) -> str:

@@ -16,6 +16,7 @@ RUN_STATES = {
     "finished": "finished",
     "failed": "failed",
     "interrupted": "killed",
+    "killed": "killed",
 }
 
 
@@ -62,7 +63,7 @@ def bayes_source(config: dict, state: SweepState, retries: Source, count: int, s
         if len(state.trials) >= count:
             return None
         trial = trial_of(config, engine.next_run(checked, _history(config, state)))
-        state.update(trial.name, params=trial.params, job_type=trial.job_type, status="pending")
+        state.update(trial.name, params=trial.params, job_type=trial.job_type or None, status="pending")
         return trial, f"[{len(state.trials)}/{count}]"
 
     return next_trial

@@ -14,6 +14,8 @@ import shutil
 import time
 from pathlib import Path
 
+from zoo.run_folders import checkpoint_files
+
 
 def run_summary(run_dir: Path) -> dict | None:
     """A run folder's ``summary.json``, or ``None`` if it has none (yet) or it cannot be read."""
@@ -53,11 +55,34 @@ def close_record(run_dir: Path, exit_code: int) -> None:
     summary = run_summary(run_dir)
     if summary is None or summary.get("status") != "running":
         return
-    checkpoints = {path.stem: str(path) for path in sorted((run_dir / "checkpoints").glob("*.ckpt"))}
-    summary.update(status="killed" if exit_code < 0 else "failed", exit_code=exit_code, checkpoints=checkpoints)
+    status = "killed" if exit_code < 0 else "failed"
+    summary.update(status=status, exit_code=exit_code, checkpoints=checkpoint_files(run_dir))
     temporary = run_dir / "summary.json.tmp"
     temporary.write_text(json.dumps(summary, indent=2, sort_keys=True))
     os.replace(temporary, run_dir / "summary.json")
+
+
+def _read_state(file: Path) -> dict:
+    """A sweep's ``sweep.json``.
+
+    Raises:
+        SweepError: it cannot be read or is not a sweep's state (one line: what to do).
+    """
+    from zoo.sweep.spec import SweepError
+
+    try:
+        data = json.loads(file.read_text())
+    except (OSError, ValueError) as error:
+        problem = f"{type(error).__name__}: {error}"
+    else:
+        if isinstance(data, dict) and isinstance(data.get("trials"), dict):
+            return data
+        problem = "it holds no 'trials' mapping"
+    raise SweepError(
+        f"{file} is not a sweep's state ({problem}); the run folders beside it are intact: move the file aside "
+        f"to start the sweep's record anew (finished trials are found by their run folders), or pass another "
+        f"--runs_dir"
+    )
 
 
 class SweepState:
@@ -71,7 +96,7 @@ class SweepState:
     def __init__(self, runs_dir: Path, name: str) -> None:
         self.folder = Path(runs_dir) / name
         self.file = self.folder / "sweep.json"
-        self.data = json.loads(self.file.read_text()) if self.file.exists() else {"name": name, "trials": {}}
+        self.data = _read_state(self.file) if self.file.exists() else {"name": name, "trials": {}}
 
     @property
     def trials(self) -> dict:

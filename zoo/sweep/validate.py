@@ -14,6 +14,7 @@ import difflib
 import functools
 import importlib
 import io
+import json
 import math
 
 from zoo.sweep.spec import SweepError
@@ -211,8 +212,6 @@ def check_finished_trials(trials, command_for, runs_dir) -> None:
     Raises:
         SweepError: naming the trial and the fields that differ.
     """
-    import json
-
     from zoo.run_folders import BUDGET_FIELDS, differences
     from zoo.sweep.command import zoo_arguments
     from zoo.sweep.state import is_finished
@@ -245,8 +244,6 @@ def sweep_definition(config: dict, command_for) -> dict:
     Returns:
         ``{"method": ..., "metric": ..., "parameters": {...}, "base": {dotted key: value}}``.
     """
-    import json
-
     from zoo.run_folders import BUDGET_FIELDS, identity
     from zoo.sweep.command import zoo_arguments
     from zoo.tracking import flatten
@@ -257,21 +254,58 @@ def sweep_definition(config: dict, command_for) -> dict:
     return json.loads(json.dumps({**definition, "base": base}, default=str))
 
 
+EXTENSIBLE_METHODS = ("grid", "random")  # searches whose trials do not depend on each other's results
+
+
+def _values_only(then: dict, now: dict) -> bool:
+    """Whether two parameter specs differ at most in their list of ``values``."""
+    rest = [{key: value for key, value in spec.items() if key != "values"} for spec in (then, now)]
+    return (
+        isinstance(then, dict)
+        and isinstance(now, dict)
+        and "values" in then
+        and "values" in now
+        and (rest[0] == rest[1])
+    )
+
+
+def extended(recorded: dict | None, current: dict) -> dict:
+    """``current`` (a :func:`sweep_definition`) as the sweep records it after running it beside ``recorded``:
+    a grid or random search may list the values of its parameters in another order, add values (more seeds,
+    another learning rate) or leave some out, since each trial is named by its values and the others are kept;
+    the record lists every value either had, the recorded ones first."""
+    if not recorded or recorded.get("method") != current["method"] or current["method"] not in EXTENSIBLE_METHODS:
+        return current
+    parameters = dict(current["parameters"])
+    for key, spec in recorded.get("parameters", {}).items():
+        now = parameters.get(key)
+        if now is not None and _values_only(spec, now):
+            known = [json.dumps(value, sort_keys=True) for value in spec["values"]]
+            added = [value for value in now["values"] if json.dumps(value, sort_keys=True) not in known]
+            parameters[key] = {**now, "values": [*spec["values"], *added]}
+    return {**current, "parameters": parameters}
+
+
 def definition_changes(recorded: dict, current: dict) -> list[str]:
     """``field=<now> (the sweep has <then>)`` for each field of two :func:`sweep_definition` results that
-    differs (``parameters.model.pe``, ``trainer.max_steps``, ``method``), sorted."""
+    differs (``parameters.model.pe``, ``trainer.max_steps``, ``method``), sorted. The spellings of one setting
+    are one (:func:`zoo.run_folders.identity`: ``limit_train_batches`` unset and ``1.0``, a data folder with
+    and without its trailing ``/``), and the ``values`` of a grid or random search may change
+    (:func:`extended`)."""
+    from zoo.run_folders import BUDGET_FIELDS, changed_fields, identity, shown
 
     def flat(definition: dict) -> dict:
         parameters = {f"parameters.{key}": spec for key, spec in definition.get("parameters", {}).items()}
         search = {key: definition.get(key) for key in ("method", "metric")}
-        return {**search, **parameters, **definition.get("base", {})}
+        base = definition.get("base", {})
+        budget = {key: base[key] for key in BUDGET_FIELDS if key in base}
+        return {**search, **parameters, **identity(base), **budget}
 
-    then, now, missing = flat(recorded), flat(current), object()
-    return [
-        f"{key}={now.get(key, missing)!r} (the sweep has {then.get(key, missing)!r})".replace(repr(missing), "unset")
-        for key in sorted(set(then) | set(now))
-        if then.get(key, missing) != now.get(key, missing)
-    ]
+    then, now = flat(recorded), flat(current)
+    for key in [key for key in then if key.startswith("parameters.")]:
+        if key in now and recorded.get("method") in EXTENSIBLE_METHODS and _values_only(then[key], now[key]):
+            now[key] = then[key]
+    return [f"{key}={shown(now, key)} (the sweep has {shown(then, key)})" for key in changed_fields(then, now)]
 
 
 def check_same_sweep(recorded: dict | None, current: dict, name: str, where) -> None:

@@ -80,6 +80,12 @@ class TaskModule(pl.LightningModule):
     # The knobs a checkpoint is tied to (a resumed or evaluated run cannot change them); tasks add their own.
     architecture: tuple[str, ...] = ARCHITECTURE_KNOBS
 
+    def evaluation_settings(self, stage: str) -> tuple[str, ...]:
+        """The knobs besides the weights that the ``stage`` (``"val"``, ``"test"``) metrics depend on, and
+        that a ``validate``/``test`` of a checkpoint may set otherwise than the run did (a translation's
+        decoder): such an evaluation is recorded apart (:mod:`zoo.evaluations_apart`). None by default."""
+        return ()
+
     def __init__(
         self,
         vocab_size: int = 0,

@@ -139,6 +139,11 @@ class TranslationTask(TaskModule):
         mask = src_padding_mask
         return translate_ids(self.network, src, mask, BOS_ID, EOS_ID, PAD_ID, limit, beam_size, alpha, n_best)
 
+    def evaluation_settings(self, stage: str) -> tuple[str, ...]:
+        """The decoder of BLEU, chrF and exact match; in validation also how many batches are decoded."""
+        decoder = ("beam_size", "length_penalty", "max_len_a", "max_len_b")
+        return (*decoder, "bleu_batches") if stage == "val" else decoder
+
     def translate(self, src: Tensor, src_padding_mask: Tensor) -> list[str]:
         """The translations of ``(B, S)`` source ids (``src_padding_mask`` ``(B, S)``, ``True`` at padding) by the
         configured decoder, detokenised."""

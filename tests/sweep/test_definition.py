@@ -1,0 +1,105 @@
+"""One sweep, one definition: what may change between two runs of a sweep (the values of a grid or random
+search, the spelling of a setting) and what may not (the base configuration, the budget, a fixed value, the
+search), on definitions as :func:`zoo.sweep.validate.sweep_definition` records them."""
+
+import json
+
+import pytest
+
+from zoo.sweep.spec import SweepError, expand, load_sweep
+from zoo.sweep.state import SweepState
+from zoo.sweep.validate import definition_changes, extended
+
+BASE = {"model.lr": 0.001, "trainer.max_steps": 6, "data.path": "/data/shakespeare"}
+
+
+def definition(parameters: dict, method: str = "grid", **base) -> dict:
+    return {
+        "method": method,
+        "metric": {"name": "val_loss", "goal": "minimize"},
+        "parameters": parameters,
+        "base": {**BASE, **base},
+    }
+
+
+GRID = {"model.pe": {"values": ["learned", "rope"]}, "seed_everything": {"values": [1, 2]}}
+
+
+def test_a_grid_may_be_reordered_extended_or_narrowed_and_records_every_value():
+    then = definition(GRID)
+    more = definition({"model.pe": {"values": ["rope", "alibi", "learned"]}, "seed_everything": {"values": [3, 1]}})
+    assert definition_changes(then, more) == []
+    assert extended(then, more)["parameters"] == {
+        "model.pe": {"values": ["learned", "rope", "alibi"]},
+        "seed_everything": {"values": [1, 2, 3]},
+    }
+    assert extended(None, more) == more and extended(then, then) == then
+
+
+@pytest.mark.parametrize(
+    ("parameters", "method", "expected"),
+    [
+        ({**GRID, "model.norm": {"value": "rmsnorm"}}, "grid", "parameters.model.norm={'value': 'rmsnorm'} (the sweep "
+         "has unset)"),
+        ({"model.pe": {"values": ["learned", "rope"]}}, "grid", "parameters.seed_everything=unset (the sweep has "),
+        (GRID, "random", "method='random' (the sweep has 'grid')"),
+    ],
+)  # fmt: skip
+def test_a_new_parameter_another_fixed_value_or_another_search_is_another_sweep(parameters, method, expected):
+    changes = definition_changes(definition(GRID), definition(parameters, method))
+    assert changes and changes[0].startswith(expected), changes
+
+
+def test_a_fixed_value_or_a_distribution_may_not_change():
+    fixed = {**GRID, "model.d_model": {"value": 64}}
+    assert definition_changes(definition(fixed), definition({**GRID, "model.d_model": {"value": 32}})) == [
+        "parameters.model.d_model={'value': 32} (the sweep has {'value': 64})"
+    ]
+    lr = {"model.lr": {"distribution": "log_uniform_values", "min": 1e-4, "max": 1e-2}}
+    wider = {"model.lr": {"distribution": "log_uniform_values", "min": 1e-5, "max": 1e-2}}
+    assert len(definition_changes(definition(lr, "random"), definition(wider, "random"))) == 1
+
+
+def test_bayes_values_may_not_change():
+    """Bayesian search proposes each trial from the results so far: its space is the experiment."""
+    then, now = definition(GRID, "bayes"), definition({**GRID, "seed_everything": {"values": [1, 2, 3]}}, "bayes")
+    assert definition_changes(then, now) == [
+        "parameters.seed_everything={'values': [1, 2, 3]} (the sweep has {'values': [1, 2]})"
+    ]
+    assert extended(then, now) == now
+
+
+def test_spellings_of_one_setting_are_one_base_and_defaults_are_shown_as_values():
+    then = definition(GRID)
+    same = definition(GRID, **{"trainer.limit_train_batches": 1.0, "data.path": "/data/shakespeare/"})
+    assert definition_changes(then, same) == []
+    assert definition_changes(then, definition(GRID, **{"trainer.limit_train_batches": 1})) == [
+        "trainer.limit_train_batches=1 (the sweep has 1.0)"
+    ]
+    assert definition_changes(then, definition(GRID, **{"model.bias": False, "trainer.precision": "bf16"})) == [
+        "model.bias=False (the sweep has True)",
+        "trainer.precision='bf16-mixed' (the sweep has '32-true')",
+    ]
+    assert definition_changes(then, definition(GRID, **{"trainer.max_steps": 8})) == [
+        "trainer.max_steps=8 (the sweep has 6)"
+    ]
+
+
+def test_yaml_floats_without_a_dot_are_floats(tmp_path):
+    """PyYAML reads ``1e-4`` as a string, which ran ``[1e-4, 0.0001]`` as two trials of one learning rate."""
+    path = tmp_path / "lr.yaml"
+    path.write_text("name: lr\nmethod: grid\nparameters:\n  model.lr: {values: [1e-4, 0.0001, 3E-4, '1e-3']}\n")
+    config = load_sweep(path)
+    assert config["parameters"]["model.lr"]["values"] == [0.0001, 0.0001, 0.0003, "1e-3"]
+    assert [trial.name for trial in expand(config)] == ["lr-lr0.0001", "lr-lr0.0003", "lr-1e_3"]
+
+
+@pytest.mark.parametrize("content", ["{not json", "[]", '{"name": "x"}'])
+def test_a_corrupt_sweep_state_is_one_line(tmp_path, content):
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "sweep.json").write_text(content)
+    with pytest.raises(SweepError) as error:
+        SweepState(tmp_path, "x")
+    message = str(error.value)
+    assert message.startswith(f"{tmp_path / 'x' / 'sweep.json'} is not a sweep's state (") and "\n" not in message
+    assert "move the file aside" in message and json.loads(json.dumps(message))

@@ -1,0 +1,134 @@
+"""An evaluation that measures something else than the run's own evaluations is not the run's result, and is
+recorded apart from it, its metrics renamed with a prefix:
+
+- ``partial/<metric>``: a ``validate``/``test`` over part of its split (``trainer.limit_test_batches=2`` or
+  ``0.1``) is a smoke check, so that no run record, W&B summary or ``zoo compare`` takes ``partial/test_bleu``
+  for the run's ``test_bleu``;
+- ``full/<metric>``: a ``validate`` over the whole split of a run whose validations took part of it
+  (``fit --trainer.limit_val_batches=2``), whose ``val_loss`` series was measured on those batches;
+- ``beam_size=5/<metric>``: an evaluation whose metrics depend on decoding settings (a translation's BLEU on
+  ``model.beam_size``, ``model.length_penalty``, ...) other than the run's, so that runs tested with a beam of 5
+  and runs tested greedily are never averaged into one ``test_bleu`` (``zoo compare --metric
+  beam_size=5/test_bleu`` compares the former). With a partial split too: ``partial/beam_size=5/test_bleu``.
+
+In ``fit`` a partial validation is part of the run's configuration (``trainer.limit_val_batches`` is in its
+identity), so its metrics keep their names, and so do a ``validate``'s with the same settings.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import lightning.pytorch as pl
+from lightning.pytorch.callbacks import Callback
+from lightning.pytorch.utilities import rank_zero_info
+
+from zoo.run_folders import same_value
+
+PARTIAL_PREFIX = "partial/"
+FULL_PREFIX = "full/"
+EVALUATION_PREFIXES = ("val_", "test_")
+
+
+class Apart(NamedTuple):
+    """Why an evaluation is recorded apart: its ``kind`` (``partial``, ``full``, ``decoding``; the run record
+    lists its metrics under ``<kind>_evaluations``), its metrics' ``prefix`` and what it covered or how it
+    decoded (``reason``: ``"trainer.limit_test_batches=2 (2 of 31 batches)"``)."""
+
+    kind: str
+    prefix: str
+    reason: str
+
+
+def mark_partial(metrics: dict, apart: Apart | None) -> dict:
+    """``metrics`` with each evaluation metric renamed ``<apart.prefix><name>`` when ``apart`` is set
+    (``partial/test_bleu``); unchanged otherwise."""
+    if not apart:
+        return metrics
+    return {apart.prefix + key if key.startswith(EVALUATION_PREFIXES) else key: v for key, v in metrics.items()}
+
+
+def base_metric(name: str) -> str:
+    """A metric's name without the prefixes of an evaluation apart: ``partial/beam_size=5/test_bleu`` ->
+    ``test_bleu``."""
+    return name.rsplit("/", 1)[-1]
+
+
+class EvaluationsApart(Callback):
+    """Mark the loggers of a ``validate`` or ``test`` command whose evaluation measures something else than the
+    run's (another part of its split, other decoding settings) with an :class:`Apart` (their ``apart``
+    attribute), and say so in one line. A ``validate`` with the ``limit_val_batches`` and decoding settings the
+    run trained with measures what its validations did, so its metrics keep their names.
+
+    Args:
+        loggers: the loggers whose ``log_metrics`` honour ``apart`` (:func:`mark_partial`).
+        recorded: the run's recorded configuration (flat ``model.*``, ``trainer.*`` fields; ``{}``: none).
+    """
+
+    def __init__(self, loggers: list, recorded: dict) -> None:
+        self.loggers, self.recorded = loggers, recorded
+
+    def on_validation_start(self, trainer: pl.Trainer, pl_module) -> None:
+        self._mark(trainer, pl_module, "val", trainer.num_val_batches, trainer.val_dataloaders)
+
+    def on_test_start(self, trainer: pl.Trainer, pl_module) -> None:
+        self._mark(trainer, pl_module, "test", trainer.num_test_batches, trainer.test_dataloaders)
+
+    def _mark(self, trainer: pl.Trainer, pl_module, stage: str, batches: list, dataloaders) -> None:
+        decoding = self._decoding(pl_module, stage)
+        subset = self._subset(trainer, stage, batches, dataloaders)
+        if subset is None and not decoding:
+            return
+        prefix = f"{','.join(decoding)}/" if decoding else ""
+        reasons = [*([subset.reason] if subset else []), *(["decoded with " + ", ".join(decoding)] if decoding else [])]
+        kind = subset.kind if subset else "decoding"
+        apart = Apart(kind, (subset.prefix if subset else "") + prefix, "; ".join(reasons))
+        for logger in self.loggers:
+            logger.apart = apart
+        split = {"val": "validation", "test": "test"}[stage]
+        rank_zero_info(
+            f"zoo: this {split} is not the run's ({apart.reason}): its metrics are recorded as {apart.prefix}{stage}_*"
+        )
+
+    def _decoding(self, pl_module, stage: str) -> list[str]:
+        """``field=value`` for each of the task's evaluation settings
+        (:meth:`zoo.tasks.TaskModule.evaluation_settings`: the decoder of a translation's BLEU) that differs
+        from the run's recorded one."""
+        settings = pl_module.evaluation_settings(stage)
+        return [
+            f"{name}={pl_module.hparams[name]}"
+            for name in settings
+            if f"model.{name}" in self.recorded
+            and not same_value(self.recorded[f"model.{name}"], pl_module.hparams[name])
+        ]
+
+    def _subset(self, trainer: pl.Trainer, stage: str, batches: list, dataloaders) -> Apart | None:
+        """The :class:`Apart` of an evaluation over another part of its split than the run's, or ``None``."""
+        limit = getattr(trainer, f"limit_{stage}_batches")
+        trained_with = self.recorded.get("trainer.limit_val_batches") if stage == "val" else None
+        if stage == "val" and _same_limit(limit, trained_with):
+            return None
+        dataloaders = dataloaders if isinstance(dataloaders, (list, tuple)) else [dataloaders]
+        try:
+            lengths = [len(dataloader) for dataloader in dataloaders]
+        except TypeError:  # an iterable dataset of unknown length: only a fraction below 1 says it is partial
+            lengths = None
+        evaluated = sum(int(n) for n in batches)
+        if lengths is None:
+            partial = isinstance(limit, float) and limit < 1.0
+        else:
+            partial = evaluated < sum(lengths)
+        if partial:
+            whole = f" of {sum(lengths)}" if lengths is not None else ""
+            reason = f"trainer.limit_{stage}_batches={limit} ({evaluated}{whole} batches)"
+            return Apart("partial", PARTIAL_PREFIX, reason)
+        if stage == "val":  # the whole split, where the run's validations took part of it
+            reason = f"the whole split, {evaluated} batches (the run validated on trainer.limit_val_batches="
+            return Apart("full", FULL_PREFIX, f"{reason}{trained_with})")
+        return None
+
+
+def _same_limit(limit, recorded) -> bool:
+    """Whether a ``limit_val_batches`` is the one the run recorded (``None`` is the whole split, ``1.0``; a
+    count read back from a record may be ``2.0``; Lightning reads ``1`` as ``1.0`` too)."""
+    return float(limit) == float(1.0 if recorded is None else recorded)
