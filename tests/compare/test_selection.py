@@ -139,3 +139,18 @@ def test_a_test_metric_is_compared_by_its_last_test_in_one_column(tmp_path, comp
     header = out.splitlines()[0]
     assert status == 0 and "test_bleu last test" in header and "best" not in header and "Δ last test" in header
     assert "Δ compares each run's last test (a test metric has no best" in out
+
+
+def test_a_run_evaluated_only_apart_is_left_out_saying_how_it_was_evaluated(tmp_path, compare_json):
+    runs = tmp_path / "runs"
+    for seed in (1, 2):
+        write_run(runs, f"ed-s{seed}", [(300, 30.0 + seed)], metric="test_bleu", seed=seed)
+    write_run(runs, "ed-s3", [(300, 20.0)], metric="partial/test_bleu", seed=3)
+    write_run(runs, "ed-s4", [(300, 35.0)], metric="beam_size=5/test_bleu", seed=4)
+    result = compare_json(runs, "--metric", "test_bleu")
+    assert result["rows"][0]["n"] == 2
+    assert {item["run"]: item["reason"] for item in result["excluded"]} == {
+        "ed-s3": "test_bleu only as partial/test_bleu",
+        "ed-s4": "test_bleu only as beam_size=5/test_bleu",
+    }
+    assert compare_json(runs, "--metric", "beam_size=5/test_bleu")["rows"][0]["runs"] == ["ed-s4"]

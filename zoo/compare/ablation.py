@@ -19,7 +19,7 @@ from zoo.compare.errors import CompareError
 from zoo.compare.metrics import check_metric
 from zoo.compare.records import Run
 from zoo.compare.statistics import Difference, Spread, spread, welch
-from zoo.evaluations_apart import PARTIAL_PREFIX, base_metric
+from zoo.evaluations_apart import base_metric
 from zoo.run_folders import is_seed
 from zoo.tracking import lower_is_better
 
@@ -93,8 +93,9 @@ def _exclusion(run: Run, metric: str, include_unfinished: bool) -> str | None:
     if not run.config:  # an unfinished one's status says more (a sweep trial that failed before its record)
         return "no config.json" if run.status == "finished" else run.status
     if metric_value(run, metric, "final") is None:
-        if PARTIAL_PREFIX + metric in run.final:
-            return f"{metric} only over part of its split ({PARTIAL_PREFIX}{metric})"
+        apart = sorted(name for name in run.final if name.endswith(f"/{metric}"))
+        if apart:  # evaluated apart from the run's own settings (zoo.evaluations_apart): another metric
+            return f"{metric} only as {', '.join(apart)}"
         return f"no {metric} logged"
     return None
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from zoo.compare.ablation import Comparison, Row
+from zoo.compare.records import UNFINISHED_STATUSES
 from zoo.compare.statistics import TEST_NAME, Spread
 
 
@@ -111,11 +112,7 @@ def notes(comparison: Comparison) -> list[str]:
         )
     if comparison.excluded:
         left_out = ", ".join(f"{name} ({reason})" for name, reason in comparison.excluded)
-        statuses = ("running", "failed", "interrupted", "killed", "crashed")
-        hint = (
-            " (--include_unfinished counts unfinished runs)"
-            if any(r in statuses for _, r in comparison.excluded)
-            else ""
-        )
+        unfinished = any(reason in UNFINISHED_STATUSES for _, reason in comparison.excluded)
+        hint = " (--include_unfinished counts unfinished runs)" if unfinished else ""
         lines.append(f"Left out of the statistics{hint}: {left_out}.")
     return lines

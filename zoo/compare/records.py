@@ -12,6 +12,10 @@ from pathlib import Path
 from zoo.compare.errors import CompareError
 from zoo.run_folders import with_added_fields
 
+# How a run that did not finish ended (or that it still runs): the run record's (``killed`` by a signal, by
+# ``zoo sweep``) and W&B's (``crashed``, ``killed``).
+UNFINISHED_STATUSES = ("running", "failed", "interrupted", "killed", "crashed")
+
 
 @dataclass
 class Run:
@@ -24,7 +28,7 @@ class Run:
             resumed run that logs a step again counts it once).
         final: metric -> its last logged value.
         best: metric -> its best logged value (lower is better for losses, perplexity, bits per character).
-        status: ``finished``, ``running``, ``failed``, ``interrupted`` (W&B: ``crashed``, ``killed``, ...).
+        status: ``finished``, or one of :data:`UNFINISHED_STATUSES`.
         group: the sweep the run belongs to (W&B ``group``), or ``None``.
         job_type: the knobs its sweep varies (W&B ``job_type``), or ``None``.
         wall_time_s: seconds of training and evaluation, or ``None`` if unknown.
