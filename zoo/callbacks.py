@@ -3,8 +3,11 @@ honest status when a run is interrupted, and the checkpoints a run folder holds.
 
 from __future__ import annotations
 
+import os
+import re
 import shlex
 import sys
+import time
 from pathlib import Path
 
 import lightning.pytorch as pl
@@ -12,6 +15,7 @@ from lightning.pytorch.callbacks import Callback, ModelCheckpoint
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 
 from zoo.run_folders import checkpoint_files
+from zoo.run_resolution import load_checkpoint
 from zoo.tracking import define_summaries
 
 
@@ -110,8 +114,41 @@ class EvaluationSummaries(Callback):
     on_validation_start = on_test_start = _define
 
 
-class BestAndLast(ModelCheckpoint):
-    """Lightning's ``ModelCheckpoint`` by a monitored metric, with ``last.ckpt`` saved at every validation:
+class RunCheckpoint(ModelCheckpoint):
+    """Lightning's ``ModelCheckpoint`` in a run folder's ``checkpoints/``:
+
+    - a file of its own name is overwritten, never versioned (``last-v1.ckpt``, ``best-step9-v1.ckpt``): a run
+      resumed from an earlier checkpoint redoes those steps, and ``--ckpt_path last`` reads ``last.ckpt``;
+    - it follows its run folder when the folder was moved or copied: the checkpoint's recorded ``dirpath``
+      and the paths under it (the best so far, the last) are read as paths in the folder it is now in. Lightning
+      would keep only the best path, pointing to the old place, and forget the best score, so the first
+      validation after the resume became the "best" whatever its score.
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, enable_version_counter=False, **kwargs)
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        old, new = state_dict.get("dirpath"), self.dirpath
+        if old and new and old != new:
+            state_dict = _moved(state_dict, old, new)
+        super().load_state_dict(state_dict)
+
+
+def _moved(state: dict, old: str, new: str) -> dict:
+    """A ``ModelCheckpoint`` state with ``dirpath`` ``old`` as the same files under ``new``."""
+
+    def move(path):
+        inside = isinstance(path, str) and path.startswith(old.rstrip(os.sep) + os.sep)
+        return os.path.join(new, os.path.relpath(path, old)) if inside else path
+
+    paths = {key: move(state.get(key)) for key in ("best_model_path", "kth_best_model_path", "last_model_path")}
+    best_k = {move(path): score for path, score in (state.get("best_k_models") or {}).items()}
+    return {**state, **paths, "best_k_models": best_k, "dirpath": new}
+
+
+class BestAndLast(RunCheckpoint):
+    """A :class:`RunCheckpoint` by a monitored metric, with ``last.ckpt`` saved at every validation:
     Lightning 2.6 saves "last" only at a validation that also saved a best checkpoint, so once a run stops
     improving a kill -9 would lose every step since its last improvement."""
 
@@ -120,6 +157,35 @@ class BestAndLast(ModelCheckpoint):
         super().on_validation_end(trainer, pl_module)
         if not skip and self.save_last and self._last_global_step_saved != trainer.global_step:
             self._save_last_checkpoint(trainer, self._monitor_candidates(trainer))
+
+
+def set_aside_later_checkpoints(run_dir: Path, step: int, resumed_from: str) -> Path | None:
+    """Before a run resumes from a checkpoint at ``step`` that is not its latest (``--ckpt_path
+    checkpoints/step3.ckpt`` of a run trained to step 9), move the checkpoints of the steps it abandons
+    (``best-step9.ckpt``, ``step6.ckpt``, a ``last.ckpt`` of a later step) to
+    ``checkpoints/abandoned-after-step<step>-<time>/``: they are another branch of the run, which the resumed one
+    would overwrite in part and list beside its own. Nothing is deleted.
+
+    Returns:
+        The folder they went to, or ``None`` if there were none.
+    """
+    folder = Path(run_dir) / "checkpoints"
+    later = [
+        path
+        for path in folder.glob("*.ckpt")
+        if (match := re.fullmatch(r"(?:best-)?step(\d+)(?:-v\d+)?", path.stem)) and int(match.group(1)) > step
+    ]
+    last = folder / "last.ckpt"
+    if last.is_file() and os.path.realpath(last) != os.path.realpath(resumed_from):
+        if load_checkpoint(str(last)).get("global_step", 0) > step:
+            later.append(last)
+    if not later:
+        return None
+    aside = folder / f"abandoned-after-step{step}-{time.strftime('%Y%m%d-%H%M%S')}"
+    aside.mkdir()
+    for path in later:
+        path.rename(aside / path.name)
+    return aside
 
 
 def checkpoint_callbacks(run_dir: Path, task, keep_last: int = 0) -> list[ModelCheckpoint]:
@@ -139,8 +205,6 @@ def checkpoint_callbacks(run_dir: Path, task, keep_last: int = 0) -> list[ModelC
     ]
     if keep_last:
         callbacks.append(
-            ModelCheckpoint(
-                folder, "step{step}", "step", save_top_k=keep_last, mode="max", auto_insert_metric_name=False
-            )
+            RunCheckpoint(folder, "step{step}", "step", save_top_k=keep_last, mode="max", auto_insert_metric_name=False)
         )
     return callbacks

@@ -30,7 +30,7 @@ from zoo.predictions import PredictionWriter
 from zoo.progress import ParameterSummary, StepProgressBar, silence_noise
 from zoo.run_folders import RunFolderError, remove_unused_run_dir
 from zoo.run_resolution import check_loadable, resolve_run_dir
-from zoo.run_session import RunSession, flat_config, inherited_run_dir
+from zoo.run_session import RunSession, flat_config, inherited_run_dir, record_data_folder
 from zoo.tasks import TaskModule
 from zoo.tracking import wandb_mode
 from zoo.yaml_files import YAMLFileError, load_yaml
@@ -200,6 +200,10 @@ class ZooCLI(LightningCLI):
         ``val_check_interval`` above the batches of an epoch) is one line, as the checks before it are."""
         try:
             super()._run_subcommand(subcommand)
+        except RuntimeError as error:
+            if "Error(s) in loading state_dict" not in str(error):
+                raise
+            raise ConfigError(_weights_mismatch(self._config().get("ckpt_path"), str(error))) from error
         except (ValueError, TypeError, MisconfigurationException) as error:
             if self.trainer.global_step == 0 and _raised_in_lightning(error):
                 message = str(error).strip()
@@ -213,6 +217,7 @@ class ZooCLI(LightningCLI):
         if self.session is not None:
             config = self._config()
             config.model.init_args.vocab_size = self.model.hparams.vocab_size  # the linked value, for the record
+            record_data_folder(config)
             text = self._parser(self.subcommand).dump(config, skip_link_targets=False, skip_unset=False)
             self.session.start_fit(self.trainer, flat_config(config), text)
 
@@ -275,6 +280,22 @@ def _check_yaml(paths: list[str]) -> None:
                 f"--config {path} holds {held}, not a mapping of fields (e.g. `model:`, `data:`, `trainer:`); "
                 f"python -m zoo fit --print_config shows one"
             )
+
+
+def _weights_mismatch(ckpt_path: str | None, message: str) -> str:
+    """One line for a checkpoint whose weights do not fit the network this command builds (torch's message
+    lists every tensor): the first mismatch, and the usual cause."""
+    lines = [
+        line.strip()
+        for line in message.splitlines()
+        if line.strip().startswith(("size mismatch", "Missing", "Unexpected"))
+    ]
+    first = lines[0].rstrip(".") if lines else message.splitlines()[0]
+    return (
+        f"ckpt_path={ckpt_path!r}: its weights do not fit the network of this command ({first}); a checkpoint is "
+        f"evaluated with its run's data and tokenizer (another data.path or data.vocab_size gives another "
+        f"vocabulary) and its architecture"
+    )
 
 
 def _raised_in_lightning(error: BaseException) -> bool:

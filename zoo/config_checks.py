@@ -57,10 +57,11 @@ def check_options(config: Namespace, subcommand: str) -> None:
     Raises:
         ConfigError: a bool field set to null, a ``run_name`` that is not a plain folder name, a trainer field
             of :data:`TRAINER_MINIMUMS` below its minimum, one of :data:`ZOO_SETS` set, ``min_steps`` above
-            ``max_steps`` (or ``min_epochs`` above ``max_epochs``), a ``val_check_interval`` that is not
-            positive, ``checkpoint_every_n_steps`` below 1, ``keep_last`` below 0, either asked for with
-            ``trainer.enable_checkpointing=false``; for ``fit``, a budget of no training
-            (:data:`NO_TRAINING`) or a callback that monitors a metric the task does not log.
+            ``max_steps`` (or ``min_epochs`` above ``max_epochs``), a ``limit_*_batches`` that is negative or
+            a fraction above 1, a ``val_check_interval`` that is not positive, ``checkpoint_every_n_steps``
+            below 1, ``keep_last`` below 0, either asked for with ``trainer.enable_checkpointing=false``; for
+            ``fit``, a budget of no training (:data:`NO_TRAINING`) or a callback that monitors a metric the
+            task does not log.
     """
     _check_bool_fields(config)
     name = config.get("run_name")
@@ -92,11 +93,24 @@ def _check_trainer_fields(trainer: Namespace) -> None:
             raise ConfigError(
                 f"trainer.min_{unit}={low} is above trainer.max_{unit}={high}; it must be at most max_{unit}"
             )
+    for split in ("train", "val", "test", "predict"):
+        _check_batch_limit(f"limit_{split}_batches", trainer.get(f"limit_{split}_batches"))
     interval = trainer.get("val_check_interval")
     if isinstance(interval, (int, float)) and interval <= 0:  # a string is a duration, Lightning checks it
         raise ConfigError(
             f"trainer.val_check_interval={interval} is not valid; it must be a positive number of steps, or a "
             f"fraction of an epoch in (0, 1] with trainer.check_val_every_n_epoch set"
+        )
+
+
+def _check_batch_limit(field: str, value: object) -> None:
+    """Refuse a ``limit_*_batches`` that Lightning refuses (as ``_determine_batch_limits`` reads it): a
+    negative number, or a fraction above 1 that is not a whole number of batches."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if number and (value < 0 or isinstance(value, float) and value > 1 and not value.is_integer()):
+        raise ConfigError(
+            f"trainer.{field}={value} is not valid; it must be a number of batches (an integer >= 0) or a "
+            f"fraction of them in [0.0, 1.0]"
         )
 
 

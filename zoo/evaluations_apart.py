@@ -6,9 +6,10 @@ recorded apart from it, its metrics renamed with a prefix:
   for the run's ``test_bleu``;
 - ``full/<metric>``: a ``validate`` over the whole split of a run whose validations took part of it
   (``fit --trainer.limit_val_batches=2``), whose ``val_loss`` series was measured on those batches;
-- ``beam_size=5/<metric>``: an evaluation whose metrics depend on decoding settings (a translation's BLEU on
-  ``model.beam_size``, ``model.length_penalty``, ...) other than the run's, so that runs tested with a beam of 5
-  and runs tested greedily are never averaged into one ``test_bleu`` (``zoo compare --metric
+- ``beam_size=5/<metric>``, ``block_size=128/<metric>``: an evaluation with settings other than the run's
+  that its metrics depend on: a translation's decoder (``model.beam_size``, ``model.length_penalty``, ...) or
+  the data (``data.block_size``, ``data.batch_size``, another ``data.path``), so that runs tested with a beam
+  of 5 and runs tested greedily are never averaged into one ``test_bleu`` (``zoo compare --metric
   beam_size=5/test_bleu`` compares the former). With a partial split too: ``partial/beam_size=5/test_bleu``.
 
 In ``fit`` a partial validation is part of the run's configuration (``trainer.limit_val_batches`` is in its
@@ -17,13 +18,22 @@ identity), so its metrics keep their names, and so do a ``validate``'s with the 
 
 from __future__ import annotations
 
+import os
 from typing import NamedTuple
 
 import lightning.pytorch as pl
 from lightning.pytorch.callbacks import Callback
 from lightning.pytorch.utilities import rank_zero_info
 
-from zoo.run_folders import same_value
+from zoo.run_folders import (
+    DEFAULTS,
+    PATH_FIELDS,
+    canonical_batches,
+    changed_fields,
+    identity,
+    is_seed,
+    same_value,
+)
 
 PARTIAL_PREFIX = "partial/"
 FULL_PREFIX = "full/"
@@ -63,10 +73,13 @@ class EvaluationsApart(Callback):
     Args:
         loggers: the loggers whose ``log_metrics`` honour ``apart`` (:func:`mark_partial`).
         recorded: the run's recorded configuration (flat ``model.*``, ``trainer.*`` fields; ``{}``: none).
+        current: the command's configuration, the same way; its ``data.*`` fields that differ from the run's
+            (another ``block_size``, ``batch_size`` or data set) make the evaluation apart too.
     """
 
-    def __init__(self, loggers: list, recorded: dict) -> None:
+    def __init__(self, loggers: list, recorded: dict, current: dict | None = None) -> None:
         self.loggers, self.recorded = loggers, recorded
+        self.data = data_differences(recorded, current or {}) if recorded else []
 
     def on_validation_start(self, trainer: pl.Trainer, pl_module) -> None:
         self._mark(trainer, pl_module, "val", trainer.num_val_batches, trainer.val_dataloaders)
@@ -75,13 +88,13 @@ class EvaluationsApart(Callback):
         self._mark(trainer, pl_module, "test", trainer.num_test_batches, trainer.test_dataloaders)
 
     def _mark(self, trainer: pl.Trainer, pl_module, stage: str, batches: list, dataloaders) -> None:
-        decoding = self._decoding(pl_module, stage)
+        decoding = [*self.data, *self._decoding(pl_module, stage)]
         subset = self._subset(trainer, stage, batches, dataloaders)
         if subset is None and not decoding:
             return
         prefix = f"{','.join(decoding)}/" if decoding else ""
-        reasons = [*([subset.reason] if subset else []), *(["decoded with " + ", ".join(decoding)] if decoding else [])]
-        kind = subset.kind if subset else "decoding"
+        reasons = [*([subset.reason] if subset else []), *(["with " + ", ".join(decoding)] if decoding else [])]
+        kind = subset.kind if subset else "settings"
         apart = Apart(kind, (subset.prefix if subset else "") + prefix, "; ".join(reasons))
         for logger in self.loggers:
             logger.apart = apart
@@ -128,7 +141,28 @@ class EvaluationsApart(Callback):
         return None
 
 
+# Data fields that do not change what an evaluation measures.
+UNMEASURED_DATA_FIELDS = ("data.num_workers", "data.cache_dir")
+
+
+def data_differences(recorded: dict, current: dict) -> list[str]:
+    """``field=value`` for each ``data.*`` field of the command that differs from the run's (in their one
+    form, :func:`zoo.run_folders.identity`), seeds and :data:`UNMEASURED_DATA_FIELDS` aside; a data folder is
+    named by its last part (``path=wikitext2``)."""
+    then, now = identity(recorded), identity(current)
+    keys = [
+        key
+        for key in changed_fields(then, now)
+        if key.startswith("data.") and not is_seed(key) and key not in UNMEASURED_DATA_FIELDS
+    ]
+    return [f"{key.removeprefix('data.')}={_shown(key, now.get(key, DEFAULTS.get(key)))}" for key in keys]
+
+
+def _shown(key: str, value: object) -> str:
+    return os.path.basename(value) if key in PATH_FIELDS and isinstance(value, str) else str(value)
+
+
 def _same_limit(limit, recorded) -> bool:
-    """Whether a ``limit_val_batches`` is the one the run recorded (``None`` is the whole split, ``1.0``; a
-    count read back from a record may be ``2.0``; Lightning reads ``1`` as ``1.0`` too)."""
-    return float(limit) == float(1.0 if recorded is None else recorded)
+    """Whether a ``limit_val_batches`` is the one the run recorded, as Lightning reads them (``None`` is the
+    whole split, ``1.0``; ``2.0`` is 2 batches; ``1`` is one batch, not the whole split)."""
+    return same_value(canonical_batches(limit), canonical_batches(recorded))

@@ -72,3 +72,14 @@ class SaveLastEvery(Callback):
         path = os.path.join(checkpoint.dirpath, checkpoint.CHECKPOINT_NAME_LAST + checkpoint.FILE_EXTENSION)
         trainer.save_checkpoint(path, weights_only=False)  # every rank calls it; rank 0 writes
         checkpoint.last_model_path, self._saved_step = path, step  # ModelCheckpoint then overwrites, not "last-v1"
+
+
+class LoggingStep(Callback):
+    """Log each training step at its step: at the start of every training batch, Lightning's logging step
+    (``_batches_that_stepped``, which it saves in a checkpoint without advancing it for the step the save
+    ends) is set to the optimiser step. A checkpoint saved after the loop ended holds it advanced already,
+    and Lightning advances it once more when it restarts at a validation step, so a run continued with a larger
+    ``max_steps`` from one logged its steps one too far (7, 8, 9 after step 6), and once more at each resume."""
+
+    def on_train_batch_start(self, trainer: pl.Trainer, pl_module, batch, batch_idx: int) -> None:
+        trainer.fit_loop.epoch_loop._batches_that_stepped = trainer.global_step

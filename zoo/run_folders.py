@@ -67,6 +67,27 @@ LIGHTNING_DEFAULTS = {
     "trainer.gradient_clip_algorithm": "norm",
 }
 
+# Trainer fields that take a number of batches (an int) or a fraction of them (a float in [0, 1]), read as
+# Lightning reads them (``_determine_batch_limits``): a whole float above 1 is that many batches.
+BATCH_FIELDS = (
+    "trainer.limit_train_batches",
+    "trainer.limit_val_batches",
+    "trainer.limit_test_batches",
+    "trainer.limit_predict_batches",
+    "trainer.val_check_interval",
+)
+
+
+def canonical_batches(value: object) -> object:
+    """A :data:`BATCH_FIELDS` value as Lightning uses it: unset is ``1.0`` (all batches), ``2.0`` is ``2``
+    batches, ``0`` and ``0.0`` are none; ``1`` stays one batch, unlike ``1.0``."""
+    if value is None:
+        return 1.0
+    if isinstance(value, float) and (value == 0 or value > 1 and value.is_integer()):
+        return int(value)
+    return value
+
+
 # Lightning's aliases of trainer.precision (an int or a short string, Trainer(precision=...)), each run as the
 # value it stands for; unset is its default, float32
 PRECISION_ALIASES = {"32": "32-true", "64": "64-true", "16": "16-mixed", "bf16": "bf16-mixed"}
@@ -87,11 +108,14 @@ def canonical_precision(value: object) -> str:
 
 def canonical_value(key: str, value: object, resolve: bool = True) -> object:
     """One form for the spellings of one setting: ``trainer.precision`` by :func:`canonical_precision`, a
-    :data:`LIGHTNING_DEFAULTS` field unset as its value, and a :data:`PATH_FIELDS` folder without ``.``, ``..``
-    or a trailing ``/`` (with ``resolve``, and if it exists here, as its absolute path, links resolved, so
-    that a path written relative to another folder is the same folder); other values as they are."""
+    number of batches by :func:`canonical_batches`, a :data:`LIGHTNING_DEFAULTS` field unset as its value,
+    and a :data:`PATH_FIELDS` folder without ``.``, ``..`` or a trailing ``/`` (with ``resolve``, and if it
+    exists here, as its absolute path, links resolved, so that a path written relative to another folder is
+    the same folder); other values as they are."""
     if key == "trainer.precision":
         return canonical_precision(value)
+    if key in BATCH_FIELDS:
+        return canonical_batches(value)
     if value is None:
         return LIGHTNING_DEFAULTS.get(key)
     if key in PATH_FIELDS and isinstance(value, str) and value:

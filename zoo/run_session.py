@@ -16,11 +16,17 @@ from lightning.pytorch import LightningModule, Trainer
 from lightning.pytorch.loggers import WandbLogger
 from lightning.pytorch.utilities import rank_zero_info
 
-from zoo.callbacks import EvaluationSummaries, FinalValidation, InterruptedRun, checkpoint_callbacks
+from zoo.callbacks import (
+    EvaluationSummaries,
+    FinalValidation,
+    InterruptedRun,
+    checkpoint_callbacks,
+    set_aside_later_checkpoints,
+)
 from zoo.evaluations_apart import EvaluationsApart
 from zoo.nonfinite import NonFiniteLoss
 from zoo.predictions import PredictionWriter
-from zoo.resume import SaveLastEvery, StepSeed
+from zoo.resume import LoggingStep, SaveLastEvery, StepSeed
 from zoo.run_folders import recorded_config
 from zoo.run_resolution import load_checkpoint
 from zoo.tracking import RunRecord, define_summaries, flatten, make_wandb_logger, record_checkpoints
@@ -65,7 +71,8 @@ class RunSession:
         wandb_logger = make_wandb_logger(self.run_dir, self.run_dir.name, self.config.wandb_project, record_failure)
         callbacks.append(InterruptedRun(self.record))
         if self.subcommand in ("validate", "test"):
-            callbacks.append(EvaluationsApart([wandb_logger, self.record], recorded_config(self.run_dir) or {}))
+            recorded, current = recorded_config(self.run_dir) or {}, flat_config(self.config)
+            callbacks.append(EvaluationsApart([wandb_logger, self.record], recorded, current))
             callbacks.append(EvaluationSummaries(wandb_logger))
         if self.subcommand == "predict":
             callbacks.append(PredictionWriter(self.run_dir, self.record))
@@ -76,7 +83,12 @@ class RunSession:
     def _training_callbacks(self) -> list:
         """What every ``fit`` adds: a final validation, per-step seeds, the non-finite loss check, and a
         ``last.ckpt`` every ``checkpoint_every_n_steps`` if asked."""
-        callbacks = [FinalValidation(), StepSeed(), NonFiniteLoss(self.config.nonfinite_loss, self.record)]
+        callbacks = [
+            FinalValidation(),
+            StepSeed(),
+            LoggingStep(),
+            NonFiniteLoss(self.config.nonfinite_loss, self.record),
+        ]
         if self.config.checkpoint_every_n_steps is not None:
             callbacks.append(SaveLastEvery(self.config.checkpoint_every_n_steps))
         return callbacks
@@ -84,11 +96,20 @@ class RunSession:
     def start_fit(self, trainer: Trainer, config: dict, config_text: str) -> None:
         """Before training: record the configuration (``config``: the flat resolved fields; ``config_text``:
         the same as YAML, written to ``config.yaml``) in every logger, and when resuming, drop what a killed
-        process logged after the checkpoint (it is redone)."""
+        process logged after the checkpoint (it is redone) and set aside the checkpoints of later steps (a
+        resume from an earlier checkpoint starts another branch of the run)."""
         self.record_config(trainer, config, config_text)
         if self.config.get("ckpt_path"):
-            self.record.rewind(load_checkpoint(self.config.ckpt_path).get("global_step", 0))
+            step = load_checkpoint(self.config.ckpt_path).get("global_step", 0)
+            self.record.rewind(step)
             self.record.reopen()
+            aside = (
+                set_aside_later_checkpoints(self.run_dir, step, self.config.ckpt_path)
+                if trainer.is_global_zero
+                else None
+            )
+            if aside:
+                rank_zero_info(f"zoo: resumed from step {step}: the checkpoints of later steps are now in {aside}")
 
     def record_config(self, trainer: Trainer, config: dict, config_text: str) -> None:
         """Give ``config`` to every logger (rank 0 only) and write ``config_text`` to ``config.yaml``."""
@@ -132,6 +153,16 @@ class RunSession:
         if os.environ.get("WANDB_MODE") == "offline" and wandb_logger.failure is None:
             runs = f"{wandb_logger.save_dir}/wandb/offline-run-*"
             rank_zero_info(f"zoo: W&B run saved offline; upload it (needs a W&B account) with: wandb sync {runs}")
+
+
+def record_data_folder(config: Namespace) -> None:
+    """Write a local ``data.path`` into ``config`` (what a run records) as its absolute path, links resolved: a
+    relative one says nothing without the folder it was typed in, so that a resume from another folder, or
+    from the same folder with another spelling, compares with the folder itself. A hub id stays as it is."""
+    init_args = config.get("data.init_args")
+    path = init_args.get("path") if init_args is not None else None
+    if isinstance(path, str) and path and os.path.exists(path):
+        init_args.path = os.path.realpath(path)
 
 
 def flat_config(config: Namespace) -> dict:

@@ -15,7 +15,7 @@ from pathlib import Path
 from lightning.pytorch.loggers import Logger
 from lightning.pytorch.utilities import rank_zero_info, rank_zero_only
 
-from zoo.evaluations_apart import EVALUATION_PREFIXES, Apart, mark_partial
+from zoo.evaluations_apart import EVALUATION_PREFIXES, Apart, base_metric, mark_partial
 from zoo.run_folders import checkpoint_files
 from zoo.wandb_guard import GuardedWandbLogger
 
@@ -136,8 +136,9 @@ def lower_is_better(metric: str) -> bool:
 
 
 def _is_evaluation(line: dict) -> bool:
-    """Whether a logged line holds validation or test metrics."""
-    return any(key.startswith(EVALUATION_PREFIXES) for key in line)
+    """Whether a logged line holds validation or test metrics, the run's or recorded apart
+    (``full/val_loss``, ``beam_size=5/test_bleu``)."""
+    return any(base_metric(key).startswith(EVALUATION_PREFIXES) for key in line)
 
 
 class RunRecord(Logger):
@@ -153,8 +154,8 @@ class RunRecord(Logger):
       ``checkpoints``, ``status``, ``group``/``job_type``/``sweep_id`` (see :func:`run_grouping`), ``started``
       (Unix time of the first start), ``wall_time_s`` (seconds of ``fit``'s training and evaluation, summed
       over resumes; a later ``validate``, ``test`` or ``predict`` of the run adds nothing to it) and
-      ``partial_evaluations``, ``full_evaluations`` and ``decoding_evaluations`` (``partial/<metric>``,
-      ``full/<metric>``, ``beam_size=5/<metric>`` -> what the evaluation covered or how it decoded,
+      ``partial_evaluations``, ``full_evaluations`` and ``settings_evaluations`` (``partial/<metric>``,
+      ``full/<metric>``, ``beam_size=5/<metric>`` -> what the evaluation covered or its other settings,
       :mod:`zoo.evaluations_apart`).
 
     Args:
@@ -290,8 +291,10 @@ def record_checkpoints(record: RunRecord, checkpoint, status: str) -> None:
         record.record(checkpoints={}, checkpointing=False, status=status)
         rank_zero_info("zoo: trainer.enable_checkpointing=false: no checkpoints were saved")
         return
+    found = checkpoint_files(record.run_dir)  # the callback's paths where they are files, else what the folder has
     paths = {"best": checkpoint.best_model_path, "last": checkpoint.last_model_path}
-    paths.update({key: v for key, v in checkpoint_files(record.run_dir).items() if key == "kept"})
+    paths = {key: path if path and os.path.isfile(path) else found.get(key, "") for key, path in paths.items()}
+    paths.update({key: v for key, v in found.items() if key == "kept"})
     record.record(checkpoints={k: v for k, v in paths.items() if v}, status=status)
     if paths["best"]:
         rank_zero_info(f"zoo: best checkpoint {paths['best']} (last: {paths['last']})")

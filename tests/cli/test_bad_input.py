@@ -156,6 +156,12 @@ def test_bad_generation_knob_of_the_language_model(override, message, data_dir, 
             "trainer.val_check_interval=0 is not valid; it must be a positive number of steps, or a fraction of an "
             "epoch in (0, 1] with trainer.check_val_every_n_epoch set",
         ),
+        (
+            "--trainer.limit_val_batches=-1",
+            "trainer.limit_val_batches=-1 is not valid; it must be a number of batches (an integer >= 0) or a "
+            "fraction of them in [0.0, 1.0]",
+        ),
+        ("--trainer.limit_train_batches=1.5", "trainer.limit_train_batches=1.5 is not valid; it must be a number"),
         ("--trainer.max_time=abc", "`Timer(duration='abc')` is not a valid duration."),
         ("--trainer.val_check_interval=abc", "Invalid time format for `val_check_interval`: 'abc'."),
         (

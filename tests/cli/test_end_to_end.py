@@ -56,8 +56,8 @@ def test_fit_validate_test_on_real_data(variant, data_dir, cli_env, monkeypatch)
         main(["validate", *common, f"--ckpt_path={last}", "--model.beam_size=2"])
         main(["test", *common, f"--ckpt_path={last}", "--model.beam_size=2"])
         summary = read_run(run_dir)["summary"]
-        assert summary["decoding_evaluations"]["beam_size=2/val_bleu"] == "decoded with beam_size=2"
-        assert summary["partial_evaluations"]["partial/beam_size=2/test_bleu"].endswith("; decoded with beam_size=2")
+        assert summary["settings_evaluations"]["beam_size=2/val_bleu"] == "with beam_size=2"
+        assert summary["partial_evaluations"]["partial/beam_size=2/test_bleu"].endswith("; with beam_size=2")
         assert summary["final"]["val_bleu"] == before and "beam_size=2/val_bleu" in summary["final"]
     if variant == "decoder_only":  # the whole split, where the run's validations took 2 batches: apart as well
         final = read_run(run_dir)["summary"]["final"]["val_loss"]

@@ -103,3 +103,66 @@ def test_a_corrupt_sweep_state_is_one_line(tmp_path, content):
     message = str(error.value)
     assert message.startswith(f"{tmp_path / 'x' / 'sweep.json'} is not a sweep's state (") and "\n" not in message
     assert "move the file aside" in message and json.loads(json.dumps(message))
+
+
+def test_a_narrowed_grid_names_its_trials_as_the_recorded_one():
+    """``lr: [1e-3, 1e-4]`` narrowed to ``[1e-3]``: its trial keeps the name it had (``lr0.001`` in it), so
+    the finished one is found, not run again as ``s-s1``."""
+    recorded = definition({"model.lr": {"values": [1e-3, 1e-4]}, "seed_everything": {"values": [1]}})
+    narrowed = {"name": "s", "method": "grid", "parameters": {"model.lr": {"values": [1e-3]},
+                                                             "seed_everything": {"values": [1]}}}  # fmt: skip
+    record = extended(recorded, definition(narrowed["parameters"]))
+    assert definition_changes(recorded, definition(narrowed["parameters"])) == []
+    names = {**narrowed, "parameters": record["parameters"]}
+    assert [trial.name for trial in expand(narrowed, names=names)] == ["s-lr0.001-s1"]
+    assert [trial.name for trial in expand(narrowed)] == ["s-s1"]  # what the file alone would name it
+
+
+def test_a_parameter_with_one_value_may_not_get_more_but_the_seed_may():
+    then = definition({"model.lr": {"values": [1e-3]}, "seed_everything": {"values": [1]}})
+    more_seeds = definition({"model.lr": {"values": [1e-3]}, "seed_everything": {"values": [1, 2, 3]}})
+    assert definition_changes(then, more_seeds) == []
+    more_lr = definition({"model.lr": {"values": [1e-3, 1e-4]}, "seed_everything": {"values": [1]}})
+    assert definition_changes(then, more_lr) == ["parameters.model.lr={'values': [0.001, 0.0001]} (the sweep has "
+                                                 "{'values': [0.001]})"]  # fmt: skip
+
+
+def test_entries_left_running_by_a_killed_sweep_take_their_records_status(tmp_path):
+    from zoo.sweep.main import _close_stale_entries
+
+    state = SweepState(tmp_path, "x")
+    for name, recorded in (("x-a", "interrupted"), ("x-b", "running"), ("x-c", None)):
+        state.update(name, status="running", params={})
+        if recorded:
+            (tmp_path / name).mkdir()
+            (tmp_path / name / "summary.json").write_text(json.dumps({"status": recorded}))
+    _close_stale_entries(state, tmp_path)
+    assert {name: entry["status"] for name, entry in state.trials.items()} == {
+        "x-a": "interrupted",
+        "x-b": "running",  # its record says running too: maybe another sweep runs it now
+        "x-c": "running",
+    }
+
+
+def test_dry_run_says_which_trials_continue_from_their_last_checkpoint(tmp_path, capsys, monkeypatch):
+    from tests.conftest import REPO
+    from zoo.sweep import main
+
+    monkeypatch.chdir(REPO)
+    sweep = tmp_path / "lbl.yaml"
+    sweep.write_text(
+        "name: lbl\nmethod: grid\nmetric: {name: val_loss, goal: minimize}\n"
+        "command: ['${env}', '${interpreter}', -m, zoo, fit, --config, configs/decoder_only/tinyshakespeare.yaml, "
+        "'${args}']\nparameters:\n  model.pe: {values: [learned, rope]}\n  seed_everything: {values: [1]}\n"
+    )
+    (tmp_path / "runs" / "lbl-rope-s1" / "checkpoints").mkdir(parents=True)
+    (tmp_path / "runs" / "lbl-rope-s1" / "checkpoints" / "last.ckpt").write_bytes(b"")
+    assert main([str(sweep), "--runs_dir", str(tmp_path / "runs"), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "lbl-learned-s1  (to run)" in out and "lbl-rope-s1  (to continue from its last.ckpt)" in out
+
+
+def test_a_categorical_distribution_is_what_a_list_of_values_means():
+    plain = definition({"model.pe": {"values": ["learned", "rope"]}})
+    spelt = definition({"model.pe": {"distribution": "categorical", "values": ["rope", "learned"]}})
+    assert definition_changes(plain, spelt) == [] == definition_changes(spelt, plain)

@@ -102,7 +102,8 @@ def _checked_command(config: dict, extra: list[str], options) -> callable:
 def _planned_trials(config: dict, options, state: SweepState) -> list[Trial]:
     """The trials known before running: all of a grid or random search; for bayes, those already proposed."""
     if config["method"] != "bayes":
-        return expand(config, options.count, options.seed)
+        names = {**config, "parameters": options.definition["parameters"]}  # the recorded grid names the trials
+        return expand(config, options.count, options.seed, names)
     count = options.count or config.get("run_cap")
     if not count:
         raise SweepError("method=bayes needs --count N (how many trials to run) or run_cap in the file")
@@ -117,6 +118,8 @@ def _dry_run(config: dict, trials: list[Trial], command_for, options, console: C
         done = "to run"
         if is_finished(runs_dir / trial.name):
             done = "finished: skipped"
+        elif (runs_dir / trial.name / "checkpoints" / "last.ckpt").is_file():
+            done = "to continue from its last.ckpt"
         console.print(f"{number:>4} {trial.name}  ({done})")
         console.print(f"       {shlex.join(trial_command_line(command_for, trial, runs_dir))}")
     if config["method"] == "bayes":
@@ -136,6 +139,7 @@ def _run(config: dict, trials: list[Trial], command_for, state: SweepState, opti
         f"sweep {config['name']} ({config['method']}, metric {_metric(config)}): {options.parallel} at once, "
         f"{threads} threads each; state and logs in {state.folder}"
     )
+    _close_stale_entries(state, runs_dir)
     pending = []
     for trial in trials:
         if is_finished(runs_dir / trial.name):
@@ -162,6 +166,17 @@ def _run(config: dict, trials: list[Trial], command_for, state: SweepState, opti
     if failed:
         console.print(f"failed trials are retried by running the same command again: {_again(options)}")
     return 1 if failed else 0
+
+
+def _close_stale_entries(state: SweepState, runs_dir: Path) -> None:
+    """Entries that an earlier ``zoo sweep`` left ``running`` (it was killed with its trials) take the status
+    their run records ended with (``interrupted``: the trial got SIGTERM with the sweep), so that
+    ``sweep.json`` says what happened before this sweep runs them again."""
+    for name, entry in state.trials.items():
+        summary = run_summary(runs_dir / name)
+        ended = (summary or {}).get("status")
+        if entry.get("status") == "running" and ended not in (None, "running"):
+            state.update(name, status=ended)
 
 
 def _compare_command(config: dict, options) -> str:

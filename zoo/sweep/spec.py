@@ -152,13 +152,15 @@ def _format(value: object) -> str:
     return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
-def expand(config: dict, count: int | None = None, seed: int = 0) -> list[Trial]:
+def expand(config: dict, count: int | None = None, seed: int = 0, names: dict | None = None) -> list[Trial]:
     """The trials of a ``grid`` or ``random`` sweep, in a fixed order.
 
     Args:
         config: a checked sweep configuration.
         count: at most this many trials (``random`` needs it, or ``run_cap`` in the file).
         seed: the seed of the random search, so that the same command draws the same trials.
+        names: the configuration whose varied knobs name the trials (the sweep as recorded, whose grid may
+            be larger than this file's); ``config`` by default.
 
     Returns:
         The trials, as W&B's sweep engine proposes them.
@@ -184,7 +186,7 @@ def expand(config: dict, count: int | None = None, seed: int = 0) -> list[Trial]
             raise SweepError(f"expand() is for grid and random sweeps, not {method}")
     except ValueError as error:
         raise SweepError(f"{config['name']}: {error}") from error
-    trials = [trial_of(config, run) for run in runs if run]
+    trials = [trial_of(names or config, run) for run in runs if run]
     trials = _unique(trials)  # a random search may draw the same point twice: it is one run
     return trials[:count] if count else trials
 

@@ -62,6 +62,23 @@ def close_record(run_dir: Path, exit_code: int) -> None:
     os.replace(temporary, run_dir / "summary.json")
 
 
+def _shape_problem(data: object) -> str | None:
+    """What is wrong with the shape of a loaded ``sweep.json``, or ``None``."""
+    if not isinstance(data, dict) or not isinstance(data.get("trials"), dict):
+        return "it holds no 'trials' mapping"
+    if not all(isinstance(entry, dict) for entry in data["trials"].values()):
+        return "a trial's entry is not a mapping"
+    definition = data.get("definition")
+    if definition is None:
+        return None
+    if not isinstance(definition, dict):
+        return "its 'definition' is not a mapping"
+    for part in ("parameters", "base"):
+        if not isinstance(definition.get(part, {}), dict):
+            return f"its 'definition.{part}' is not a mapping"
+    return None
+
+
 def _read_state(file: Path) -> dict:
     """A sweep's ``sweep.json``.
 
@@ -75,9 +92,9 @@ def _read_state(file: Path) -> dict:
     except (OSError, ValueError) as error:
         problem = f"{type(error).__name__}: {error}"
     else:
-        if isinstance(data, dict) and isinstance(data.get("trials"), dict):
+        problem = _shape_problem(data)
+        if problem is None:
             return data
-        problem = "it holds no 'trials' mapping"
     raise SweepError(
         f"{file} is not a sweep's state ({problem}); the run folders beside it are intact: move the file aside "
         f"to start the sweep's record anew (finished trials are found by their run folders), or pass another "

@@ -17,7 +17,7 @@ import io
 import json
 import math
 
-from zoo.sweep.spec import SweepError
+from zoo.sweep.spec import SEED_KEY, SweepError
 
 
 class _ParserReady(Exception):
@@ -269,11 +269,26 @@ def _values_only(then: dict, now: dict) -> bool:
     )
 
 
+def _one_form(spec: object) -> object:
+    """A parameter spec without ``distribution: categorical`` beside its ``values``, which W&B assumes."""
+    if isinstance(spec, dict) and "values" in spec and spec.get("distribution") == "categorical":
+        return {key: value for key, value in spec.items() if key != "distribution"}
+    return spec
+
+
+def _newly_varied(key: str, then: dict, now: dict) -> bool:
+    """Whether a parameter that had one value now has several: the names of the trials run so far do not say
+    its value (only varied knobs and the seed are in a trial's name), so extending it would rename them."""
+    return key != SEED_KEY and len(then["values"]) == 1 and len(now["values"]) > 1
+
+
 def extended(recorded: dict | None, current: dict) -> dict:
     """``current`` (a :func:`sweep_definition`) as the sweep records it after running it beside ``recorded``:
     a grid or random search may list the values of its parameters in another order, add values (more seeds,
     another learning rate) or leave some out, since each trial is named by its values and the others are kept;
-    the record lists every value either had, the recorded ones first."""
+    the record lists every value either had, the recorded ones first, and trials are named as by the record
+    (a parameter narrowed to one value stays in their names). A parameter that had one value may not get
+    more (but for the seed): :func:`definition_changes` names it."""
     if not recorded or recorded.get("method") != current["method"] or current["method"] not in EXTENSIBLE_METHODS:
         return current
     parameters = dict(current["parameters"])
@@ -295,7 +310,7 @@ def definition_changes(recorded: dict, current: dict) -> list[str]:
     from zoo.run_folders import BUDGET_FIELDS, changed_fields, identity, shown
 
     def flat(definition: dict) -> dict:
-        parameters = {f"parameters.{key}": spec for key, spec in definition.get("parameters", {}).items()}
+        parameters = {f"parameters.{key}": _one_form(spec) for key, spec in definition.get("parameters", {}).items()}
         search = {key: definition.get(key) for key in ("method", "metric")}
         base = definition.get("base", {})
         budget = {key: base[key] for key in BUDGET_FIELDS if key in base}
@@ -304,7 +319,8 @@ def definition_changes(recorded: dict, current: dict) -> list[str]:
     then, now = flat(recorded), flat(current)
     for key in [key for key in then if key.startswith("parameters.")]:
         if key in now and recorded.get("method") in EXTENSIBLE_METHODS and _values_only(then[key], now[key]):
-            now[key] = then[key]
+            if not _newly_varied(key.removeprefix("parameters."), then[key], now[key]):
+                now[key] = then[key]
     return [f"{key}={shown(now, key)} (the sweep has {shown(then, key)})" for key in changed_fields(then, now)]
 
 
