@@ -41,16 +41,16 @@ EVALUATION_PREFIXES = ("val_", "test_")
 
 
 class Apart(NamedTuple):
-    """Why an evaluation is recorded apart: its ``kind`` (``partial``, ``full``, ``decoding``; the run record
-    lists its metrics under ``<kind>_evaluations``), its metrics' ``prefix`` and what it covered or how it
-    decoded (``reason``: ``"trainer.limit_test_batches=2 (2 of 31 batches)"``)."""
+    """Why an evaluation is recorded apart: its ``kind`` (``partial``, ``full``, ``settings``; the run record
+    lists its metrics under ``<kind>_evaluations``), its metrics' ``prefix`` and what it covered or which
+    settings differ (``reason``: ``"trainer.limit_test_batches=2 (2 of 31 batches)"``, ``"with beam_size=5"``)."""
 
     kind: str
     prefix: str
     reason: str
 
 
-def mark_partial(metrics: dict, apart: Apart | None) -> dict:
+def mark_apart(metrics: dict, apart: Apart | None) -> dict:
     """``metrics`` with each evaluation metric renamed ``<apart.prefix><name>`` when ``apart`` is set
     (``partial/test_bleu``); unchanged otherwise."""
     if not apart:
@@ -66,12 +66,12 @@ def base_metric(name: str) -> str:
 
 class EvaluationsApart(Callback):
     """Mark the loggers of a ``validate`` or ``test`` command whose evaluation measures something else than the
-    run's (another part of its split, other decoding settings) with an :class:`Apart` (their ``apart``
-    attribute), and say so in one line. A ``validate`` with the ``limit_val_batches`` and decoding settings the
-    run trained with measures what its validations did, so its metrics keep their names.
+    run's (another part of its split, another decoder, other data settings) with an :class:`Apart` (their
+    ``apart`` attribute), and say so in one line. A ``validate`` with the ``limit_val_batches``, decoder and
+    data settings the run trained with measures what its validations did, so its metrics keep their names.
 
     Args:
-        loggers: the loggers whose ``log_metrics`` honour ``apart`` (:func:`mark_partial`).
+        loggers: the loggers whose ``log_metrics`` honour ``apart`` (:func:`mark_apart`).
         recorded: the run's recorded configuration (flat ``model.*``, ``trainer.*`` fields; ``{}``: none).
         current: the command's configuration, the same way; its ``data.*`` fields that differ from the run's
             (another ``block_size``, ``batch_size`` or data set) make the evaluation apart too.
@@ -88,12 +88,12 @@ class EvaluationsApart(Callback):
         self._mark(trainer, pl_module, "test", trainer.num_test_batches, trainer.test_dataloaders)
 
     def _mark(self, trainer: pl.Trainer, pl_module, stage: str, batches: list, dataloaders) -> None:
-        decoding = [*self.data, *self._decoding(pl_module, stage)]
+        settings = [*self.data, *self._task_settings(pl_module, stage)]
         subset = self._subset(trainer, stage, batches, dataloaders)
-        if subset is None and not decoding:
+        if subset is None and not settings:
             return
-        prefix = f"{','.join(decoding)}/" if decoding else ""
-        reasons = [*([subset.reason] if subset else []), *(["with " + ", ".join(decoding)] if decoding else [])]
+        prefix = f"{','.join(settings)}/" if settings else ""
+        reasons = [*([subset.reason] if subset else []), *(["with " + ", ".join(settings)] if settings else [])]
         kind = subset.kind if subset else "settings"
         apart = Apart(kind, (subset.prefix if subset else "") + prefix, "; ".join(reasons))
         for logger in self.loggers:
@@ -103,7 +103,7 @@ class EvaluationsApart(Callback):
             f"zoo: this {split} is not the run's ({apart.reason}): its metrics are recorded as {apart.prefix}{stage}_*"
         )
 
-    def _decoding(self, pl_module, stage: str) -> list[str]:
+    def _task_settings(self, pl_module, stage: str) -> list[str]:
         """``field=value`` for each of the task's evaluation settings
         (:meth:`zoo.tasks.TaskModule.evaluation_settings`: the decoder of a translation's BLEU) that differs
         from the run's recorded one."""

@@ -96,6 +96,9 @@ DEFAULT_PRECISION = "32-true"
 # The value each of these fields has when a config leaves it out (unset), as messages show it.
 DEFAULTS = {**ADDED_FIELDS, **LIGHTNING_DEFAULTS, "trainer.precision": DEFAULT_PRECISION}
 
+# Fields whose unset value is another field's: at that value they are unset (one setting, one identity).
+FOLLOWING_FIELDS = {"model.activation_dropout": "model.dropout"}
+
 # Fields that name a data set: a hub id, or a local folder that may be written in several ways.
 PATH_FIELDS = ("data.path",)
 
@@ -156,13 +159,17 @@ def identity(flat_config: dict, resolve: bool = True) -> dict:
     (``model.activation_dropout`` unset by default, ``model.bias`` true) leaves the identity and the name of
     the runs recorded before it alone, and so that the spellings of one setting are one identity
     (``trainer.precision``: unset, ``32`` and ``32-true``; ``trainer.limit_train_batches``: unset and ``1.0``;
-    ``data.path``: ``data/x`` and ``data/x/``)."""
+    ``data.path``: ``data/x`` and ``data/x/``; ``model.activation_dropout``: unset and ``model.dropout``'s
+    value, :data:`FOLLOWING_FIELDS`)."""
     ignored = set(BUDGET_FIELDS) | set(BOOKKEEPING_FIELDS)
     canonical = {key: canonical_value(key, value, resolve) for key, value in flat_config.items() if key not in ignored}
+    followed = {key: canonical.get(other) for key, other in FOLLOWING_FIELDS.items()}
     return {
         key: value
         for key, value in canonical.items()
-        if value is not None and not (key in DEFAULTS and same_value(value, DEFAULTS[key]))
+        if value is not None
+        and not (key in DEFAULTS and same_value(value, DEFAULTS[key]))
+        and not (key in followed and value == followed[key])
     }
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from lightning.pytorch.loggers import Logger
 from lightning.pytorch.utilities import rank_zero_info, rank_zero_only
 
-from zoo.evaluations_apart import EVALUATION_PREFIXES, Apart, base_metric, mark_partial
+from zoo.evaluations_apart import EVALUATION_PREFIXES, Apart, base_metric, mark_apart
 from zoo.run_folders import checkpoint_files
 from zoo.wandb_guard import GuardedWandbLogger
 
@@ -205,7 +205,7 @@ class RunRecord(Logger):
 
     @rank_zero_only
     def log_metrics(self, metrics: dict, step: int | None = None) -> None:
-        values = {k: float(v) for k, v in mark_partial(metrics, self.apart).items() if k != "epoch"}
+        values = {k: float(v) for k, v in mark_apart(metrics, self.apart).items() if k != "epoch"}
         if not values:
             return
         if self.apart:

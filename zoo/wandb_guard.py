@@ -10,7 +10,7 @@ from typing import Any
 from lightning.pytorch.loggers import WandbLogger
 from lightning.pytorch.utilities import rank_zero_only
 
-from zoo.evaluations_apart import Apart, mark_partial
+from zoo.evaluations_apart import Apart, mark_apart
 
 
 class GuardedWandbLogger(WandbLogger):
@@ -83,7 +83,7 @@ class GuardedWandbLogger(WandbLogger):
 
     @rank_zero_only
     def log_metrics(self, metrics, step=None) -> None:
-        log, metrics = super().log_metrics, mark_partial(metrics, self.apart)
+        log, metrics = super().log_metrics, mark_apart(metrics, self.apart)
         self.safely("log_metrics", lambda: log(metrics, step))
 
     @rank_zero_only

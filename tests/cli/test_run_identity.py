@@ -116,6 +116,16 @@ def test_a_data_folder_written_another_way_is_the_same_run(tmp_path, monkeypatch
     assert identity({**BASE, "data.path": "karpathy/tiny_shakespeare"})["data.path"] == "karpathy/tiny_shakespeare"
 
 
+def test_a_field_at_the_value_it_takes_from_another_is_unset():
+    """``model.activation_dropout`` unset is ``model.dropout``'s value."""
+    base = {**BASE, "model.dropout": 0.1, "model.activation_dropout": None}
+    assert differences(base, {**base, "model.activation_dropout": 0.1}) == []
+    assert config_hash(base) == config_hash({**base, "model.activation_dropout": 0.1})
+    assert differences(base, {**base, "model.activation_dropout": 0.0}) == [
+        "model.activation_dropout=0.0 (the run has unset)"
+    ]
+
+
 def test_a_field_at_its_default_is_shown_as_its_value_not_unset():
     assert shown({}, "model.bias") == "True" and shown({}, "trainer.precision") == "'32-true'"
     assert shown({}, "model.activation_dropout") == "unset" and shown({"model.lr": 0.1}, "model.lr") == "0.1"
