@@ -28,6 +28,7 @@ from lightning.pytorch.utilities import rank_zero_info
 from zoo.run_folders import (
     DEFAULTS,
     PATH_FIELDS,
+    UNMEASURED_DATA_FIELDS,
     canonical_batches,
     changed_fields,
     identity,
@@ -139,10 +140,6 @@ class EvaluationsApart(Callback):
             reason = f"the whole split, {evaluated} batches (the run validated on trainer.limit_val_batches="
             return Apart("full", FULL_PREFIX, f"{reason}{trained_with})")
         return None
-
-
-# Data fields that do not change what an evaluation measures.
-UNMEASURED_DATA_FIELDS = ("data.num_workers", "data.cache_dir")
 
 
 def data_differences(recorded: dict, current: dict) -> list[str]:

@@ -33,6 +33,9 @@ BOOKKEEPING_FIELDS = (
     "matmul_precision",
     "model.compile",  # the same network, traced and compiled
 )
+# Data fields that say how data is loaded, not what is measured (a cache folder, loader processes).
+UNMEASURED_DATA_FIELDS = ("data.num_workers", "data.cache_dir")
+
 # Model fields that only choose the decoder that evaluation translates with, or predict generates with: a run's
 # checkpoint may be evaluated with other values (a beam of 5 after training with greedy validation).
 DECODING_FIELDS = (

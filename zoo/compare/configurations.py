@@ -7,16 +7,11 @@ from collections import Counter
 
 from zoo.compare.errors import CompareError
 from zoo.compare.records import Run
-from zoo.run_folders import BOOKKEEPING_FIELDS, is_seed
+from zoo.run_folders import BOOKKEEPING_FIELDS, UNMEASURED_DATA_FIELDS, is_seed
 
 # Fields that name, place or display a run but do not change what it learns: a run's bookkeeping fields
 # (zoo.run_folders, one list for run names, resume and this table) and a few more of display and data loading.
-BOOKKEEPING = set(BOOKKEEPING_FIELDS) | {
-    "data.cache_dir",
-    "data.num_workers",
-    "trainer.default_root_dir",
-    "trainer.logger",
-}
+BOOKKEEPING = set(BOOKKEEPING_FIELDS) | set(UNMEASURED_DATA_FIELDS) | {"trainer.default_root_dir", "trainer.logger"}
 
 # The base model of Vaswani et al. 2017 (Table 3, first row): the tie-break for the default baseline.
 PAPER_VALUES = {
