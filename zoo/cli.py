@@ -23,13 +23,14 @@ from lightning.pytorch.utilities.exceptions import SIGTERMException
 from zoo.cli_parser import COMMAND_LINE, ZooArgumentParser
 from zoo.config_checks import ConfigError, check_options
 from zoo.data import ZooDataModule
+from zoo.folder_lock import release
 from zoo.knob_help import knob_help
 from zoo.nonfinite import NonFiniteAction, NonFiniteLossError
 from zoo.precision import MatmulPrecision, set_matmul_precision, slow_cpu_precision
 from zoo.predictions import PredictionWriter
 from zoo.progress import ParameterSummary, StepProgressBar, silence_noise
 from zoo.run_folders import RunFolderError, remove_unused_run_dir
-from zoo.run_resolution import check_loadable, resolve_run_dir
+from zoo.run_resolution import check_loadable, hold_run_folder, resolve_run_dir
 from zoo.run_session import RunSession, flat_config, inherited_run_dir, record_data_folder
 from zoo.tasks import TaskModule
 from zoo.tracking import wandb_mode
@@ -124,12 +125,15 @@ class ZooCLI(LightningCLI):
             print("zoo: fast_dev_run is a smoke test: nothing is saved (no run folder, checkpoint or W&B run)")
             return
         try:
-            run_dir = inherited_run_dir() or resolve_run_dir(self.subcommand, config, flat_config(config))
+            inherited = inherited_run_dir()  # a DDP child rank: the rank that launched it holds the folder
+            run_dir = inherited or resolve_run_dir(self.subcommand, config, flat_config(config))
         except OSError as error:  # runs_dir is a file, or cannot be created
             raise ConfigError(
                 f"runs_dir={config.runs_dir!r}: no run folder can be made there ({error.strerror})"
             ) from None
         if run_dir is not None:
+            if inherited is None:
+                hold_run_folder(run_dir, self.subcommand)
             self.session = RunSession(run_dir, self.subcommand, config)
 
     def instantiate_classes(self) -> None:
@@ -349,3 +353,5 @@ def main(args: list[str] | None = None) -> None:
         sys.exit(1)
     except SIGTERMException:  # Lightning's SystemExit without a code would exit 0, as if the run had finished
         sys.exit(128 + signal.SIGTERM)
+    finally:
+        release()  # the run folder, for the next command of this process

@@ -41,6 +41,9 @@ def silence_noise() -> None:
     warnings.filterwarnings("ignore", message=r".*recommended to use `self\.log\(.*sync_dist=True\)`")
     # Lightning's note that callbacks are not restored from a checkpoint: the zoo builds its own for every command
     warnings.filterwarnings("ignore", message=r"Be aware that when using `ckpt_path`, callbacks used to create")
+    # a resumed run's checkpoints are its own; the ones a resume from an earlier checkpoint would overwrite are
+    # set aside first (zoo.callbacks.set_aside_later_checkpoints)
+    warnings.filterwarnings("ignore", message=r"Checkpoint directory .* exists and is not empty")
     # the zoo's batch samplers return every example in evaluation and prediction (tests/data/test_batching.py)
     warnings.filterwarnings("ignore", message=r"You are using a custom batch sampler .* for prediction")
 

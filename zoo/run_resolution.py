@@ -16,6 +16,7 @@ from pathlib import Path
 
 from jsonargparse import Namespace
 
+from zoo.folder_lock import FolderInUse, hold
 from zoo.run_folders import RunFolderError, differences, find_resumable, new_run_dir, run_family, run_name
 
 EVALUATING = ("validate", "test", "predict")
@@ -156,6 +157,26 @@ def resolve_run_dir(subcommand: str, config: Namespace, flat: dict) -> Path | No
         if recorded:
             return owner
     return new_run_dir(runs_dir, name) if subcommand == "fit" else None
+
+
+def hold_run_folder(run_dir: Path, subcommand: str) -> None:
+    """Lock ``run_dir`` for this command (:mod:`zoo.folder_lock`), before anything is written in it.
+
+    Raises:
+        RunFolderError: another command (``fit``, ``validate``, ``test`` or ``predict``) is still writing it.
+    """
+    try:
+        hold(run_dir)
+    except FolderInUse:
+        advice = (
+            "copy the checkpoint out of the run folder to evaluate it without recording"
+            if subcommand in EVALUATING
+            else "start a new run without --ckpt_path"
+        )
+        raise RunFolderError(
+            f"run folder {run_dir} is in use: another zoo command (fit, validate, test or predict) is still "
+            f"writing it; wait for it to end, or {advice}"
+        ) from None
 
 
 def _check_checkpoint(config: Namespace, evaluating: bool) -> None:

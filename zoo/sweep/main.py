@@ -14,6 +14,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from zoo.folder_lock import FolderInUse, hold, release
 from zoo.run_folders import folder_problem
 from zoo.sweep.command import trial_command, zoo_arguments
 from zoo.sweep.runner import Runner, Terminated, trial_command_line
@@ -64,6 +65,8 @@ def main(argv: list[str]) -> int:
         if problem:
             raise SweepError(f"--runs_dir={options.runs_dir!r}: no run folder can be made there ({problem})")
         config = load_sweep(options.file)
+        if not options.dry_run and (Path(options.runs_dir) / config["name"]).is_dir():
+            _hold(Path(options.runs_dir) / config["name"])  # before its state is read
         command_for = _checked_command(config, extra, options)
         state = SweepState(Path(options.runs_dir), config["name"])
         recorded, definition = state.data.get("definition"), sweep_definition(config, command_for)
@@ -72,12 +75,31 @@ def main(argv: list[str]) -> int:
         trials = _planned_trials(config, options, state)
         check_trials(trials, command_for)
         check_finished_trials(trials, command_for, Path(options.runs_dir))
+        if not options.dry_run:
+            state.folder.mkdir(parents=True, exist_ok=True)
+            _hold(state.folder)  # a sweep started at the same moment, before either had a folder
     except SweepError as error:
+        release()
         print(f"zoo sweep: error: {error}", file=sys.stderr)
         return 2
     if options.dry_run:
         return _dry_run(config, trials, command_for, options, console)
-    return _run(config, trials, command_for, state, options, console)
+    try:
+        return _run(config, trials, command_for, state, options, console)
+    finally:
+        release(state.folder)
+
+
+def _hold(folder: Path) -> None:
+    """Lock the sweep's folder for this process: one ``zoo sweep`` at a time runs a sweep (two would run the
+    same trials in the same run folders)."""
+    try:
+        hold(folder)
+    except FolderInUse:
+        raise SweepError(
+            f"sweep {folder.name!r} is being run by another `python -m zoo sweep` (its folder {folder} is in "
+            f"use); wait for it to end: its progress is in {folder / 'sweep.json'}"
+        ) from None
 
 
 def _checked_command(config: dict, extra: list[str], options) -> callable:
