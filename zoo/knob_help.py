@@ -30,19 +30,24 @@ def _knobs(cls: type) -> list[tuple[str, str, object]]:
     ]
 
 
-def _lines(title: str, knobs: list[tuple[str, str, object]]) -> list[str]:
-    return [f"  {title}:"] + [f"    --model.{name:<20} {kind:<40} default: {default}" for name, kind, default in knobs]
+def _lines(title: str, knobs: list[tuple[str, str, object]], width: int) -> list[str]:
+    return [f"  {title}:"] + [
+        f"    --model.{name:<20} {kind:<{width}} default: {default}" for name, kind, default in knobs
+    ]
 
 
 def knob_help() -> str:
-    """The epilog of ``fit``/``validate``/``test``/``predict --help``: every model knob of every task."""
+    """The epilog of ``fit``/``validate``/``test``/``predict --help``: every model knob of every task, its type
+    or choices in one column (as wide as the longest list of choices) and its default in the next."""
+    sections = {"every task": _knobs(TaskModule)}
+    sections |= {f"{task.__module__.rsplit('.', 1)[0]}.{task.__name__}": _knobs(task) for task in TASKS}
+    width = max(len(kind) for knobs in sections.values() for _, kind, _ in knobs)
     lines = [
         "model knobs (--model.KNOB=VALUE; the config's model.class_path picks the task;",
         "python -m zoo fit --model.help zoo.tasks.TranslationTask explains each):",
-        *_lines("every task", _knobs(TaskModule)),
     ]
-    for task in TASKS:
-        lines += _lines(f"{task.__module__.rsplit('.', 1)[0]}.{task.__name__}", _knobs(task))
+    for title, knobs in sections.items():
+        lines += _lines(title, knobs, width)
     return "\n".join(lines)
 
 

@@ -15,7 +15,8 @@ LANGUAGE_MODEL = str(CONFIGS / "decoder_only" / "tinyshakespeare.yaml")
 
 def error_of(capsys, cli_env, config, folder) -> str:
     with pytest.raises(SystemExit) as exit_info:
-        main(["fit", "--config", config, f"--data.path={folder}", "--data.vocab_size=300"])
+        vocabulary = [] if config == LANGUAGE_MODEL else ["--data.vocab_size=300"]  # char: every character
+        main(["fit", "--config", config, f"--data.path={folder}", *vocabulary])
     assert exit_info.value.code == 2
     assert not (cli_env / "runs").exists()
     err = capsys.readouterr().err
@@ -69,5 +70,26 @@ def test_a_validation_label_beyond_the_classes(data_dir, cli_env, capsys):
     folder = small_copy(data_dir, "sst2", cli_env / "sentences", {"train": 50, "validation": 20})
     append(folder / "validation.jsonl", json.dumps({"idx": 99, "sentence": "good", "label": 7}))
     assert error_of(capsys, cli_env, CLASSIFICATION, folder) == (
-        "zoo: error: model.num_classes=2 is smaller than the 8 classes in the data; set --model.num_classes=8"
+        "zoo: error: model.num_classes=2 is smaller than the 8 classes in the data (labels 0 ... 7); set "
+        "--model.num_classes=8"
+    )
+
+
+def test_more_classes_than_the_data_has(data_dir, cli_env, capsys):
+    """Logits of classes no example has would change the softmax, unseen: a mistake, refused as one."""
+    folder = small_copy(data_dir, "sst2", cli_env / "sentences", {"train": 50, "validation": 20})
+    with pytest.raises(SystemExit) as exit_info:
+        main(
+            [
+                "fit",
+                "--config",
+                CLASSIFICATION,
+                f"--data.path={folder}",
+                "--data.vocab_size=300",
+                "--model.num_classes=5",
+            ]
+        )
+    assert exit_info.value.code == 2 and not (cli_env / "runs").exists()
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "zoo: error: model.num_classes=5 is not the 2 classes in the data (labels 0 ... 1); set --model.num_classes=2"
     )

@@ -9,7 +9,7 @@ import torch
 
 from tests.cli.helpers import CONFIGS, read_run, shakespeare_args, small_copy
 from zoo.cli import main
-from zoo.registry import POSITIONAL_ENCODINGS
+from zoo.registry import NORMS, POSITIONAL_ENCODINGS
 
 TRANSLATION = str(CONFIGS / "encoder_decoder" / "multi30k.yaml")
 
@@ -140,9 +140,16 @@ def test_wrong_type_is_named_by_its_own_field_beside_a_similar_name(data_dir, cl
         ("--model.top_k=0", "model.top_k=0 is not valid; it must be positive"),
         ("--model.top_p=1.5", "model.top_p=1.5 is not valid; it must be in (0, 1]"),
         ("--model.max_new_tokens=0", "model.max_new_tokens=0 is not valid; it must be an integer >= 1"),
+        (  # ignored by char, yet another run configuration (another name, another row in compare)
+            "--data.vocab_size=500",
+            "data.vocab_size=500 is not used by data.tokenizer='char' (its vocabulary is every character of the "
+            "train split); leave data.vocab_size out",
+        ),
+        ("--data.num_workers=-1", "data.num_workers=-1 is not valid; it must be an integer >= 0"),
+        ("--data.cache_dir=/proc/x", "data.cache_dir='/proc/x': the tokenizer cache cannot be made there (No such"),
     ],
 )
-def test_bad_generation_knob_of_the_language_model(override, message, data_dir, cli_env, capsys):
+def test_bad_generation_or_data_knob_of_the_language_model(override, message, data_dir, cli_env, capsys):
     assert f"zoo: error: {message}" in fails(capsys, [*shakespeare_args(data_dir), override])
     assert not (cli_env / "runs").exists()
 
@@ -352,8 +359,10 @@ def test_help_lists_every_knob_and_its_choices(subcommand, capsys):
         main([subcommand, "--help"])
     out = capsys.readouterr().out
     assert out.startswith(f"usage: python -m zoo [options] {subcommand} ")  # the command to type, not __main__.py
-    assert "--model.norm                 {layernorm,rmsnorm,batchnorm,powernorm}  default: layernorm" in out
-    assert f"--model.pe                   {{{','.join(POSITIONAL_ENCODINGS.names())}}}" in out
+    rows = {line.split()[0]: line for line in out.splitlines() if line.strip().startswith("--model.")}
+    assert rows["--model.norm"].split()[1:] == [f"{{{','.join(NORMS.names())}}}", "default:", "layernorm"]
+    assert rows["--model.pe"].split()[1] == f"{{{','.join(POSITIONAL_ENCODINGS.names())}}}"
+    assert len({row.index("default:") for row in rows.values() if "default:" in row}) == 1  # one column
     for knob in ("num_encoder_layers", "pooling", "label_smoothing", "warmup_steps", "n_heads", "d_ff"):
         assert f"--model.{knob} " in out
 

@@ -8,7 +8,8 @@ from tests.nn.conftest import VOCAB, build, run, tiny_config
 from zoo.nn import DecoderOnly, EncoderDecoder, MultiHeadAttention
 from zoo.nn.alibi import ALiBi, alibi_slopes
 from zoo.nn.attention_maps import recorded_attention
-from zoo.nn.t5_bias import T5RelativeBias, relative_position_bucket
+from zoo.nn.positional import PositionalEncoding
+from zoo.nn.t5_bias import relative_position_bucket
 from zoo.registry import POSITIONAL_ENCODINGS
 
 BIASES = [name for name in POSITIONAL_ENCODINGS.names() if POSITIONAL_ENCODINGS.get(name).scope == "stack"]
@@ -16,6 +17,18 @@ BIASES = [name for name in POSITIONAL_ENCODINGS.names() if POSITIONAL_ENCODINGS.
 
 def test_the_bias_encodings_are_registered():
     assert {"alibi", "t5"} <= set(BIASES)
+
+
+@pytest.mark.parametrize(
+    ("scope", "hook", "needed"), [("embedding", "attention_bias", "stack"), ("stack", "forward", "embedding")]
+)
+def test_a_hook_that_the_scope_never_calls_is_refused_when_the_class_is_defined(scope, hook, needed):
+    """An attention bias of scope "embedding" would be built by the embedder and never called: the model would
+    silently be ``pe=none`` (and "stack" encodings never reach the embeddings)."""
+    hooks = {hook: lambda self, *args, **kwargs: None, "scope": scope}
+    with pytest.raises(TypeError, match=rf"Forgot overrides {hook}, which is called only for an encoding of "
+                       rf"scope='{needed}'; set scope = '{needed}' \(its scope is '{scope}'\)"):  # fmt: skip
+        type("Forgot", (PositionalEncoding,), hooks)
 
 
 def test_alibi_slopes_are_the_papers_geometric_sequence():
@@ -36,11 +49,11 @@ def test_alibi_bias_is_minus_slope_times_distance(causal):
     torch.testing.assert_close(bias[..., allowed], symmetric[..., allowed])
 
 
-@pytest.mark.parametrize("encoding", [ALiBi, T5RelativeBias])
+@pytest.mark.parametrize("pe", BIASES)
 @pytest.mark.parametrize("causal", [False, True])
-def test_the_bias_of_new_queries_is_their_rows_of_the_full_bias(encoding, causal):
+def test_the_bias_of_new_queries_is_their_rows_of_the_full_bias(pe, causal):
     torch.manual_seed(0)
-    module = encoding(16, 4, 8, causal=causal)
+    module = POSITIONAL_ENCODINGS.build(pe, 16, 4, 8, causal=causal)
     full = module.attention_bias(200, 200)
     torch.testing.assert_close(module.attention_bias(3, 150, offset=147), full[:, :, 147:150, :150])
 

@@ -51,6 +51,14 @@ def test_grid_names_each_trial_by_what_it_varies():
     ]
 
 
+def test_a_sweep_that_varies_nothing_names_its_trial_apart_from_its_own_folder():
+    """``runs/<sweep>/`` holds the sweep's state; a trial named as the sweep would share it."""
+    (trial,) = expand(sweep(**{"model.norm": {"value": "rmsnorm"}}))
+    assert trial.name == "s-trial" and trial.job_type == ""
+    (trial,) = expand(sweep(**{"model.norm": {"value": "rmsnorm"}, "seed_everything": {"value": 3}}))
+    assert trial.name == "s-s3"
+
+
 def test_random_search_is_reproducible_with_its_seed():
     config = sweep(
         "random",

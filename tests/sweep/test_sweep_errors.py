@@ -134,6 +134,12 @@ def test_a_combination_of_valid_values_that_fit_refuses_fails_before_any_trial(r
         ({"model.d_model": {"values": [30]}}, "model.d_model=30 is not divisible by model.n_heads=4"),
         ({"trainer.max_steps": {"values": [0]}}, "trainer.max_steps=0: fit would train nothing"),
         ({"model.dropout": {"distribution": "uniform", "min": 0.0, "max": 2.0}}, "model.dropout=2.0 is not valid"),
+        # the data module's checks and the task's of the data settings, which need no data
+        ({"data.block_size": {"values": [0]}}, "data.block_size=0 is not valid; it must be a positive integer"),
+        ({"data.tokenizer": {"values": ["char", "foo"]}}, "data.tokenizer='foo' is not valid; choose one of: "),
+        ({"data.batch_size": {"values": [-3]}}, "data.batch_size=-3 is not valid; it must be an integer >= 1"),
+        ({"data.num_workers": {"values": [-1]}}, "data.num_workers=-1 is not valid; it must be an integer >= 0"),
+        ({"data.block_size": {"values": [32, 128]}}, "model.max_len=64 is shorter than the 128-token sequences"),
     ],
 )
 def test_a_value_that_fit_refuses_before_training_fails_the_sweep(run_sweep, parameters, expected):

@@ -13,9 +13,9 @@ from torch.utils.data import DataLoader
 from zoo.data.batching import ShardedBatchSampler
 from zoo.data.cache import atomic_save, atomic_write_text, cache_key, default_cache_dir
 from zoo.data.loading import check_columns, load_splits
-from zoo.data.tokenizer import PAD_ID, load_tokenizer, train_tokenizer
+from zoo.data.tokenizer import DEFAULT_VOCAB_SIZE, PAD_ID, check_vocab_size, load_tokenizer, train_tokenizer
 from zoo.nn.masks import padding_mask
-from zoo.registry import TOKENIZERS
+from zoo.registry import TOKENIZERS, check_at_least
 
 
 def pack(sequences: list[list[int]]) -> dict[str, torch.Tensor]:
@@ -70,16 +70,18 @@ class ZooDataModule(pl.LightningDataModule):
         self,
         path: str,
         tokenizer: str = "bpe",
-        vocab_size: int = 8000,
+        vocab_size: int = DEFAULT_VOCAB_SIZE,
         num_workers: int = 0,
         cache_dir: str | None = None,
         seed: int = 0,
     ) -> None:
         super().__init__()
         TOKENIZERS.check(tokenizer)
+        check_vocab_size(tokenizer, vocab_size)
+        check_at_least("data.num_workers", num_workers, 0)
         self.path, self.tokenizer_kind, self.vocab_size = path, tokenizer, vocab_size
         self.num_workers, self.seed = num_workers, seed
-        self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
+        self.cache_dir, self.cache_dir_given = (Path(cache_dir) if cache_dir else default_cache_dir()), bool(cache_dir)
         self.tokenizers: dict[str, Tokenizer] = {}
         self.encoded: dict[str, dict] = {}
         self.present_optional: tuple[str, ...] = ()
@@ -138,7 +140,7 @@ class ZooDataModule(pl.LightningDataModule):
         data = self.load()
         fingerprint = {split: data[split]._fingerprint for split in self.splits}
         key = cache_key(module=type(self).__name__, path=self.path, data=fingerprint, **self.settings())
-        folder = self.cache_dir / key
+        folder = self._cache_folder(key)
         for name, texts in self.tokenizer_texts(data["train"]).items():
             file = folder / f"tokenizer-{name}.json"
             if name in self.tokenizers:  # restored from a checkpoint: the ids its model was trained on
@@ -160,6 +162,22 @@ class ZooDataModule(pl.LightningDataModule):
             else:
                 self.encoded[split] = self.encode(data[split])
                 atomic_save(self.encoded[split], file)
+
+    def _cache_folder(self, key: str) -> Path:
+        """``cache_dir/key``, created.
+
+        Raises:
+            ValueError: naming ``data.cache_dir`` (or ``$ZOO_CACHE``) when the folder cannot be made there.
+        """
+        try:
+            (self.cache_dir / key).mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            where = f"={str(self.cache_dir)!r}"
+            field = f"data.cache_dir{where}" if self.cache_dir_given else f"ZOO_CACHE{where} (data.cache_dir's default)"
+            raise ValueError(
+                f"{field}: the tokenizer cache cannot be made there ({error.strerror}); name a writable folder"
+            ) from None
+        return self.cache_dir / key
 
     def check_batches(self, world_size: int) -> None:
         """Every rank needs at least one example of every split (a rank without a validation batch would skip

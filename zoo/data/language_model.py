@@ -6,6 +6,7 @@ import torch
 
 from zoo.data.base import ZooDataModule
 from zoo.data.batching import FixedSizeBatchSampler
+from zoo.data.tokenizer import DEFAULT_VOCAB_SIZE
 from zoo.registry import check_at_least
 
 
@@ -31,7 +32,7 @@ class LanguageModelDataModule(ZooDataModule):
         block_size: int = 64,
         batch_size: int = 12,
         tokenizer: str = "char",
-        vocab_size: int = 8000,
+        vocab_size: int = DEFAULT_VOCAB_SIZE,
         num_workers: int = 0,
         cache_dir: str | None = None,
         seed: int = 0,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from zoo.data.base import ZooDataModule
 from zoo.data.batching import TokenBudgetBatchSampler
+from zoo.data.tokenizer import DEFAULT_VOCAB_SIZE
 from zoo.registry import check_at_least
 
 
@@ -29,7 +30,7 @@ class SentenceDataModule(ZooDataModule):
         batch_size: int | None = None,
         max_len: int = 256,
         tokenizer: str = "bpe",
-        vocab_size: int = 8000,
+        vocab_size: int = DEFAULT_VOCAB_SIZE,
         num_workers: int = 0,
         cache_dir: str | None = None,
         seed: int = 0,

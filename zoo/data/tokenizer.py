@@ -24,6 +24,7 @@ from zoo.registry import TOKENIZERS
 PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
 SPECIAL_TOKENS = [PAD, BOS, EOS, UNK]
 PAD_ID, BOS_ID, EOS_ID, UNK_ID = range(4)
+DEFAULT_VOCAB_SIZE = 8000  # data.vocab_size when left out (unused by char)
 SPACE = "▁"  # U+2581, SentencePiece's visible space (Kudo and Richardson 2018)
 # A word and its leading space; a run of punctuation and its space; extra spaces; any other whitespace character.
 WORDS = r"▁?[\p{L}\p{N}]+|▁?[^\s\p{L}\p{N}▁]+|▁+|\s"
@@ -81,6 +82,25 @@ def _char(texts: Iterable[str], vocab_size: int) -> Tokenizer:
     tokenizer.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), "isolated")
     tokenizer.decoder = decoders.Fuse()
     return tokenizer
+
+
+def check_vocab_size(kind: str, vocab_size: int) -> None:
+    """Check the configuration's ``data.vocab_size`` for a tokenizer ``kind`` (the data modules do, before
+    anything loads): room for the special tokens and more; for ``char``,
+    whose vocabulary is every character of the training text, left at its default (another value would be
+    ignored, yet make another run configuration).
+
+    Raises:
+        ValueError: naming ``data.vocab_size``, its value and what is valid.
+    """
+    if kind == "char" and vocab_size != DEFAULT_VOCAB_SIZE:
+        raise ValueError(
+            f"data.vocab_size={vocab_size!r} is not used by data.tokenizer='char' (its vocabulary is every "
+            f"character of the train split); leave data.vocab_size out"
+        )
+    too_small = isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size <= len(SPECIAL_TOKENS)
+    if kind != "char" and too_small:
+        raise ValueError(f"data.vocab_size={vocab_size!r} is not valid; it must exceed {len(SPECIAL_TOKENS)}")
 
 
 def train_tokenizer(kind: str, texts: list[str], vocab_size: int) -> Tokenizer:

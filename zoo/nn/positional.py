@@ -45,6 +45,24 @@ class PositionalEncoding(nn.Module):
         super().__init__()
         self.d_model, self.n_heads, self.max_len, self.causal = d_model, n_heads, max_len, causal
 
+    def __init_subclass__(cls, **kwargs) -> None:
+        """Refuse, when the class is defined, a hook its ``scope`` never calls: the embedder calls ``forward``
+        and ``rotary`` of an ``"embedding"`` encoding, a stack calls ``attention_bias`` of a ``"stack"`` one.
+
+        Raises:
+            TypeError: naming the class, the hook and the scope it needs.
+        """
+        super().__init_subclass__(**kwargs)
+        if cls.scope not in ("embedding", "stack"):
+            raise TypeError(f"{cls.__name__}.scope={cls.scope!r} is not valid; choose 'embedding' or 'stack'")
+        needs = {"attention_bias": "stack", "forward": "embedding", "rotary": "embedding"}
+        for hook, scope in needs.items():
+            if getattr(cls, hook) is not getattr(PositionalEncoding, hook) and cls.scope != scope:
+                raise TypeError(
+                    f"{cls.__name__} overrides {hook}, which is called only for an encoding of scope={scope!r}; "
+                    f"set scope = {scope!r} (its scope is {cls.scope!r})"
+                )
+
     @property
     def rotary(self) -> nn.Module | None:
         """A module ``(B, H, T, D/H), start -> (B, H, T, D/H)`` applied to queries and keys, or ``None``."""
@@ -152,7 +170,7 @@ class LearnedPositionalEncoding(PositionalEncoding):
         if end > self.max_len:
             raise ValueError(
                 f"a sequence of {end} tokens is longer than model.max_len={self.max_len} of the learned "
-                f"positional encoding; raise model.max_len or use model.pe=sinusoidal, rope, alibi or t5"
+                f"positional encoding; raise model.max_len or use model.pe={unlimited_encodings()}"
             )
         return x + self.table(torch.arange(start, end, device=x.device))
 
@@ -163,6 +181,12 @@ def rotary_angles(length: int, d_head: int, function: Callable[[Tensor], Tensor]
     position = torch.arange(length, dtype=torch.float64)[:, None]
     two_i = torch.arange(0, d_head, 2, dtype=torch.float64)
     return function(position * torch.pow(10000.0, -two_i / d_head))
+
+
+def unlimited_encodings() -> str:
+    """The registered encodings with a position for any length, for messages: ``"sinusoidal, rope or alibi"``."""
+    names = [name for name in POSITIONAL_ENCODINGS.names() if not POSITIONAL_ENCODINGS.get(name).length_limited]
+    return ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
 
 
 class Rotation(nn.Module):

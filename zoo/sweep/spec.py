@@ -125,13 +125,16 @@ def varied_keys(config: dict) -> list[str]:
 
 
 def make_trial(config: dict, params: dict) -> Trial:
-    """The :class:`Trial` of one point of the sweep: its run name and W&B job type come from the varied knobs."""
+    """The :class:`Trial` of one point of the sweep: its run name and W&B job type come from the varied knobs
+    (``<sweep>-trial`` where nothing varies and no seed is set: ``runs/<sweep>/`` holds the sweep's state)."""
     varied = [key for key in varied_keys(config) if key != SEED_KEY]
     labels = _short_keys(varied)
     job_type = ",".join(f"{labels[key]}={params[key]}" for key in varied)
     parts = [config["name"], *(_name_part(labels[key], params[key]) for key in varied)]
     if SEED_KEY in params:
         parts.append(f"s{params[SEED_KEY]}")
+    if len(parts) == 1:  # nothing varied, no seed: the sweep's own name is its state folder's
+        parts.append("trial")
     ordered = {key: params[key] for key in config["parameters"] if key in params}  # the file's order
     return Trial(name="-".join(parts), params=ordered, job_type=job_type)
 

@@ -61,8 +61,10 @@ def parse(parser, arguments: list[str]):
 
 def check_before_training(namespace) -> None:
     """The checks ``fit`` makes of a parsed config before it loads data: the zoo's of the trainer fields and
-    options (:func:`zoo.config_checks.check_options`), and the task's of its knobs, by building the task with
-    its network on the meta device (the vocabulary, which comes from the data, at a stand-in size).
+    options (:func:`zoo.config_checks.check_options`), the task's of its knobs, by building the task with its
+    network on the meta device (the vocabulary, which comes from the data, at a stand-in size), the data
+    module's of its settings, by building it (it loads nothing until ``fit`` prepares it), and the task's of
+    the data settings (``check_settings``: a ``data.block_size`` beyond ``model.max_len``).
 
     Raises:
         SweepError: the one-line message of the check that failed.
@@ -73,12 +75,17 @@ def check_before_training(namespace) -> None:
 
     try:
         check_options(namespace, "fit")
-        module, _, name = namespace.model.class_path.rpartition(".")
-        init_args = namespace.model.init_args.as_dict()
         with torch.device("meta"):
-            getattr(importlib.import_module(module), name)(**{**init_args, "vocab_size": STAND_IN_VOCABULARY})
+            task = _built(namespace.model, vocab_size=STAND_IN_VOCABULARY)
+        task.check_settings(_built(namespace.data))
     except (ConfigError, ValueError) as error:
         raise SweepError(str(error)) from error
+
+
+def _built(section, **overrides):
+    """The object a parsed ``class_path``/``init_args`` section of the config stands for."""
+    module, _, name = section.class_path.rpartition(".")
+    return getattr(importlib.import_module(module), name)(**{**section.init_args.as_dict(), **overrides})
 
 
 STAND_IN_VOCABULARY = 64  # the vocabulary size a task is built with to check its knobs (the data sets it in fit)

@@ -13,6 +13,7 @@ from torch import Tensor, nn
 
 from zoo.gradients import clip_by_norm, step_gradient_norm
 from zoo.nn import ARCHITECTURE_KNOBS, NORM_POSITIONS, TransformerConfig, count_parameters
+from zoo.nn.positional import unlimited_encodings
 from zoo.registry import ACTIVATIONS, NORMS, POSITIONAL_ENCODINGS, SCHEDULES, check_at_least, check_between
 from zoo.schedules import schedule_factor
 
@@ -136,14 +137,21 @@ class TaskModule(pl.LightningModule):
         raise NotImplementedError
 
     def check_data(self, datamodule) -> None:
-        """Raise ``ValueError`` if this model cannot train on ``datamodule`` (called before training)."""
+        """Raise ``ValueError`` if this model cannot train on ``datamodule`` (called before training, once the
+        data is loaded): :meth:`check_settings`, and what only the data says (a classifier's classes)."""
+        self.check_settings(datamodule)
+
+    def check_settings(self, datamodule) -> None:
+        """Raise ``ValueError`` if this model cannot train with ``datamodule``'s settings, whatever the data (a
+        ``data.block_size`` beyond a learned table's ``model.max_len``); needs no data loaded, so that a sweep
+        checks every trial before the first starts."""
         longest, field = getattr(datamodule, "longest_sequence", (None, None))
         limited = POSITIONAL_ENCODINGS.get(self.hparams.pe).length_limited
         if limited and longest is not None and longest > self.hparams.max_len:
             raise ValueError(
                 f"model.max_len={self.hparams.max_len} is shorter than the {longest}-token sequences that "
                 f"{field} allows, and model.pe={self.hparams.pe!r} has no position beyond max_len; raise model.max_len "
-                f"to {longest}, lower {field}, or use model.pe=sinusoidal, rope, alibi or t5"
+                f"to {longest}, lower {field}, or use model.pe={unlimited_encodings()}"
             )
 
     def training_loss(self, batch: dict) -> tuple[Tensor, int]:

@@ -60,10 +60,11 @@ class ClassificationTask(TaskModule):
     def check_data(self, datamodule) -> None:
         super().check_data(datamodule)
         data_classes = getattr(datamodule, "num_classes", None)
-        if data_classes is not None and data_classes > self.hparams.num_classes:
+        if data_classes is not None and data_classes != self.hparams.num_classes:
+            than = "smaller than" if data_classes > self.hparams.num_classes else "not"
             raise ValueError(
-                f"model.num_classes={self.hparams.num_classes} is smaller than the {data_classes} classes "
-                f"in the data; set --model.num_classes={data_classes}"
+                f"model.num_classes={self.hparams.num_classes} is {than} the {data_classes} classes in the data "
+                f"(labels 0 ... {data_classes - 1}); set --model.num_classes={data_classes}"
             )
 
     def forward(self, tokens: Tensor, padding_mask: Tensor | None = None) -> Tensor:

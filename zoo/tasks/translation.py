@@ -150,8 +150,8 @@ class TranslationTask(TaskModule):
         best = [found[0].tokens for found in self.hypotheses(src, src_padding_mask)]
         return self.trainer.datamodule.target_tokenizer.decode_batch(best)
 
-    def check_data(self, datamodule) -> None:
-        super().check_data(datamodule)
+    def check_settings(self, datamodule) -> None:
+        super().check_settings(datamodule)
         if self.hparams.share_embeddings and not getattr(datamodule, "joint_vocabulary", True):
             raise ValueError(
                 "model.share_embeddings=true needs one vocabulary, but data.joint_vocabulary=false; "
