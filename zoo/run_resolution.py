@@ -80,6 +80,18 @@ def check_budget_left(config: Namespace) -> None:
         )
 
 
+def check_resumable(ckpt_path: str) -> None:
+    """Raise ``RunFolderError`` if ``fit`` cannot continue from ``ckpt_path``: a checkpoint of weights only
+    (``python -m zoo average`` writes such), which Lightning would refuse only once the run folder is in use."""
+    checkpoint = load_checkpoint(ckpt_path)
+    if not checkpoint.get("optimizer_states") or "loops" not in checkpoint:
+        raise RunFolderError(
+            f"ckpt_path={ckpt_path!r} holds weights only (no optimiser or loop state: an average of checkpoints, "
+            f"or one saved with save_weights_only); fit continues from a run's own checkpoints (last.ckpt, "
+            f"best-step<N>.ckpt); evaluate this one with validate or test"
+        )
+
+
 def check_same_model(config: Namespace) -> None:
     """Raise ``RunFolderError`` if the architecture in ``config`` (the task's ``architecture`` knobs) differs
     from the one the checkpoint was trained with (a resumed run cannot change shapes)."""
@@ -153,6 +165,7 @@ def resolve_run_dir(subcommand: str, config: Namespace, flat: dict) -> Path | No
         if recorded:  # another configuration before the budget: a larger budget would not make it right
             check_same_run(owner, flat, prefix)
         if not evaluating:
+            check_resumable(ckpt_path)
             check_budget_left(config)
         if recorded:
             return owner
@@ -182,4 +195,5 @@ def hold_run_folder(run_dir: Path, subcommand: str) -> None:
 def _check_checkpoint(config: Namespace, evaluating: bool) -> None:
     check_same_model(config)
     if not evaluating:
+        check_resumable(config.ckpt_path)
         check_budget_left(config)

@@ -117,6 +117,10 @@ def test_average_of_the_last_checkpoints(translation_checkpoints, tmp_path, caps
         ("attention", ["--text", "ein Hund", "--out", "."], "--out='.' is not valid; name a .png file"),
         ("attention", ["--text", "ein Hund", "--out", "maps"], "--out='maps' is not valid; name a .png file"),
         ("average", ["--out", "LAST"], "is one of the checkpoints averaged; write the average elsewhere"),
+        ("average", ["--out", "binary.txt"], "--out='binary.txt' exists; name a new file (an average never"),
+        ("translate", ["--max_len_a", "0", "--max_len_b", "0"], "--max_len_a=0 with --max_len_b=0 allows no target"),
+        ("attention", ["--text", "ein \udce4 Hund"], "--text is not UTF-8 text (character 4: byte 0xe4)"),
+        ("attention", ["--text", "ein", "--target", "a \udc80"], "--target is not UTF-8 text (character 2: byte 0x80)"),
     ],
 )
 def test_bad_input_is_one_line(translation_checkpoints, capsys, command, extra, message, tmp_path, monkeypatch):
@@ -154,6 +158,58 @@ def test_average_of_a_damaged_checkpoint_is_one_line(translation_checkpoints, ca
     assert not (tmp_path / "a.ckpt").exists()
 
 
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--beam_size", "0"], "--beam_size=0 is not valid; it must be positive"),
+        (["--temperature", "inf"], "--temperature=inf is not valid; it must be a finite number >= 0 (0: greedy)"),
+        (["--temperature", "nan"], "--temperature=nan is not valid; it must be a finite number >= 0"),
+        (["--beam_size", "4", "--top_k", "5"], "--top_k set with --beam_size=4: beam search does not sample"),
+        (["--prompt", "a\udce4b"], "--prompt is not UTF-8 text (character 1: byte 0xe4)"),
+    ],
+)
+def test_bad_generation_input_is_one_line(language_model_checkpoints, capsys, extra, message):
+    code, _, err = run(["generate", "--ckpt_path", language_model_checkpoints["last"], *extra], capsys)
+    assert code == 2 and err.count("\n") == 1 and message in err, err
+
+
+@pytest.mark.parametrize("checkpoints", ["translation_checkpoints", "language_model_checkpoints"])
+def test_the_literal_text_of_special_tokens_is_ordinary_text_after_loading(checkpoints, request):
+    """As in training (``zoo.data.tokenizer``): ``<eos>`` typed in a prompt or a sentence is five characters,
+    never the id that ends a sequence."""
+    model = load_trained(request.getfixturevalue(checkpoints)["last"])
+    for tokenizer in model.tokenizers.values():
+        ids = tokenizer.encode("a <eos> b <pad> <bos> <unk>").ids
+        assert not set(ids) & {0, 1, 2}, ids  # <unk> (3) only for characters the tokenizer never saw
+
+
+def test_translate_reads_stdin_bytes_without_a_byte_order_mark_and_refuses_other_bytes(
+    translation_checkpoints, data_dir, capsys, monkeypatch
+):
+    import io
+
+    sentence = german(data_dir, 1)[0]
+    outputs = []
+    for data in (sentence.encode(), b"\xef\xbb\xbf" + sentence.encode()):
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+        outputs.append(run(["translate", "--ckpt_path", translation_checkpoints["last"]], capsys)[1])
+    assert outputs[0] == outputs[1] and outputs[0].strip()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"Ein M\xe4dchen .\n")))
+    code, _, err = run(["translate", "--ckpt_path", translation_checkpoints["last"]], capsys)
+    assert (
+        code == 2 and err == "zoo translate: error: stdin is not UTF-8 text (byte 5: 0xe4); zoo reads text as UTF-8\n"
+    )
+
+
+def test_translate_n_best_1_prints_the_score_too(translation_checkpoints, data_dir, capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(german(data_dir, 1)[0]))
+    out = run(["translate", "--ckpt_path", translation_checkpoints["last"], "--n_best", "1"], capsys)[1]
+    (row,) = [line.split("\t") for line in out.splitlines()]
+    assert row[0] == "0" and len(row) == 3
+
+
 def test_every_task_has_a_command_named_for_its_checkpoints():
     from zoo.inference.checkpoint import COMMAND_FOR
     from zoo.tasks import TaskModule
@@ -172,3 +228,40 @@ def test_evaluation_translates_with_the_configured_decoder(translation_checkpoin
     searched = translate_texts(model, texts)
     assert all(score < 0 for ((_, score),) in searched)
     assert [t for ((t, _),) in translate_texts(model, texts, beam_size=1)] == [t for ((t, _),) in greedy]
+
+
+def test_translate_says_which_sentences_a_learned_position_table_cuts(capsys):
+    from zoo.data.tokenizer import train_tokenizer
+    from zoo.inference.checkpoint import TrainedModel
+    from zoo.inference.translate import _warn_of_cut_sentences
+    from zoo.tasks import TranslationTask
+
+    tokenizer = train_tokenizer("char", ["abcdefgh "], 0)
+    task = TranslationTask(
+        vocab_size=tokenizer.get_vocab_size(), d_model=16, n_heads=2, d_ff=32, pe="learned", max_len=8
+    )
+    model = TrainedModel(task.eval(), {"joint": tokenizer}, "model.ckpt")
+    _warn_of_cut_sentences(model, ["abc", "abcdefgh", "abcdefg"])  # 7 tokens and <eos>: the 8 positions
+    assert capsys.readouterr().err == (
+        "zoo translate: warning: 1 sentence(s) (line 2) are longer than the 7 tokens the model's learned positions "
+        "hold (model.max_len=8); only their first 7 tokens are translated\n"
+    )
+    task.hparams.pe = "sinusoidal"  # a position for any length: nothing is cut
+    _warn_of_cut_sentences(model, ["abcdefgh" * 10])
+    assert capsys.readouterr().err == ""
+
+
+def test_fit_refuses_an_average_before_touching_any_run_folder(language_model_checkpoints, tmp_path, capsys):
+    """An average holds weights only: Lightning failed on it mid-way, after the run's later checkpoints had
+    been set aside and its record marked failed."""
+    kept = language_model_checkpoints["kept"]
+    run_dir = Path(kept[0]).parent.parent
+    before = sorted(path.name for path in run_dir.rglob("*"))
+    for out in (tmp_path / "avg.ckpt", run_dir / "checkpoints" / "avg.ckpt"):
+        assert run(["average", "--ckpt_path", *kept, "--out", str(out)], capsys)[0] == 0
+        args = ["fit", "--config", str(run_dir / "config.yaml"), f"--ckpt_path={out}", "--trainer.max_steps=20"]
+        code, _, err = run([*args, f"--runs_dir={tmp_path / 'runs'}"], capsys)
+        assert code == 2 and f"zoo: error: ckpt_path='{out}' holds weights only (no optimiser or loop state" in err
+        assert not (tmp_path / "runs").exists()
+        out.unlink()
+    assert sorted(path.name for path in run_dir.rglob("*")) == before

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import torch
 from torch import Tensor
 
@@ -10,7 +12,9 @@ from zoo.decoding.steps import Step
 
 def check_sampling(temperature: float, top_k: int | None, top_p: float | None, prefix: str = "") -> None:
     """Raise ``ValueError`` naming the field (``prefix`` + its name) for a sampling setting out of range:
-    ``temperature < 0`` (0 is greedy search), ``top_k < 1``, ``top_p`` outside ``(0, 1]``."""
+    ``temperature`` below 0 (0 is greedy search) or not finite, ``top_k < 1``, ``top_p`` outside ``(0, 1]``."""
+    if not math.isfinite(temperature):
+        raise ValueError(f"{prefix}temperature={temperature} is not valid; it must be a finite number >= 0 (0: greedy)")
     if temperature < 0:
         raise ValueError(f"{prefix}temperature={temperature} is not valid; it must be >= 0 (0: greedy)")
     if top_k is not None and top_k < 1:

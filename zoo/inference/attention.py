@@ -10,7 +10,7 @@ import torch
 
 from zoo.data.tokenizer import BOS_ID, EOS_ID
 from zoo.inference.checkpoint import InferenceError, TrainedModel, load_trained
-from zoo.inference.command import main_of, parser
+from zoo.inference.command import checked_text, main_of, parser
 from zoo.inference.figure import AttentionMap, draw_attention, figure_size
 from zoo.inference.text import translate_texts
 from zoo.nn.attention_maps import recorded_attention
@@ -84,7 +84,8 @@ def run(argv: list[str]) -> None:
     model = load_trained(args.ckpt_path, args.device)
     if args.target is not None and not isinstance(model.task, TranslationTask):
         raise InferenceError("--target is for translation models only")
-    maps = _maps(model, args.text, args.target)
+    target = None if args.target is None else checked_text(args.target, "--target")
+    maps = _maps(model, checked_text(args.text, "--text"), target)
     draw_attention(maps, Path(args.out))
     width, height = figure_size(maps)
     print(f"{args.out}: {len(maps)} attention modules x heads, {width}x{height} pixels")

@@ -52,6 +52,8 @@ def run(argv: list[str]) -> None:
         raise InferenceError(f"--out={args.out!r}: the folder {str(Path(args.out).parent)!r} does not exist")
     if any(Path(args.out).resolve() == Path(path).resolve() for path in args.ckpt_path):
         raise InferenceError(f"--out={args.out!r} is one of the checkpoints averaged; write the average elsewhere")
+    if Path(args.out).exists():  # a run's last.ckpt overwritten by weights only could never be resumed
+        raise InferenceError(f"--out={args.out!r} exists; name a new file (an average never overwrites one)")
     torch.save(average_checkpoints(args.ckpt_path), args.out)
     print(f"{args.out}: the average of {len(args.ckpt_path)} checkpoints")
 

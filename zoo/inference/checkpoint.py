@@ -11,6 +11,7 @@ from pathlib import Path
 import torch
 from tokenizers import Tokenizer
 
+from zoo.data.tokenizer import load_tokenizer
 from zoo.tasks import TaskModule
 
 
@@ -112,4 +113,4 @@ def load_trained(ckpt_path: str, device: str = "cpu") -> TrainedModel:
     task = task_class(**{k: v for k, v in hparams.items() if k in accepted})
     task.load_state_dict(checkpoint["state_dict"])
     task.to(device).eval()
-    return TrainedModel(task, {k: Tokenizer.from_str(v) for k, v in tokenizers[0].items()}, ckpt_path)
+    return TrainedModel(task, {k: load_tokenizer(v) for k, v in tokenizers[0].items()}, ckpt_path)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import torch
 
@@ -30,6 +31,38 @@ def positive(name: str, value: float | None, optional: bool = False) -> None:
     """Raise :class:`InferenceError` unless ``value`` is positive (or ``None`` when ``optional``)."""
     if (value is None and not optional) or (value is not None and value <= 0):
         raise InferenceError(f"--{name}={value} is not valid; it must be positive")
+
+
+def read_text(path: str | None, where: str) -> str:
+    """The text of the file ``path``, or of stdin (``None``), decoded as UTF-8 without a leading byte-order mark.
+
+    Raises:
+        InferenceError: naming ``where`` and the first byte that is not UTF-8.
+    """
+    stdin = getattr(sys.stdin, "buffer", None)
+    data = Path(path).read_bytes() if path is not None else stdin.read() if stdin else sys.stdin.read()
+    if isinstance(data, str):  # a text stream without bytes below (tests, notebooks)
+        return checked_text(data, where)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InferenceError(
+            f"{where} is not UTF-8 text (byte {error.start}: {data[error.start]:#04x}); zoo reads text as UTF-8"
+        ) from None
+
+
+def checked_text(text: str, where: str) -> str:
+    """``text`` from the command line, refused where it held bytes that are not UTF-8 (Python passes them on as
+    lone surrogates, which no tokenizer takes), without a leading byte-order mark.
+
+    Raises:
+        InferenceError: naming ``where`` and the first such byte.
+    """
+    bad = next((i for i, char in enumerate(text) if 0xDC80 <= ord(char) <= 0xDCFF), None)
+    if bad is not None:
+        byte = ord(text[bad]) - 0xDC00
+        raise InferenceError(f"{where} is not UTF-8 text (character {bad}: byte {byte:#04x}); zoo reads text as UTF-8")
+    return text.removeprefix("\ufeff")
 
 
 def main_of(command: str, run: Callable[[list[str]], None]) -> Callable[[list[str]], int]:

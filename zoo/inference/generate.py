@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from zoo.decoding.sampling import check_sampling
 from zoo.inference.checkpoint import InferenceError, load_trained
-from zoo.inference.command import main_of, parser, positive
+from zoo.inference.command import checked_text, main_of, parser, positive
 from zoo.inference.text import generate_text
 from zoo.tasks import LanguageModelTask
 
@@ -13,7 +13,7 @@ def arguments():
     p = parser("generate", "Continue a prompt with a trained decoder-only language model.")
     p.add_argument("--prompt", default="", help="the text to continue (default: empty, which starts from <bos>)")
     p.add_argument("--max_new_tokens", type=int, default=200, help="tokens added at most (default: 200)")
-    p.add_argument("--temperature", type=float, default=1.0, help="sampling temperature; 0 is greedy (default: 1)")
+    p.add_argument("--temperature", type=float, help="sampling temperature; 0 is greedy (default: 1)")
     p.add_argument("--top_k", type=int, help="sample from the k most likely tokens only")
     p.add_argument("--top_p", type=float, help="sample from the smallest set of tokens with probability >= p")
     p.add_argument("--seed", type=int, help="fixes the samples (default: a fresh seed)")
@@ -27,10 +27,19 @@ def run(argv: list[str]) -> None:
     """Generate and print each continuation (prompt included), separated by a line ``---``. The context
     slides over the model's last ``max_len`` tokens, as in nanoGPT."""
     args = arguments().parse_args(argv)
+    prompt = checked_text(args.prompt, "--prompt")
     positive("max_new_tokens", args.max_new_tokens)
     positive("num_samples", args.num_samples)
+    positive("beam_size", args.beam_size)
+    sampling = [f"--{name}" for name in ("temperature", "top_k", "top_p") if getattr(args, name) is not None]
+    if args.beam_size > 1 and sampling:
+        raise InferenceError(
+            f"{', '.join(sampling)} set with --beam_size={args.beam_size}: beam search does not sample; leave "
+            f"{'it' if len(sampling) == 1 else 'them'} out, or sample with --beam_size 1"
+        )
+    temperature = 1.0 if args.temperature is None else args.temperature
     try:
-        check_sampling(args.temperature, args.top_k, args.top_p, prefix="--")
+        check_sampling(temperature, args.top_k, args.top_p, prefix="--")
     except ValueError as error:
         raise InferenceError(str(error)) from None
     if args.beam_size > 1 and args.num_samples > args.beam_size:
@@ -38,7 +47,7 @@ def run(argv: list[str]) -> None:
     model = load_trained(args.ckpt_path, args.device)
     model.require(LanguageModelTask, "generate")
     texts = generate_text(
-        model, args.prompt, args.max_new_tokens, args.num_samples, args.temperature, args.top_k, args.top_p,
+        model, prompt, args.max_new_tokens, args.num_samples, temperature, args.top_k, args.top_p,
         args.seed, args.beam_size, args.length_penalty,
     )  # fmt: skip
     print("\n---\n".join(texts))

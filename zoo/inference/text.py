@@ -22,6 +22,12 @@ def _batches(lengths: list[int], batch_size: int) -> Iterator[list[int]]:
         yield order[start : start + batch_size]
 
 
+def source_limit(task: TranslationTask) -> int | None:
+    """The most source tokens a translation model reads (its learned positions, ``<eos>`` aside), or ``None``
+    when its encoding has a position for any length; a longer source is cut to its first tokens."""
+    return task.hparams.max_len - 1 if POSITIONAL_ENCODINGS.get(task.hparams.pe).length_limited else None
+
+
 @torch.no_grad()
 def translate_texts(
     model: TrainedModel,
@@ -45,7 +51,7 @@ def translate_texts(
         progress: called with the number of sentences done after each batch.
     """
     task: TranslationTask = model.task
-    longest = task.hparams.max_len - 1 if POSITIONAL_ENCODINGS.get(task.hparams.pe).length_limited else None
+    longest = source_limit(task)
     sources = [e.ids[:longest] + [EOS_ID] for e in model.source_tokenizer.encode_batch(texts)]
     results: list = [None] * len(texts)
     for batch in _batches([len(s) for s in sources], batch_size):

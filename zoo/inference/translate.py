@@ -9,8 +9,8 @@ from tqdm import tqdm
 
 from zoo.decoding.beam import check_decoder_settings
 from zoo.inference.checkpoint import InferenceError, load_trained
-from zoo.inference.command import main_of, parser, positive
-from zoo.inference.text import translate_texts
+from zoo.inference.command import main_of, parser, positive, read_text
+from zoo.inference.text import source_limit, translate_texts
 from zoo.tasks import TranslationTask
 
 
@@ -18,7 +18,7 @@ def arguments():
     p = parser("translate", "Translate one sentence per line (stdin or --input) with a trained encoder-decoder.")
     p.add_argument("--input", help="a file with one source sentence per line (default: stdin)")
     p.add_argument("--beam_size", type=int, help="hypotheses kept per sentence (default: the model's beam_size)")
-    p.add_argument("--n_best", type=int, default=1, help="translations printed per sentence, with scores")
+    p.add_argument("--n_best", type=int, help="translations printed per sentence, as index<TAB>score<TAB>text")
     p.add_argument("--length_penalty", type=float, help="GNMT alpha (default: the model's length_penalty)")
     p.add_argument("--max_len_a", type=float, help="at most max_len_a * source length + max_len_b tokens")
     p.add_argument("--max_len_b", type=int, help="see --max_len_a (both default to the model's)")
@@ -32,29 +32,43 @@ def run(argv: list[str]) -> None:
     args = arguments().parse_args(argv)
     positive("batch_size", args.batch_size)
     positive("beam_size", args.beam_size, optional=True)
-    positive("n_best", args.n_best)
+    positive("n_best", args.n_best, optional=True)
     check_decoder_settings(args.beam_size, args.length_penalty, args.max_len_a, args.max_len_b, prefix="--")
     model = load_trained(args.ckpt_path, args.device)
     model.require(TranslationTask, "translate")
     beam_size = model.task.hparams.beam_size if args.beam_size is None else args.beam_size
-    if args.n_best > beam_size:
-        raise InferenceError(f"--n_best={args.n_best} is not valid; it must be at most --beam_size={beam_size}")
+    n_best = args.n_best or 1
+    if n_best > beam_size:
+        raise InferenceError(f"--n_best={n_best} is not valid; it must be at most --beam_size={beam_size}")
     if args.input is not None and not Path(args.input).is_file():
         raise InferenceError(f"--input={args.input!r} is not a file")
-    try:
-        lines = (Path(args.input).read_text(encoding="utf-8") if args.input else sys.stdin.read()).splitlines()
-    except UnicodeDecodeError as error:
-        where = f"--input={args.input!r}" if args.input else "stdin"
-        byte = f"byte {error.start}: {error.object[error.start]:#04x}"
-        raise InferenceError(f"{where} is not UTF-8 text ({byte}); zoo reads sentences as UTF-8") from None
+    lines = read_text(args.input, f"--input={args.input!r}" if args.input else "stdin").splitlines()
+    _warn_of_cut_sentences(model, lines)
     with tqdm(total=len(lines), unit="sentence", disable=args.input is None, file=sys.stderr) as bar:
         found = translate_texts(
-            model, lines, beam_size, args.length_penalty, args.n_best, args.max_len_a, args.max_len_b,
+            model, lines, beam_size, args.length_penalty, n_best, args.max_len_a, args.max_len_b,
             args.batch_size, bar.update,
         )  # fmt: skip
     for index, translations in enumerate(found):
         for text, score in translations:
-            print(text if args.n_best == 1 else f"{index}\t{score:.4f}\t{text}")
+            print(text if args.n_best is None else f"{index}\t{score:.4f}\t{text}")
+
+
+def _warn_of_cut_sentences(model, lines: list[str]) -> None:
+    """Say on stderr which lines are longer than a learned position table holds: only their first tokens are
+    translated (:func:`zoo.inference.text.source_limit`)."""
+    limit = source_limit(model.task)
+    if limit is None:
+        return
+    cut = [i + 1 for i, e in enumerate(model.source_tokenizer.encode_batch(lines)) if len(e.ids) > limit]
+    if cut:
+        shown = ", ".join(map(str, cut[:10])) + (", ..." if len(cut) > 10 else "")
+        print(
+            f"zoo translate: warning: {len(cut)} sentence(s) (line {shown}) are longer than the {limit} tokens the "
+            f"model's learned positions hold (model.max_len={model.task.hparams.max_len}); only their first "
+            f"{limit} tokens are translated",
+            file=sys.stderr,
+        )
 
 
 main = main_of("translate", run)
