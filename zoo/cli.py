@@ -162,6 +162,13 @@ class ZooCLI(LightningCLI):
         """Refuse a ``model.vocab_size`` other than the data's: the CLI sets it from the tokenizer, and a value
         given would be silently replaced (a run's recorded config, which holds the linked value, passes)."""
         given, linked = self._config().model.init_args.get("vocab_size"), self.model.hparams.vocab_size
+        typed = _flag_values(COMMAND_LINE, "--data.vocab_size")
+        if given and given != linked and typed:  # a run's config.yaml with another tokenizer size
+            raise ValueError(
+                f"data.vocab_size={typed[-1]} gives a {linked}-token tokenizer, but the config has "
+                f"model.vocab_size={given} (a run's config.yaml records the size it trained with); leave "
+                f"data.vocab_size out to use that run's, or model.vocab_size out of the config for a new run"
+            )
         if given and given != linked:
             raise ValueError(
                 f"model.vocab_size={given} is not valid: the CLI sets it from the data's tokenizer ({linked} "

@@ -105,16 +105,7 @@ class EvaluationsApart(Callback):
         )
 
     def _task_settings(self, pl_module, stage: str) -> list[str]:
-        """``field=value`` for each of the task's evaluation settings
-        (:meth:`zoo.tasks.TaskModule.evaluation_settings`: the decoder of a translation's BLEU) that differs
-        from the run's recorded one."""
-        settings = pl_module.evaluation_settings(stage)
-        return [
-            f"{name}={pl_module.hparams[name]}"
-            for name in settings
-            if f"model.{name}" in self.recorded
-            and not same_value(self.recorded[f"model.{name}"], pl_module.hparams[name])
-        ]
+        return task_differences(pl_module, stage, self.recorded)
 
     def _subset(self, trainer: pl.Trainer, stage: str, batches: list, dataloaders) -> Apart | None:
         """The :class:`Apart` of an evaluation over another part of its split than the run's, or ``None``."""
@@ -140,6 +131,16 @@ class EvaluationsApart(Callback):
             reason = f"the whole split, {evaluated} batches (the run validated on trainer.limit_val_batches="
             return Apart("full", FULL_PREFIX, f"{reason}{trained_with})")
         return None
+
+
+def task_differences(pl_module, stage: str, recorded: dict) -> list[str]:
+    """``field=value`` for each of the task's settings of ``stage`` (:meth:`zoo.tasks.TaskModule.
+    evaluation_settings`: the decoder of a translation's BLEU or predictions) that differs from the run's."""
+    return [
+        f"{name}={pl_module.hparams[name]}"
+        for name in pl_module.evaluation_settings(stage)
+        if f"model.{name}" in recorded and not same_value(recorded[f"model.{name}"], pl_module.hparams[name])
+    ]
 
 
 def data_differences(recorded: dict, current: dict) -> list[str]:

@@ -15,19 +15,28 @@ import torch
 from lightning.pytorch.callbacks import BasePredictionWriter
 from lightning.pytorch.utilities import rank_zero_info
 
+from zoo.evaluations_apart import data_differences, task_differences
+
 
 class PredictionWriter(BasePredictionWriter):
     """Collect each batch's predictions and write ``folder/predictions.<split>.jsonl`` at the end: line ``i`` is
     ``{"index": i, "prediction": ...}`` for example ``i`` of the split the data module predicts on.
 
+    Predictions with other settings than the run's (another decoder: ``model.beam_size``, ``model.temperature``;
+    other data settings) go to a file of their own, ``predictions.<split>.beam_size=4.jsonl``, noted under
+    ``beam_size=4/<split>``, so that no file of the run's own predictions is replaced by them.
+
     Args:
         folder: where the file goes (the run folder of the checkpoint).
         record: the run's :class:`zoo.tracking.RunRecord`, which notes the file under ``predictions``, or ``None``.
+        recorded: the run's recorded configuration (flat ``model.*``, ``data.*`` fields; ``{}``: none).
+        current: the command's configuration, the same way.
     """
 
-    def __init__(self, folder: Path, record=None) -> None:
+    def __init__(self, folder: Path, record=None, recorded: dict | None = None, current: dict | None = None) -> None:
         super().__init__(write_interval="batch")
         self.folder, self.record = Path(folder), record
+        self.recorded, self.current = recorded or {}, current or {}
         self.rows: dict[int, object] = {}
 
     def write_on_batch_end(self, trainer, pl_module, prediction, batch_indices, batch, batch_idx, dataloader_idx):
@@ -42,10 +51,23 @@ class PredictionWriter(BasePredictionWriter):
         if trainer.global_rank != 0:
             return
         split = trainer.datamodule.predict_split
-        path = self.folder / f"predictions.{split}.jsonl"
+        settings = self._settings(pl_module)
+        path = self.folder / ".".join(["predictions", split, *settings, "jsonl"])
         self.folder.mkdir(parents=True, exist_ok=True)
         lines = (json.dumps({"index": i, "prediction": rows[i]}, ensure_ascii=False) + "\n" for i in sorted(rows))
         path.write_text("".join(lines), encoding="utf-8")
+        key = f"{settings[0]}/{split}" if settings else split
         if self.record is not None:
-            self.record.record(predictions={**self.record.summary.get("predictions", {}), split: str(path)})
-        rank_zero_info(f"zoo: {len(rows)} predictions for the {split!r} split written to {path}")
+            self.record.record(predictions={**self.record.summary.get("predictions", {}), key: str(path)})
+        apart = f" (not the run's settings: {settings[0]})" if settings else ""
+        rank_zero_info(f"zoo: {len(rows)} predictions for the {split!r} split{apart} written to {path}")
+
+    def _settings(self, pl_module) -> list[str]:
+        """``["beam_size=4,temperature=0.8"]`` when the predictions' settings differ from the run's, else ``[]``."""
+        if not self.recorded:
+            return []
+        differs = [
+            *data_differences(self.recorded, self.current),
+            *task_differences(pl_module, "predict", self.recorded),
+        ]
+        return [",".join(differs)] if differs else []

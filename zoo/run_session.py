@@ -75,7 +75,8 @@ class RunSession:
             callbacks.append(EvaluationsApart([wandb_logger, self.record], recorded, current))
             callbacks.append(EvaluationSummaries(wandb_logger))
         if self.subcommand == "predict":
-            callbacks.append(PredictionWriter(self.run_dir, self.record))
+            recorded, current = recorded_config(self.run_dir) or {}, flat_config(self.config)
+            callbacks.append(PredictionWriter(self.run_dir, self.record, recorded, current))
         if self.subcommand == "fit" and trainer_config.get("enable_checkpointing", True) is not False:
             callbacks += checkpoint_callbacks(self.run_dir, model, self.config.keep_last)
         return {"callbacks": callbacks, "logger": [wandb_logger, self.record], "default_root_dir": str(self.run_dir)}

@@ -3,6 +3,7 @@ no run folder behind; an existing run is never overwritten."""
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 import torch
@@ -548,3 +549,16 @@ def test_a_command_without_a_config_names_the_shipped_ones(command, cli_env, cap
         "--data CLASS\n"
     )
     assert "configs/decoder_only/tinyshakespeare.yaml" in shipped and "configs/quickstart.yaml" in shipped
+
+
+def test_another_tokenizer_size_than_a_run_config_records_names_data_vocab_size(data_dir, cli_env, capsys):
+    """A run's config.yaml holds model.vocab_size; evaluating it with another data.vocab_size is the mistake."""
+    config = cli_env / "config.yaml"
+    config.write_text(Path(TRANSLATION).read_text().replace("  init_args:\n", "  init_args:\n    vocab_size: 500\n", 1))
+    args = ["fit", "--config", str(config), f"--data.path={data_dir / 'multi30k'}", "--data.vocab_size=300"]
+    assert fails(capsys, args).strip().splitlines()[-1] == (
+        "zoo: error: data.vocab_size=300 gives a 300-token tokenizer, but the config has model.vocab_size=500 (a "
+        "run's config.yaml records the size it trained with); leave data.vocab_size out to use that run's, or "
+        "model.vocab_size out of the config for a new run"
+    )
+    assert not (cli_env / "runs").exists()

@@ -22,9 +22,11 @@ def fit_and_predict(config, path, extra, cli_env, predict_extra=()):
     return run_dir
 
 
-def read_predictions(run_dir, split):
-    path = run_dir / f"predictions.{split}.jsonl"
-    assert read_run(run_dir)["summary"]["predictions"] == {split: str(path)}
+def read_predictions(run_dir, split, apart: str | None = None):
+    """The predictions of ``split``; ``apart``: those made with other settings than the run's (``beam_size=2``)."""
+    path = run_dir / ".".join(["predictions", split, *([apart] if apart else []), "jsonl"])
+    key = f"{apart}/{split}" if apart else split
+    assert read_run(run_dir)["summary"]["predictions"][key] == str(path)
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     assert [line["index"] for line in lines] == list(range(len(lines)))
     return [line["prediction"] for line in lines]
@@ -33,8 +35,9 @@ def read_predictions(run_dir, split):
 def test_language_model_continues_every_block_in_order_as_generate_does(data_dir, cli_env, zoo_cache):
     config, name, extra, _ = VARIANTS["decoder_only"]
     run_dir = fit_and_predict(config, data_dir / name, extra, cli_env, ["--model.max_new_tokens=3"])
-    predictions = read_predictions(run_dir, "validation")  # Tiny Shakespeare has no test split
-    assert len(predictions) == 1742
+    # Tiny Shakespeare has no test split; 3 new tokens, where the run has 64: predictions of their own
+    predictions = read_predictions(run_dir, "validation", "max_new_tokens=3")
+    assert len(predictions) == 1742 and not (run_dir / "predictions.validation.jsonl").exists()
 
     data = LanguageModelDataModule(path=str(data_dir / name), cache_dir=str(zoo_cache))
     data.prepare()
@@ -67,3 +70,24 @@ def test_translation_writes_one_greedy_translation_per_source(splits, data_dir, 
     run_dir = fit_and_predict(config, path, [*extra, "--data.vocab_size=200"], cli_env)
     predictions = read_predictions(run_dir, splits[-1])  # the test split where there is one
     assert len(predictions) == counts[splits[-1]] and all(isinstance(p, str) for p in predictions)
+
+
+def test_predictions_with_another_decoder_go_to_a_file_of_their_own(data_dir, cli_env):
+    """A beam search's translations never replace the run's own (greedy) predictions, and each is recorded."""
+    config, name, extra, _ = VARIANTS["encoder_decoder"]
+    path = small_copy(data_dir, name, cli_env / "pairs", {"train": 300, "validation": 30, "test": 20})
+    run_dir = fit_and_predict(config, path, [*extra, "--data.vocab_size=200"], cli_env)
+    greedy = (run_dir / "predictions.test.jsonl").read_text()
+    args = ["--config", str(CONFIGS / config), f"--data.path={path}", *TINY_MODEL, *extra, *FEW_STEPS]
+    main(
+        [
+            "predict",
+            *args,
+            "--data.vocab_size=200",
+            "--model.beam_size=2",
+            f"--ckpt_path={run_dir / 'checkpoints' / 'last.ckpt'}",
+        ]
+    )
+    assert (run_dir / "predictions.test.jsonl").read_text() == greedy
+    assert len(read_predictions(run_dir, "test", "beam_size=2")) == 20
+    assert sorted(read_run(run_dir)["summary"]["predictions"]) == ["beam_size=2/test", "test"]

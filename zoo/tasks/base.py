@@ -82,9 +82,11 @@ class TaskModule(pl.LightningModule):
     architecture: tuple[str, ...] = ARCHITECTURE_KNOBS
 
     def evaluation_settings(self, stage: str) -> tuple[str, ...]:
-        """The knobs besides the weights that the ``stage`` (``"val"``, ``"test"``) metrics depend on, and
-        that a ``validate``/``test`` of a checkpoint may set otherwise than the run did (a translation's
-        decoder): such an evaluation is recorded apart (:mod:`zoo.evaluations_apart`). None by default."""
+        """The knobs besides the weights that the ``stage`` (``"val"``, ``"test"``, ``"predict"``) metrics or
+        predictions depend on, and that a ``validate``/``test``/``predict`` of a checkpoint may set otherwise
+        than the run did (a translation's decoder): such an evaluation is recorded apart
+        (:mod:`zoo.evaluations_apart`), and such predictions are written to a file of their own. None by
+        default."""
         return ()
 
     def __init__(

@@ -78,6 +78,10 @@ class LanguageModelTask(TaskModule):
         self.sums[f"{stage}_nll"].update(nll)
         self.sums[f"{stage}_tokens"].update(tokens)
 
+    def evaluation_settings(self, stage: str) -> tuple[str, ...]:
+        """The decoder of ``predict``'s continuations; the losses depend on none."""
+        return ("max_new_tokens", "temperature", "top_k", "top_p") if stage == "predict" else ()
+
     def log_stage(self, stage: str) -> None:
         loss = self.sums[f"{stage}_nll"].compute() / self.sums[f"{stage}_tokens"].compute()
         self.log(f"{stage}_loss", loss, prog_bar=True)

@@ -140,7 +140,8 @@ class TranslationTask(TaskModule):
         return translate_ids(self.network, src, mask, BOS_ID, EOS_ID, PAD_ID, limit, beam_size, alpha, n_best)
 
     def evaluation_settings(self, stage: str) -> tuple[str, ...]:
-        """The decoder of BLEU, chrF and exact match; in validation also how many batches are decoded."""
+        """The decoder of BLEU, chrF, exact match and predictions; in validation also how many batches are
+        decoded."""
         decoder = ("beam_size", "length_penalty", "max_len_a", "max_len_b")
         return (*decoder, "bleu_batches") if stage == "val" else decoder
 
