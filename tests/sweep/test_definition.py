@@ -88,10 +88,13 @@ def test_spellings_of_one_setting_are_one_base_and_defaults_are_shown_as_values(
 def test_yaml_floats_without_a_dot_are_floats(tmp_path):
     """PyYAML reads ``1e-4`` as a string, which ran ``[1e-4, 0.0001]`` as two trials of one learning rate."""
     path = tmp_path / "lr.yaml"
-    path.write_text("name: lr\nmethod: grid\nparameters:\n  model.lr: {values: [1e-4, 0.0001, 3E-4, '1e-3']}\n")
+    path.write_text("name: lr\nmethod: grid\nparameters:\n  model.lr: {values: [1e-4, 3E-4, '1e-3']}\n")
     config = load_sweep(path)
-    assert config["parameters"]["model.lr"]["values"] == [0.0001, 0.0001, 0.0003, "1e-3"]
+    assert config["parameters"]["model.lr"]["values"] == [0.0001, 0.0003, "1e-3"]
     assert [trial.name for trial in expand(config)] == ["lr-lr0.0001", "lr-lr0.0003", "lr-1e_3"]
+    path.write_text("name: lr\nmethod: grid\nparameters:\n  model.lr: {values: [1e-4, 0.0001]}\n")
+    with pytest.raises(SweepError, match=r"parameters.model.lr.values lists 0.0001 twice"):
+        load_sweep(path)  # one number: it was one trial, silently
 
 
 @pytest.mark.parametrize("content", ["{not json", "[]", '{"name": "x"}'])

@@ -76,6 +76,10 @@ def test_bad_value_names_the_parameter_and_the_value(run_sweep):
         ({"name": "my sweep"}, "name='my sweep': use letters, digits"),
         ({"command": ["python", "train.py", "${args}"]}, "command must run `${interpreter} -m zoo fit"),
         ({"command": ["${env}", "${interpreter}", "-m", "zoo", "fit", "${argz}"]}, "macro ${argz} is not known"),
+        ({"parameters": {"model.pe": {"values": "rope"}}}, "parameters.model.pe.values='rope' is not valid; it must"),
+        ({"parameters": {"model.pe": {"values": []}}}, "parameters.model.pe.values=[] is not valid; it must be a"),
+        ({"parameters": {"model.pe": {"values": ["rope"], "value": "rope"}}}, "has both 'value' and 'values'"),
+        ({"parameters": {"model.pe": {"values": ["rope", "rope"]}}}, "parameters.model.pe.values lists 'rope' twice"),
     ],
 )
 def test_bad_sweep_file_names_the_field(run_sweep, changes, expected):

@@ -100,7 +100,24 @@ def check_sweep(config: object, where: str = "sweep") -> None:
             raise SweepError(
                 f"{where}: parameters.{key} needs one of 'value', 'values' or a distribution (min/max), got {spec!r}"
             )
+        _check_values(spec, f"{where}: parameters.{key}")
     _check_schema(config, where)
+
+
+def _check_values(spec: dict, where: str) -> None:
+    """A parameter's ``values`` is a non-empty list without repeats, and never given beside ``value``."""
+    if "value" in spec and "values" in spec:
+        raise SweepError(f"{where} has both 'value' and 'values'; keep one (values: [a, b] sweeps a and b)")
+    if "values" not in spec:
+        return
+    values = spec["values"]
+    if not isinstance(values, list) or not values:
+        raise SweepError(f"{where}.values={values!r} is not valid; it must be a non-empty list, e.g. values: [a, b]")
+    seen = []
+    for value in values:
+        if value in seen and type(value) is type(seen[seen.index(value)]):
+            raise SweepError(f"{where}.values lists {value!r} twice; each value is one trial (per seed)")
+        seen.append(value)
 
 
 def _check_schema(config: dict, where: str) -> None:
