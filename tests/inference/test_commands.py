@@ -265,3 +265,13 @@ def test_fit_refuses_an_average_before_touching_any_run_folder(language_model_ch
         assert not (tmp_path / "runs").exists()
         out.unlink()
     assert sorted(path.name for path in run_dir.rglob("*")) == before
+
+
+def test_generate_says_which_prompt_characters_the_tokenizer_never_saw(language_model_checkpoints, capsys):
+    args = ["generate", "--ckpt_path", language_model_checkpoints["last"], "--max_new_tokens", "2", "--seed", "1"]
+    code, _, err = run([*args, "--prompt", "ROMEO: 日本 ☃日"], capsys)
+    assert code == 0 and err.splitlines()[-1] == (
+        "zoo generate: warning: the prompt has 3 character(s) the tokenizer never saw in training (日 本 ☃): each "
+        "is <unk>, which decodes to nothing"
+    )
+    assert run([*args, "--prompt", "ROMEO:"], capsys)[2] == ""

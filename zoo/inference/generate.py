@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+
+from zoo.data.tokenizer import UNK_ID
 from zoo.decoding.sampling import check_sampling
 from zoo.inference.checkpoint import InferenceError, load_trained
 from zoo.inference.command import checked_text, main_of, parser, positive
@@ -46,11 +49,26 @@ def run(argv: list[str]) -> None:
         raise InferenceError(f"--num_samples={args.num_samples} is not valid with beam search; at most --beam_size")
     model = load_trained(args.ckpt_path, args.device)
     model.require(LanguageModelTask, "generate")
+    _warn_of_unseen_characters(model, prompt)
     texts = generate_text(
         model, prompt, args.max_new_tokens, args.num_samples, temperature, args.top_k, args.top_p,
         args.seed, args.beam_size, args.length_penalty,
     )  # fmt: skip
     print("\n---\n".join(texts))
+
+
+def _warn_of_unseen_characters(model, prompt: str) -> None:
+    """Say on stderr which characters of the prompt the tokenizer never saw in training: each is ``<unk>``,
+    which the model reads as one unknown token and which decodes to nothing."""
+    tokenizer = model.source_tokenizer
+    unseen = [char for char in dict.fromkeys(prompt) if UNK_ID in tokenizer.encode(char).ids]
+    if unseen:
+        shown = " ".join(unseen[:20]) + (" ..." if len(unseen) > 20 else "")
+        print(
+            f"zoo generate: warning: the prompt has {len(unseen)} character(s) the tokenizer never saw in "
+            f"training ({shown}): each is <unk>, which decodes to nothing",
+            file=sys.stderr,
+        )
 
 
 main = main_of("generate", run)
