@@ -86,9 +86,8 @@ def _char(texts: Iterable[str], vocab_size: int) -> Tokenizer:
 
 def check_vocab_size(kind: str, vocab_size: int) -> None:
     """Check the configuration's ``data.vocab_size`` for a tokenizer ``kind`` (the data modules do, before
-    anything loads): room for the special tokens and more; for ``char``,
-    whose vocabulary is every character of the training text, left at its default (another value would be
-    ignored, yet make another run configuration).
+    anything loads): room for the special tokens and more; for ``char``, whose vocabulary is every character of
+    the training text, its default (another value would be ignored, yet make another run configuration).
 
     Raises:
         ValueError: naming ``data.vocab_size``, its value and what is valid.
@@ -120,8 +119,8 @@ def train_tokenizer(kind: str, texts: list[str], vocab_size: int) -> Tokenizer:
         ValueError: for an unknown ``kind`` or a ``vocab_size`` too small to hold the special tokens.
     """
     TOKENIZERS.check(kind)
-    if kind != "char" and vocab_size <= len(SPECIAL_TOKENS):
-        raise ValueError(f"data.vocab_size={vocab_size} is not valid; it must exceed {len(SPECIAL_TOKENS)}")
+    if kind != "char":  # char takes any vocab_size here: it ignores it
+        check_vocab_size(kind, vocab_size)
     tokenizer = TOKENIZERS.build(kind, texts, vocab_size)
     tokenizer.add_special_tokens(SPECIAL_TOKENS)
     assert [tokenizer.token_to_id(t) for t in SPECIAL_TOKENS] == [PAD_ID, BOS_ID, EOS_ID, UNK_ID]
