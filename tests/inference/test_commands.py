@@ -275,3 +275,12 @@ def test_generate_says_which_prompt_characters_the_tokenizer_never_saw(language_
         "is <unk>, which decodes to nothing"
     )
     assert run([*args, "--prompt", "ROMEO:"], capsys)[2] == ""
+
+
+def test_attention_on_a_text_longer_than_the_learned_positions_says_to_shorten_it(language_model_checkpoints, capsys):
+    args = ["attention", "--ckpt_path", language_model_checkpoints["last"], "--text", "a" * 65]
+    code, _, err = run([*args, "--out", "maps.png"], capsys)
+    assert code == 2 and err == (
+        "zoo attention: error: --text (or its translation) is 65 tokens, more than the 64 learned positions of "
+        "the model (model.max_len); shorten --text or --target\n"
+    )

@@ -14,6 +14,7 @@ from zoo.inference.command import checked_text, main_of, parser
 from zoo.inference.figure import AttentionMap, draw_attention, figure_size
 from zoo.inference.text import translate_texts
 from zoo.nn.attention_maps import recorded_attention
+from zoo.registry import POSITIONAL_ENCODINGS
 from zoo.tasks import ClassificationTask, TranslationTask
 
 TITLES = {"self_attn": "self-attention", "cross_attn": "cross-attention"}
@@ -50,6 +51,7 @@ def _maps(model: TrainedModel, text: str, target: str | None) -> list[AttentionM
             raise InferenceError("--text is empty; a language model needs at least one token to attend over")
         labels = {"encoder": (_pieces(model, tokens),) * 2, "decoder": (_pieces(model, tokens),) * 2}
         run = lambda: task(torch.tensor([tokens], device=device))  # noqa: E731
+    _check_length(task, max(len(row) for row, _ in labels.values()))
     with torch.no_grad(), recorded_attention(task.network) as weights:
         run()
     maps = []
@@ -58,6 +60,19 @@ def _maps(model: TrainedModel, text: str, target: str | None) -> list[AttentionM
         rows, columns = labels["cross" if kind == "cross_attn" else stack]
         maps.append(AttentionMap(f"{stack} {int(layer) + 1} {TITLES[kind]}", value[0], rows, columns))
     return maps
+
+
+def _check_length(task, tokens: int) -> None:
+    """Refuse a text longer than a learned position table holds, saying to shorten it (the model is trained).
+
+    Raises:
+        InferenceError: naming the length, ``model.max_len`` and the fix.
+    """
+    if POSITIONAL_ENCODINGS.get(task.hparams.pe).length_limited and tokens > task.hparams.max_len:
+        raise InferenceError(
+            f"--text (or its translation) is {tokens} tokens, more than the {task.hparams.max_len} learned "
+            f"positions of the model (model.max_len); shorten --text or --target"
+        )
 
 
 def example_text(model: TrainedModel, datamodule, split: str = "validation") -> str:
