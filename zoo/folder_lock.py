@@ -47,6 +47,19 @@ def hold(folder: Path) -> None:
     _HELD[folder] = descriptor
 
 
+def in_use(folder: Path) -> bool:
+    """Whether another process holds ``folder``'s lock now (a command still writing it)."""
+    folder = Path(folder).resolve()
+    if fcntl is None or folder in _HELD or not folder.is_dir():
+        return False
+    try:
+        hold(folder)
+    except FolderInUse:
+        return True
+    release(folder)
+    return False
+
+
 def release(folder: Path | None = None) -> None:
     """Release ``folder``'s lock, or every lock this process holds (``None``)."""
     folders = list(_HELD) if folder is None else [Path(folder).resolve()]

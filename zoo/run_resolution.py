@@ -152,7 +152,10 @@ def resolve_run_dir(subcommand: str, config: Namespace, flat: dict) -> Path | No
             f"--ckpt_path last for the latest run of this config"
         )
     if ckpt_path == "last":
-        found = find_resumable(runs_dir, name, flat, family, prefix=prefix)
+        try:
+            found = find_resumable(runs_dir, name, flat, family, prefix=prefix)
+        except RunFolderError as error:
+            raise RunFolderError(f"{error}{_moved_run_hint(config, runs_dir)}") from None
         config.ckpt_path = str(found / "checkpoints" / "last.ckpt")
         _check_checkpoint(config, evaluating)
         return found
@@ -170,6 +173,16 @@ def resolve_run_dir(subcommand: str, config: Namespace, flat: dict) -> Path | No
         if recorded:
             return owner
     return new_run_dir(runs_dir, name) if subcommand == "fit" else None
+
+
+def _moved_run_hint(config: Namespace, runs_dir: Path) -> str:
+    """Where ``--config`` is a run's own ``config.yaml`` in another runs folder than ``runs_dir`` (which that file
+    records: the folder was moved, or the run was made with another ``--runs_dir``), the option to pass."""
+    for given in config.get("config") or []:
+        folder = Path(str(given.absolute if hasattr(given, "absolute") else given)).parent
+        if (folder / "summary.json").is_file() and folder.parent.resolve() != runs_dir.resolve():
+            return f" (--config is the record of a run in {folder.parent}: pass --runs_dir {folder.parent})"
+    return ""
 
 
 def hold_run_folder(run_dir: Path, subcommand: str) -> None:

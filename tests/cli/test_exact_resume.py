@@ -72,10 +72,10 @@ def one_thread():
 def test_killed_runs_resume_exactly(data_dir, cli_env, zoo_cache, one_thread):
     variants = ("decoder_only", "encoder_only", "encoder_decoder")
     killed = {v: fit_args(v, data_dir, cli_env / v) for v in variants}
-    for variant in variants:  # tokenise once, before the processes that share the cache start
-        main([*fit_args(variant, data_dir, cli_env / "tokenise" / variant), "--trainer.max_steps=1"])
     # every run in a fresh process, as users start them (in this process, earlier tests can change how
-    # jsonargparse reads a number: --trainer.limit_val_batches=2 became 2.0, another config)
+    # jsonargparse reads a number: --trainer.limit_val_batches=2 became 2.0, another config); the first
+    # wave, one process per variant, tokenises each data set (WordPiece training is not deterministic) and
+    # the later ones read the cache
     runs = {v: start(fit_args(v, data_dir, cli_env / "uninterrupted" / v), ":", zoo_cache) for v in variants}
     for variant, process in runs.items():
         assert process.wait(timeout=600) == 0, f"{variant}: {process.stderr.read()[-2000:]}"

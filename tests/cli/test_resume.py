@@ -28,7 +28,7 @@ def checkpoint_names(run_dir) -> set[str]:
     return {path.name for path in (run_dir / "checkpoints").glob("*.ckpt")}
 
 
-def test_a_moved_run_folder_resumes_from_its_last_checkpoint_and_keeps_its_best(data_dir, cli_env):
+def test_a_moved_run_folder_resumes_from_its_last_checkpoint_and_keeps_its_best(data_dir, cli_env, capsys):
     """Lightning forgot the best score and the last checkpoint of a moved folder: it wrote ``last-v1.ckpt``,
     which ``--ckpt_path last`` never reads (each resume redid the same steps), and took the first validation
     after the resume for the best."""
@@ -37,6 +37,12 @@ def test_a_moved_run_folder_resumes_from_its_last_checkpoint_and_keeps_its_best(
     (cli_env / "before").rename(cli_env / "after")
     (run_dir,) = (cli_env / "after").iterdir()
     best = read_run(run_dir)["summary"]["best"]["val_loss"]
+    with pytest.raises(SystemExit):  # its config.yaml records the folder it ran in: the error says so
+        main(["fit", f"--config={run_dir / 'config.yaml'}", "--trainer.max_steps=9", "--ckpt_path=last"])
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert error.endswith(
+        f"(--config is the record of a run in {cli_env / 'after'}: pass --runs_dir {cli_env / 'after'})"
+    )
     args[-1] = "--runs_dir=after"
     main([*args, "--trainer.max_steps=9", "--ckpt_path=last"])
     main([*args, "--trainer.max_steps=12", "--ckpt_path=last"])

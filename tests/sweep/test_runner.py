@@ -4,6 +4,7 @@ variables, failures, resume arguments and Ctrl-C, in seconds."""
 import json
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -11,6 +12,8 @@ import time
 import pytest
 from rich.console import Console
 
+from tests.conftest import REPO
+from tests.test_folder_lock import HOLDER
 from zoo.sweep.runner import Runner, Terminated
 from zoo.sweep.spec import Trial
 from zoo.sweep.state import SweepState
@@ -34,6 +37,9 @@ if args["action"] == "die":  # as under SIGKILL: its record says running, a chec
     os.kill(os.getpid(), 9)
 if args["action"] == "wait":
     time.sleep(60)
+if args["action"] == "terminated":  # its own fit stopped by SIGTERM (not the sweep): saved, exit 143
+    json.dump({"status": "interrupted"}, open(os.path.join(run_dir, "summary.json"), "w"))
+    sys.exit(143)
 if args["action"] == "wait_like_a_background_job":  # SIGINT ignored, as after `&` or nohup; SIGTERM handled
     import signal
     def stop(signum, frame):
@@ -189,3 +195,36 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def test_a_trial_is_finished_only_when_its_process_exited_0(tmp_path):
+    """A trial refused in one line (exit 2) beside a finished record of another command, or stopped on its own
+    by SIGTERM, did not finish: the sweep must not count it, nor take that record's metric for it."""
+    runner = make_runner(tmp_path)
+    folder = tmp_path / "runs" / "fake-r"
+    (folder / "checkpoints").mkdir(parents=True)
+    (folder / "checkpoints" / "last.ckpt").write_text("")
+    (folder / "summary.json").write_text(json.dumps({"status": "finished", "best": {}}))
+    trials = [Trial("fake-r", {"action": "fail", "loss": 0}), Trial("fake-t", {"action": "terminated", "loss": 0})]
+    runner.run(source(trials))
+    assert [runner.state.trials[t.name]["status"] for t in trials] == ["failed", "interrupted"]
+    assert (runner.counts["finished"], runner.counts["failed"], runner.counts["interrupted"]) == (0, 1, 1)
+
+
+def test_a_trial_whose_folder_another_command_writes_is_not_started(tmp_path):
+    """A `fit` of the trial's run name still training: the trial neither moves its folder aside nor trains."""
+    runner = make_runner(tmp_path)
+    folder = tmp_path / "runs" / "fake-u"
+    folder.mkdir(parents=True)
+    (folder / "metrics.jsonl").write_text("{}\n")  # no last.ckpt yet: a free folder like it would be set aside
+    process = subprocess.Popen([sys.executable, "-c", HOLDER, str(folder)], stdout=subprocess.PIPE, cwd=REPO)
+    try:
+        assert process.stdout.readline() == b"held\n"
+        runner.run(source([Trial("fake-u", {"action": "finish", "loss": 1})]))
+    finally:
+        process.kill()
+        process.wait()
+    entry = runner.state.trials["fake-u"]
+    assert entry["status"] == "failed" and entry["error"].startswith(f"its run folder {folder} is in use")
+    assert not (folder / "seen.json").exists() and (folder / "metrics.jsonl").exists()  # not started, not moved
+    assert "FAIL  fake-u  its run folder" in (tmp_path / "console.txt").read_text()

@@ -179,11 +179,14 @@ def _run(config: dict, trials: list[Trial], command_for, state: SweepState, opti
         console.print(f"interrupted: finished runs are kept; continue with: {_again(options)}")
         return 128 + signal.SIGTERM if isinstance(stop, Terminated) else 130
     counts = runner.counts
-    failed = counts["failed"] + counts["killed"]
-    killed = f" ({counts['killed']} killed by a signal)" if counts["killed"] else ""
+    failed = counts["failed"] + counts["killed"] + counts["interrupted"]
+    how = [
+        f"{counts[k]} {w}" for k, w in (("killed", "killed by a signal"), ("interrupted", "interrupted")) if counts[k]
+    ]
+    how = f" ({', '.join(how)})" if how else ""
     console.print(
         f"sweep {config['name']}: {counts['finished']} finished now, {len(trials) - len(pending)} earlier, "
-        f"{failed} failed{killed}. Compare them: {_compare_command(config, options)}"
+        f"{failed} failed{how}. Compare them: {_compare_command(config, options)}"
     )
     if failed:
         console.print(f"failed trials are retried by running the same command again: {_again(options)}")

@@ -20,6 +20,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from zoo.folder_lock import in_use
 from zoo.sweep.spec import Trial
 from zoo.sweep.state import SweepState, close_record, metric_of, run_summary
 
@@ -87,6 +88,11 @@ class Runner:
 
     def start(self, trial: Trial, number: str) -> None:
         run_dir = self.runs_dir / trial.name
+        if in_use(run_dir):  # a fit of the same name still training: neither set it aside nor run beside it
+            self.refuse(
+                trial, number, f"its run folder {run_dir} is in use by another command; rerun the sweep after it"
+            )
+            return
         if run_dir.is_dir() and not (run_dir / "checkpoints" / "last.ckpt").is_file():
             self.state.set_aside(run_dir)
         log_path = self.state.log_path(trial.name)
@@ -116,6 +122,19 @@ class Runner:
         )
         resumed = " (continues from last.ckpt)" if command[-1] == "--ckpt_path=last" else ""
         self.say(number, "start", trial, f"{trial.job_type or 'seed only'}{resumed}")
+
+    def refuse(self, trial: Trial, number: str, reason: str) -> None:
+        """Record a trial that cannot start as failed, with the reason."""
+        self.state.update(
+            trial.name,
+            params=trial.params,
+            job_type=trial.job_type or None,
+            status="failed",
+            exit_code=None,
+            error=reason,
+        )
+        self.counts["failed"] += 1
+        self.say(number, EVENTS["failed"], trial, reason)
 
     def finish(self, running: Running, interrupted: bool = False) -> str:
         """Record a trial whose process ended; returns its status."""
@@ -226,11 +245,15 @@ EVENTS = {"finished": "done", "failed": "FAIL", "killed": "KILL", "interrupted":
 
 
 def _status(summary: dict | None, exit_code: int, interrupted: bool) -> str:
-    """How a trial ended: as its run record says (``finished``, ``interrupted`` by SIGTERM or Ctrl-C,
-    ``killed`` by a signal it could not handle, ``failed``), so that ``sweep.json`` and ``summary.json`` agree;
-    with no record, ``interrupted`` when the sweep stopped it, else ``killed`` for a signal or ``failed``."""
+    """How a trial ended: ``finished`` only when its process exited 0 with its record saying so; otherwise as
+    its record says where that is a way of stopping (``interrupted`` by SIGTERM or Ctrl-C, ``killed`` by a
+    signal it could not handle), so that ``sweep.json`` and ``summary.json`` agree; else ``interrupted`` when
+    the sweep stopped it, ``killed`` for a signal, ``failed``. A process that failed before it wrote anything
+    leaves an earlier record as it was (a ``finished`` one of another command), which says nothing of it."""
     recorded = (summary or {}).get("status")
-    if recorded in EVENTS:
+    if exit_code == 0 and recorded == "finished":
+        return "finished"
+    if recorded in ("interrupted", "killed"):
         return recorded
     return "interrupted" if interrupted else "killed" if exit_code < 0 else "failed"
 
