@@ -39,10 +39,12 @@ def read_text(path: str | None, where: str) -> str:
     Raises:
         InferenceError: naming ``where`` and the first byte that is not UTF-8.
     """
-    stdin = getattr(sys.stdin, "buffer", None)
-    data = Path(path).read_bytes() if path is not None else stdin.read() if stdin else sys.stdin.read()
-    if isinstance(data, str):  # a text stream without bytes below (tests, notebooks)
-        return checked_text(data, where)
+    if path is not None:
+        data = Path(path).read_bytes()
+    elif hasattr(sys.stdin, "buffer"):
+        data = sys.stdin.buffer.read()
+    else:  # a text stream with no bytes below it (tests, notebooks)
+        return checked_text(sys.stdin.read(), where)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

@@ -113,11 +113,9 @@ def _check_values(spec: dict, where: str) -> None:
     values = spec["values"]
     if not isinstance(values, list) or not values:
         raise SweepError(f"{where}.values={values!r} is not valid; it must be a non-empty list, e.g. values: [a, b]")
-    seen = []
-    for value in values:
-        if value in seen and type(value) is type(seen[seen.index(value)]):
+    for i, value in enumerate(values):  # 1 and 1.0, or 1 and true, are two values to the CLI
+        if any(value == other and type(value) is type(other) for other in values[:i]):
             raise SweepError(f"{where}.values lists {value!r} twice; each value is one trial (per seed)")
-        seen.append(value)
 
 
 def _check_schema(config: dict, where: str) -> None:
