@@ -45,3 +45,15 @@ def test_python_m_zoo_compare_dispatches(runs_dir):
                             capture_output=True, text=True, timeout=120)  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert [row["n"] for row in json.loads(result.stdout)["rows"]] == [3, 3]
+
+
+def test_a_row_that_differs_in_two_knobs_is_named_as_their_joint_effect(tmp_path, compare):
+    from tests.compare.conftest import ROPE, SINUSOIDAL, write_config
+
+    runs = tmp_path / "runs"
+    write_config(runs, "sinusoidal", SINUSOIDAL)
+    write_config(runs, "rope", ROPE, **{"trainer.max_steps": 900})  # another pe and a longer budget at once
+    write_config(runs, "learned", ROPE)
+    status, out, _ = compare(runs, "--format", "markdown")
+    (note,) = [line for line in out.splitlines() if line.startswith("Rows that differ")]
+    assert status == 0 and note.endswith("no one knob's: model.pe=rope, trainer.max_steps=900."), note

@@ -104,6 +104,13 @@ def notes(comparison: Comparison) -> list[str]:
         "Blank knob cells: as in the baseline (layout of Table 3, Vaswani et al. 2017). tokens/s: each run's mean "
         "over its logged training steps; wall time: training and evaluation.",
     ]
+    joint = _joint_differences(comparison)
+    if joint:
+        shown = "; ".join(joint[:5]) + (f"; and {len(joint) - 5} more" if len(joint) > 5 else "")
+        lines.append(
+            f"Rows that differ from the baseline in more than one knob: their Δ is the knobs' joint effect, no one "
+            f"knob's: {shown}."
+        )
     unfinished = [name for row in comparison.rows for name in row.unfinished]
     if unfinished:
         lines.append(
@@ -116,3 +123,18 @@ def notes(comparison: Comparison) -> list[str]:
         hint = " (--include_unfinished counts unfinished runs)" if unfinished else ""
         lines.append(f"Left out of the statistics{hint}: {left_out}.")
     return lines
+
+
+def _joint_differences(comparison: Comparison) -> list[str]:
+    """``"pe=rope, max_steps=60"`` for each row that differs from the baseline in two knobs or more."""
+    base = next((row for row in comparison.rows if row.is_baseline), None)
+    if base is None:
+        return []
+    joint = []
+    for row in comparison.rows:
+        differs = [
+            f"{knob}={row.knobs.get(knob)}" for knob in comparison.knobs if row.knobs.get(knob) != base.knobs.get(knob)
+        ]
+        if len(differs) > 1:
+            joint.append(", ".join(differs))
+    return joint
