@@ -45,3 +45,21 @@ def test_an_evaluation_apart_is_listed_with_its_reason(tmp_path):
     record = summary(tmp_path)
     assert record["final"] == {"val_loss": 2.0, "full/val_loss": 2.5}
     assert record["full_evaluations"] == {"full/val_loss": "the whole split"} and "partial_evaluations" not in record
+
+
+def test_a_damaged_summary_is_rebuilt_from_the_metrics_and_never_written_in_place(tmp_path, monkeypatch):
+    """A kill -9 mid-write left an empty summary.json (written in place before 2026-12-01): a resume read it
+    with a traceback. It is now written to a temporary file and renamed, and a damaged one is rebuilt."""
+    fit = RunRecord(tmp_path)
+    for step, loss in ((250, 2.0), (500, 1.5)):
+        fit.log_metrics({"val_loss": loss, "train_loss": loss + 0.1}, step)
+    expected = summary(tmp_path)
+    with open(tmp_path / "metrics.jsonl", "a") as file:
+        file.write('{"step": 600, "train_lo')  # the last line of the killed process, cut short
+    (tmp_path / "summary.json").write_text("")
+    rebuilt = RunRecord(tmp_path).summary
+    assert (rebuilt["final"], rebuilt["best"]) == (expected["final"], expected["best"])
+    written = []
+    monkeypatch.setattr("os.replace", lambda source, target: written.append(str(target)))
+    fit.log_metrics({"train_loss": 1.0}, 700)
+    assert written == [str(tmp_path / "summary.json")]  # renamed into place, not written in it

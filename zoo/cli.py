@@ -126,6 +126,8 @@ class ZooCLI(LightningCLI):
             return
         try:
             inherited = inherited_run_dir()  # a DDP child rank: the rank that launched it holds the folder
+            if inherited and config.get("ckpt_path") == "last":  # the file the launching rank resolved it to
+                config.ckpt_path = str(inherited / "checkpoints" / "last.ckpt")
             run_dir = inherited or resolve_run_dir(self.subcommand, config, flat_config(config))
         except OSError as error:  # runs_dir is a file, or cannot be created
             raise ConfigError(

@@ -24,7 +24,8 @@ class PredictionWriter(BasePredictionWriter):
 
     Predictions with other settings than the run's (another decoder: ``model.beam_size``, ``model.temperature``;
     other data settings) go to a file of their own, ``predictions.<split>.beam_size=4.jsonl``, noted under
-    ``beam_size=4/<split>``, so that no file of the run's own predictions is replaced by them.
+    ``beam_size=4/<split>``, and so do those of part of the split (``trainer.limit_predict_batches``:
+    ``predictions.<split>.partial.jsonl``), so that no file of the run's own predictions is replaced by them.
 
     Args:
         folder: where the file goes (the run folder of the checkpoint).
@@ -51,15 +52,15 @@ class PredictionWriter(BasePredictionWriter):
         if trainer.global_rank != 0:
             return
         split = trainer.datamodule.predict_split
-        settings = self._settings(pl_module)
+        settings = [*(["partial"] if _partial(trainer) else []), *self._settings(pl_module)]
         path = self.folder / ".".join(["predictions", split, *settings, "jsonl"])
         self.folder.mkdir(parents=True, exist_ok=True)
         lines = (json.dumps({"index": i, "prediction": rows[i]}, ensure_ascii=False) + "\n" for i in sorted(rows))
         path.write_text("".join(lines), encoding="utf-8")
-        key = f"{settings[0]}/{split}" if settings else split
+        key = "/".join([*settings, split])
         if self.record is not None:
             self.record.record(predictions={**self.record.summary.get("predictions", {}), key: str(path)})
-        apart = f" (not the run's settings: {settings[0]})" if settings else ""
+        apart = f" (not the run's settings: {', '.join(settings)})" if settings else ""
         rank_zero_info(f"zoo: {len(rows)} predictions for the {split!r} split{apart} written to {path}")
 
     def _settings(self, pl_module) -> list[str]:
@@ -71,3 +72,14 @@ class PredictionWriter(BasePredictionWriter):
             *task_differences(pl_module, "predict", self.recorded),
         ]
         return [",".join(differs)] if differs else []
+
+
+def _partial(trainer: pl.Trainer) -> bool:
+    """Whether ``predict`` covered part of its split only (``trainer.limit_predict_batches``)."""
+    loaders = trainer.predict_dataloaders
+    loaders = loaders if isinstance(loaders, (list, tuple)) else [loaders]
+    try:
+        return sum(int(n) for n in trainer.num_predict_batches) < sum(len(loader) for loader in loaders)
+    except TypeError:  # a loader of unknown length: only a fraction below 1 says it is partial
+        limit = trainer.limit_predict_batches
+        return isinstance(limit, float) and limit < 1.0

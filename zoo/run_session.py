@@ -23,6 +23,7 @@ from zoo.callbacks import (
     checkpoint_callbacks,
     set_aside_later_checkpoints,
 )
+from zoo.data.cache import atomic_write_text
 from zoo.evaluations_apart import EvaluationsApart
 from zoo.nonfinite import NonFiniteLoss
 from zoo.predictions import PredictionWriter
@@ -99,8 +100,7 @@ class RunSession:
         the same as YAML, written to ``config.yaml``) in every logger, and when resuming, drop what a killed
         process logged after the checkpoint (it is redone) and set aside the checkpoints of later steps (a
         resume from an earlier checkpoint starts another branch of the run)."""
-        self.record_config(trainer, config, config_text)
-        if self.config.get("ckpt_path"):
+        if self.config.get("ckpt_path"):  # first: the record says "running" before W&B takes seconds to start
             step = load_checkpoint(self.config.ckpt_path).get("global_step", 0)
             self.record.rewind(step)
             self.record.reopen()
@@ -111,6 +111,7 @@ class RunSession:
             )
             if aside:
                 rank_zero_info(f"zoo: resumed from step {step}: the checkpoints of later steps are now in {aside}")
+        self.record_config(trainer, config, config_text)
 
     def record_config(self, trainer: Trainer, config: dict, config_text: str) -> None:
         """Give ``config`` to every logger (rank 0 only) and write ``config_text`` to ``config.yaml``."""
@@ -121,7 +122,7 @@ class RunSession:
             if isinstance(logger, WandbLogger):
                 define_summaries(logger)
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        (self.run_dir / "config.yaml").write_text(config_text)
+        atomic_write_text(config_text, self.run_dir / "config.yaml")
 
     def end_fit(self, trainer: Trainer) -> None:
         """Save ``last.ckpt`` at the final step and close the run as finished. ``ModelCheckpoint`` saves

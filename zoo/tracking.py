@@ -15,6 +15,7 @@ from pathlib import Path
 from lightning.pytorch.loggers import Logger
 from lightning.pytorch.utilities import rank_zero_info, rank_zero_only
 
+from zoo.data.cache import atomic_write_text
 from zoo.evaluations_apart import EVALUATION_PREFIXES, Apart, base_metric, mark_apart
 from zoo.run_folders import checkpoint_files
 from zoo.wandb_guard import GuardedWandbLogger
@@ -171,9 +172,30 @@ class RunRecord(Logger):
         self._wall_before, self._clock = self.summary.get("wall_time_s", 0.0), time.monotonic()
 
     def _read_summary(self) -> dict:
+        """The run's ``summary.json``; a new one for a new run, or one rebuilt from ``metrics.jsonl`` where the
+        file is damaged (written in place by versions before 2026-12-01, and cut by a kill -9)."""
         file = self.run_dir / "summary.json"
         if file.exists():
-            return json.loads(file.read_text())
+            try:
+                return json.loads(file.read_text())
+            except ValueError:
+                rank_zero_info(f"zoo: warning: {file} was damaged (not JSON); rebuilt from metrics.jsonl")
+                return self._rebuilt_summary()
+        return self._new_summary()
+
+    def _rebuilt_summary(self) -> dict:
+        self.summary = self._new_summary()
+        metrics = self.run_dir / "metrics.jsonl"
+        lines = metrics.read_text().splitlines() if metrics.is_file() else []
+        for text in lines:
+            try:
+                line = json.loads(text)
+            except ValueError:  # blank, or the last line of a killed process cut short
+                continue
+            self._summarise({k: v for k, v in line.items() if k != "step"}, line.get("step"))
+        return self.summary
+
+    def _new_summary(self) -> dict:
         return {
             "final": {},
             "best": {},
@@ -201,7 +223,7 @@ class RunRecord(Logger):
         if not isinstance(params, dict) or "model.class_path" not in params:
             return  # only the CLI's flat config is recorded; Lightning's own hparams call is skipped
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        (self.run_dir / "config.json").write_text(json.dumps(params, indent=2, sort_keys=True))
+        atomic_write_text(json.dumps(params, indent=2, sort_keys=True), self.run_dir / "config.json")
 
     @rank_zero_only
     def log_metrics(self, metrics: dict, step: int | None = None) -> None:
@@ -258,7 +280,8 @@ class RunRecord(Logger):
     def _write_summary(self) -> None:
         if self.fit:
             self.summary["wall_time_s"] = round(self._wall_before + time.monotonic() - self._clock, 3)
-        (self.run_dir / "summary.json").write_text(json.dumps(self.summary, indent=2, sort_keys=True))
+        # to a temporary file, then renamed: a kill -9 mid-write keeps the previous summary, never half of one
+        atomic_write_text(json.dumps(self.summary, indent=2, sort_keys=True), self.run_dir / "summary.json")
 
     @rank_zero_only
     def record(self, **fields) -> None:

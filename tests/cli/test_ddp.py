@@ -70,3 +70,12 @@ def test_ddp_two_ranks_on_cpu(data_dir, zoo_cache, tmp_path):
     assert sorted(validated[4][0] + validated[4][1]) == list(range(8))  # each row once: no double count
     accuracy = record["summary"]["final"]["val_acc"]
     assert round(accuracy * 8, 6) == round(accuracy * 8)  # a fraction of the 8 rows
+
+    # continued on two ranks: each rank resumes from the file the launching rank found for `last`
+    resumed = [arg for arg in args if arg != "--trainer.max_steps=4"] + ["--trainer.max_steps=6", "--ckpt_path=last"]
+    result = subprocess.run(resumed, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert list(runs.iterdir()) == run_dirs
+    record = read_run(run_dirs[0])
+    assert record["summary"]["status"] == "finished"
+    assert [line["step"] for line in record["metrics"] if "train_loss" in line] == list(range(6))

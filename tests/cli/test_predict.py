@@ -79,15 +79,14 @@ def test_predictions_with_another_decoder_go_to_a_file_of_their_own(data_dir, cl
     run_dir = fit_and_predict(config, path, [*extra, "--data.vocab_size=200"], cli_env)
     greedy = (run_dir / "predictions.test.jsonl").read_text()
     args = ["--config", str(CONFIGS / config), f"--data.path={path}", *TINY_MODEL, *extra, *FEW_STEPS]
-    main(
-        [
-            "predict",
-            *args,
-            "--data.vocab_size=200",
-            "--model.beam_size=2",
-            f"--ckpt_path={run_dir / 'checkpoints' / 'last.ckpt'}",
-        ]
-    )
+    last = run_dir / "checkpoints" / "last.ckpt"
+    main(["predict", *args, "--data.vocab_size=200", "--model.beam_size=2", f"--ckpt_path={last}"])
     assert (run_dir / "predictions.test.jsonl").read_text() == greedy
     assert len(read_predictions(run_dir, "test", "beam_size=2")) == 20
     assert sorted(read_run(run_dir)["summary"]["predictions"]) == ["beam_size=2/test", "test"]
+    main(["predict", *args, "--data.vocab_size=200", "--trainer.limit_predict_batches=1", f"--ckpt_path={last}"])
+    assert (run_dir / "predictions.test.jsonl").read_text() == greedy  # a partial predict is apart too
+    partial = run_dir / "predictions.test.partial.jsonl"  # one batch: some examples, in the split's order
+    assert read_run(run_dir)["summary"]["predictions"]["partial/test"] == str(partial)
+    indices = [json.loads(line)["index"] for line in partial.read_text().splitlines()]
+    assert 0 < len(indices) < 20 and indices == sorted(set(indices))

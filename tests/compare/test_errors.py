@@ -109,3 +109,10 @@ def test_a_trial_that_failed_before_its_record_is_listed_as_left_out(runs_dir, c
         table = compare_json("pe-sweep", "--runs_dir", runs_dir, *extra)
         assert table["excluded"] == [{"run": "ed-alibi-s1", "reason": reason}]
         assert sum(row["n"] for row in table["rows"]) == 6
+
+
+def test_a_damaged_summary_is_one_line(runs_dir, compare):
+    damaged = next(runs_dir.iterdir()) / "summary.json"
+    damaged.write_text("")
+    status, _, err = compare(runs_dir)
+    assert status == 2 and err.count("\n") == 1 and f"{damaged} is damaged (not JSON); resuming the run" in err, err

@@ -56,4 +56,4 @@ def test_a_row_that_differs_in_two_knobs_is_named_as_their_joint_effect(tmp_path
     write_config(runs, "learned", ROPE)
     status, out, _ = compare(runs, "--format", "markdown")
     (note,) = [line for line in out.splitlines() if line.startswith("Rows that differ")]
-    assert status == 0 and note.endswith("no one knob's: model.pe=rope, trainer.max_steps=900."), note
+    assert status == 0 and note.endswith("not one knob's: model.pe=rope, trainer.max_steps=900."), note

@@ -118,6 +118,7 @@ def test_average_of_the_last_checkpoints(translation_checkpoints, tmp_path, caps
         ("attention", ["--text", "ein Hund", "--out", "maps"], "--out='maps' is not valid; name a .png file"),
         ("average", ["--out", "LAST"], "is one of the checkpoints averaged; write the average elsewhere"),
         ("average", ["--out", "binary.txt"], "--out='binary.txt' exists; name a new file (an average never"),
+        ("average", ["--ckpt_path", "LAST", "LAST", "--out", "a.ckpt"], "twice; each checkpoint is averaged once"),
         ("translate", ["--max_len_a", "0", "--max_len_b", "0"], "--max_len_a=0 with --max_len_b=0 allows no target"),
         ("attention", ["--text", "ein \udce4 Hund"], "--text is not UTF-8 text (character 4: byte 0xe4)"),
         ("attention", ["--text", "ein", "--target", "a \udc80"], "--target is not UTF-8 text (character 2: byte 0x80)"),

@@ -37,6 +37,8 @@ if args["action"] == "die":  # as under SIGKILL: its record says running, a chec
     os.kill(os.getpid(), 9)
 if args["action"] == "wait":
     time.sleep(60)
+if args["action"] == "refused":  # `zoo fit` refusing its configuration in one line: it writes nothing
+    sys.exit(2)
 if args["action"] == "terminated":  # its own fit stopped by SIGTERM (not the sweep): saved, exit 143
     json.dump({"status": "interrupted"}, open(os.path.join(run_dir, "summary.json"), "w"))
     sys.exit(143)
@@ -204,10 +206,11 @@ def test_a_trial_is_finished_only_when_its_process_exited_0(tmp_path):
     folder = tmp_path / "runs" / "fake-r"
     (folder / "checkpoints").mkdir(parents=True)
     (folder / "checkpoints" / "last.ckpt").write_text("")
-    (folder / "summary.json").write_text(json.dumps({"status": "finished", "best": {}}))
-    trials = [Trial("fake-r", {"action": "fail", "loss": 0}), Trial("fake-t", {"action": "terminated", "loss": 0})]
+    (folder / "summary.json").write_text(json.dumps({"status": "interrupted", "best": {"val_loss": {"value": 2}}}))
+    trials = [Trial("fake-r", {"action": "refused", "loss": 0}), Trial("fake-t", {"action": "terminated", "loss": 0})]
     runner.run(source(trials))
     assert [runner.state.trials[t.name]["status"] for t in trials] == ["failed", "interrupted"]
+    assert runner.state.trials["fake-r"]["metric"] is None  # the record is another command's
     assert (runner.counts["finished"], runner.counts["failed"], runner.counts["interrupted"]) == (0, 1, 1)
 
 
@@ -226,5 +229,9 @@ def test_a_trial_whose_folder_another_command_writes_is_not_started(tmp_path):
         process.wait()
     entry = runner.state.trials["fake-u"]
     assert entry["status"] == "failed" and entry["error"].startswith(f"its run folder {folder} is in use")
+    assert entry["attempts"] == 1
     assert not (folder / "seen.json").exists() and (folder / "metrics.jsonl").exists()  # not started, not moved
     assert "FAIL  fake-u  its run folder" in (tmp_path / "console.txt").read_text()
+    runner.run(source([Trial("fake-u", {"action": "finish", "loss": 1})]))  # the other command has ended
+    entry = runner.state.trials["fake-u"]
+    assert (entry["status"], entry["error"], entry["attempts"]) == ("finished", None, 2)

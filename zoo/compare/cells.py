@@ -108,7 +108,7 @@ def notes(comparison: Comparison) -> list[str]:
     if joint:
         shown = "; ".join(joint[:5]) + (f"; and {len(joint) - 5} more" if len(joint) > 5 else "")
         lines.append(
-            f"Rows that differ from the baseline in more than one knob: their Δ is the knobs' joint effect, no one "
+            f"Rows that differ from the baseline in more than one knob: their Δ is the knobs' joint effect, not one "
             f"knob's: {shown}."
         )
     unfinished = [name for row in comparison.rows for name in row.unfinished]

@@ -67,7 +67,19 @@ def history_from_rows(rows: list[dict], step_key: str = "step") -> dict[str, lis
 
 
 def _read_json(file: Path, default):
-    return json.loads(file.read_text()) if file.is_file() else default
+    """``file``'s JSON, ``default`` where there is no file.
+
+    Raises:
+        CompareError: the file is damaged (a kill -9 while an older version wrote it in place).
+    """
+    if not file.is_file():
+        return default
+    try:
+        return json.loads(file.read_text())
+    except ValueError:
+        raise CompareError(
+            f"{file} is damaged (not JSON); resuming the run rebuilds it (fit --ckpt_path last), or leave the run out"
+        ) from None
 
 
 def load_run_folder(folder: Path) -> Run:

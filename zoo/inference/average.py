@@ -52,6 +52,10 @@ def run(argv: list[str]) -> None:
         raise InferenceError(f"--out={args.out!r}: the folder {str(Path(args.out).parent)!r} does not exist")
     if any(Path(args.out).resolve() == Path(path).resolve() for path in args.ckpt_path):
         raise InferenceError(f"--out={args.out!r} is one of the checkpoints averaged; write the average elsewhere")
+    resolved = [Path(path).resolve() for path in args.ckpt_path]
+    if len(set(resolved)) < len(resolved):
+        twice = next(path for path, r in zip(args.ckpt_path, resolved, strict=True) if resolved.count(r) > 1)
+        raise InferenceError(f"--ckpt_path lists {twice!r} twice; each checkpoint is averaged once")
     if Path(args.out).exists():  # a run's last.ckpt overwritten by weights only could never be resumed
         raise InferenceError(f"--out={args.out!r} exists; name a new file (an average never overwrites one)")
     torch.save(average_checkpoints(args.ckpt_path), args.out)

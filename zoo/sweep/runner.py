@@ -119,12 +119,14 @@ class Runner:
             log=str(log_path),
             attempts=attempts,
             run_dir=str(run_dir),
+            error=None,  # an earlier attempt's
         )
         resumed = " (continues from last.ckpt)" if command[-1] == "--ckpt_path=last" else ""
         self.say(number, "start", trial, f"{trial.job_type or 'seed only'}{resumed}")
 
     def refuse(self, trial: Trial, number: str, reason: str) -> None:
         """Record a trial that cannot start as failed, with the reason."""
+        attempts = self.state.trials.get(trial.name, {}).get("attempts", 0) + 1
         self.state.update(
             trial.name,
             params=trial.params,
@@ -132,6 +134,8 @@ class Runner:
             status="failed",
             exit_code=None,
             error=reason,
+            attempts=attempts,
+            metric=None,
         )
         self.counts["failed"] += 1
         self.say(number, EVENTS["failed"], trial, reason)
@@ -145,7 +149,7 @@ class Runner:
         close_record(run_dir, code)
         summary = run_summary(run_dir)
         status = _status(summary, code, interrupted)
-        value = metric_of(summary, self.metric)
+        value = None if code == REFUSED else metric_of(summary, self.metric)  # refused: the record is not its
         self.state.update(trial.name, status=status, exit_code=code, wall_time_s=wall, metric=value)
         self.counts[status] += 1
         detail = f"{_metric_text(self.metric, value)}  {wall:.0f} s"
@@ -240,6 +244,8 @@ def _raise_interrupt(signum, frame) -> None:
     raise Terminated
 
 
+REFUSED = 2  # the exit status of `zoo fit` refusing its configuration in one line, before it writes any record
+
 # How a trial ended, as sweep.json and its run record say it, and the word of its progress line.
 EVENTS = {"finished": "done", "failed": "FAIL", "killed": "KILL", "interrupted": "stop"}
 
@@ -248,9 +254,11 @@ def _status(summary: dict | None, exit_code: int, interrupted: bool) -> str:
     """How a trial ended: ``finished`` only when its process exited 0 with its record saying so; otherwise as
     its record says where that is a way of stopping (``interrupted`` by SIGTERM or Ctrl-C, ``killed`` by a
     signal it could not handle), so that ``sweep.json`` and ``summary.json`` agree; else ``interrupted`` when
-    the sweep stopped it, ``killed`` for a signal, ``failed``. A process that failed before it wrote anything
-    leaves an earlier record as it was (a ``finished`` one of another command), which says nothing of it."""
+    the sweep stopped it, ``killed`` for a signal, ``failed``. A process refused before it wrote anything (exit
+    2) is ``failed``: the record it left as it was (a ``finished`` one of another command) says nothing of it."""
     recorded = (summary or {}).get("status")
+    if exit_code == REFUSED:
+        return "failed"
     if exit_code == 0 and recorded == "finished":
         return "finished"
     if recorded in ("interrupted", "killed"):
