@@ -113,24 +113,33 @@ class EvaluationsApart(Callback):
         trained_with = self.recorded.get("trainer.limit_val_batches") if stage == "val" else None
         if stage == "val" and _same_limit(limit, trained_with):
             return None
-        dataloaders = dataloaders if isinstance(dataloaders, (list, tuple)) else [dataloaders]
-        try:
-            lengths = [len(dataloader) for dataloader in dataloaders]
-        except TypeError:  # an iterable dataset of unknown length: only a fraction below 1 says it is partial
-            lengths = None
-        evaluated = sum(int(n) for n in batches)
-        if lengths is None:
-            partial = isinstance(limit, float) and limit < 1.0
-        else:
-            partial = evaluated < sum(lengths)
+        partial, evaluated, total = coverage(batches, dataloaders, limit)
         if partial:
-            whole = f" of {sum(lengths)}" if lengths is not None else ""
+            whole = f" of {total}" if total is not None else ""
             reason = f"trainer.limit_{stage}_batches={limit} ({evaluated}{whole} batches)"
             return Apart("partial", PARTIAL_PREFIX, reason)
         if stage == "val":  # the whole split, where the run's validations took part of it
             reason = f"the whole split, {evaluated} batches (the run validated on trainer.limit_val_batches="
             return Apart("full", FULL_PREFIX, f"{reason}{trained_with})")
         return None
+
+
+def coverage(batches: list, dataloaders, limit) -> tuple[bool, int, int | None]:
+    """Whether an evaluation or prediction covered part of its split only, the batches it covered and the
+    split's (``None`` for a loader of unknown length, where only a ``limit`` fraction below 1 says it is part).
+
+    Args:
+        batches: the trainer's ``num_<stage>_batches``.
+        dataloaders: the trainer's ``<stage>_dataloaders``.
+        limit: ``trainer.limit_<stage>_batches``.
+    """
+    dataloaders = dataloaders if isinstance(dataloaders, (list, tuple)) else [dataloaders]
+    covered = sum(int(n) for n in batches)
+    try:
+        total = sum(len(dataloader) for dataloader in dataloaders)
+    except TypeError:  # an iterable dataset of unknown length
+        return isinstance(limit, float) and limit < 1.0, covered, None
+    return covered < total, covered, total
 
 
 def task_differences(pl_module, stage: str, recorded: dict) -> list[str]:

@@ -15,7 +15,7 @@ import torch
 from lightning.pytorch.callbacks import BasePredictionWriter
 from lightning.pytorch.utilities import rank_zero_info
 
-from zoo.evaluations_apart import data_differences, task_differences
+from zoo.evaluations_apart import coverage, data_differences, task_differences
 
 
 class PredictionWriter(BasePredictionWriter):
@@ -52,7 +52,10 @@ class PredictionWriter(BasePredictionWriter):
         if trainer.global_rank != 0:
             return
         split = trainer.datamodule.predict_split
-        settings = [*(["partial"] if _partial(trainer) else []), *self._settings(pl_module)]
+        partial, _, _ = coverage(
+            trainer.num_predict_batches, trainer.predict_dataloaders, trainer.limit_predict_batches
+        )
+        settings = [*(["partial"] if partial else []), *self._settings(pl_module)]
         path = self.folder / ".".join(["predictions", split, *settings, "jsonl"])
         self.folder.mkdir(parents=True, exist_ok=True)
         lines = (json.dumps({"index": i, "prediction": rows[i]}, ensure_ascii=False) + "\n" for i in sorted(rows))
@@ -72,14 +75,3 @@ class PredictionWriter(BasePredictionWriter):
             *task_differences(pl_module, "predict", self.recorded),
         ]
         return [",".join(differs)] if differs else []
-
-
-def _partial(trainer: pl.Trainer) -> bool:
-    """Whether ``predict`` covered part of its split only (``trainer.limit_predict_batches``)."""
-    loaders = trainer.predict_dataloaders
-    loaders = loaders if isinstance(loaders, (list, tuple)) else [loaders]
-    try:
-        return sum(int(n) for n in trainer.num_predict_batches) < sum(len(loader) for loader in loaders)
-    except TypeError:  # a loader of unknown length: only a fraction below 1 says it is partial
-        limit = trainer.limit_predict_batches
-        return isinstance(limit, float) and limit < 1.0
