@@ -74,8 +74,7 @@ def test_killed_runs_resume_exactly(data_dir, cli_env, zoo_cache, one_thread):
     killed = {v: fit_args(v, data_dir, cli_env / v) for v in variants}
     # every run in a fresh process, as users start them (in this process, earlier tests can change how
     # jsonargparse reads a number: --trainer.limit_val_batches=2 became 2.0, another config); the first
-    # wave, one process per variant, tokenises each data set (WordPiece training is not deterministic) and
-    # the later ones read the cache
+    # wave, one process per variant, tokenises each data set and the later ones read the cache
     runs = {v: start(fit_args(v, data_dir, cli_env / "uninterrupted" / v), ":", zoo_cache) for v in variants}
     for variant, process in runs.items():
         assert process.wait(timeout=600) == 0, f"{variant}: {process.stderr.read()[-2000:]}"

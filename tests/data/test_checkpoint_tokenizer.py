@@ -1,6 +1,7 @@
 """The splits are encoded with the tokenizer a checkpoint was trained with, not with whatever tokenizer this
-machine's cache holds: WordPiece training is not deterministic, so a resumed or evaluated run on another
-machine (or after the cache was cleared) would otherwise read other ids than its model learned."""
+machine's cache holds: a tokenizer trained by another version (WordPiece training was not deterministic before
+zoo declared its pieces up front) would otherwise give a resumed or evaluated run other ids than its model
+learned."""
 
 from zoo.data import LanguageModelDataModule
 from zoo.data.tokenizer import train_tokenizer

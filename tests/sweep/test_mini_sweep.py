@@ -17,6 +17,8 @@ import pytest
 import yaml
 
 from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL
+from zoo.compare.command import main as compare_main
+from zoo.sweep.main import main as sweep_main
 
 PARAMETERS = {
     "model.pe": {"values": ["learned", "rope"]},
@@ -29,7 +31,7 @@ TRIALS = [
 BROKEN = "mini-rope-rmsnorm-s2"
 
 
-def sweep(tmp_path, data_dir, zoo_cache, *more: str, parameters=PARAMETERS, options=()) -> subprocess.CompletedProcess:
+def write_sweep(tmp_path, parameters) -> None:
     config = {
         "name": "mini",
         "command": [
@@ -47,11 +49,37 @@ def sweep(tmp_path, data_dir, zoo_cache, *more: str, parameters=PARAMETERS, opti
         "parameters": parameters,
     }
     (tmp_path / "mini.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+
+
+def arguments(data_dir, more, options) -> list[str]:
     extra = [f"--data.path={data_dir / 'tinyshakespeare'}", *TINY_MODEL, "--model.num_layers=1", *FEW_STEPS, *more]
+    return ["mini.yaml", "--parallel", "2", *options, "--", *extra]
+
+
+def sweep(tmp_path, data_dir, zoo_cache, *more: str, parameters=PARAMETERS, options=()) -> subprocess.CompletedProcess:
+    """``python -m zoo sweep`` in a fresh process, as a user runs it."""
+    write_sweep(tmp_path, parameters)
     env = {**os.environ, "WANDB_MODE": "offline", "ZOO_CACHE": str(zoo_cache)}
     env.pop("ZOO_RUN_DIR", None)
-    command = [sys.executable, "-m", "zoo", "sweep", "mini.yaml", "--parallel", "2", *options, "--", *extra]
+    command = [sys.executable, "-m", "zoo", "sweep", *arguments(data_dir, more, options)]
     return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture
+def checked(tmp_path, data_dir, zoo_cache, monkeypatch, capsys):
+    """The sweep command in this process, for the sweeps that run no trial (refused, or dry runs): the same
+    checks, without a process's start-up."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ZOO_CACHE", str(zoo_cache))
+
+    def run(*more: str, parameters=PARAMETERS, options=()) -> subprocess.CompletedProcess:
+        write_sweep(tmp_path, parameters)
+        capsys.readouterr()
+        code = sweep_main(arguments(data_dir, more, options))
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess("zoo sweep", code, out, err)
+
+    return run
 
 
 def events(output: str) -> dict:
@@ -62,7 +90,7 @@ def events(output: str) -> dict:
     return found
 
 
-def test_mini_sweep_runs_groups_skips_and_retries(tmp_path, data_dir, zoo_cache):
+def test_mini_sweep_runs_groups_skips_and_retries(tmp_path, data_dir, zoo_cache, checked, capsys):
     runs = tmp_path / "runs"
     (runs / BROKEN / "checkpoints").mkdir(parents=True)
     (runs / BROKEN / "checkpoints" / "last.ckpt").write_bytes(b"not a checkpoint")
@@ -109,15 +137,9 @@ def test_mini_sweep_runs_groups_skips_and_retries(tmp_path, data_dir, zoo_cache)
     assert json.loads((runs / BROKEN / "summary.json").read_text())["status"] == "finished"
     assert len(list((runs / "mini" / "attempts").iterdir())) == 1  # the failed attempt's folder, set aside
 
-    compared = subprocess.run(
-        [sys.executable, "-m", "zoo", "compare", "mini", "--format", "json"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert compared.returncode == 0, compared.stderr
-    table = json.loads(compared.stdout)
+    capsys.readouterr()
+    assert compare_main(["mini", "--format", "json"]) == 0  # in runs/ of the current folder, tmp_path
+    table = json.loads(capsys.readouterr().out)
     assert set(table["knobs"]) == {"model.pe", "model.norm"} and len(table["rows"]) == 4
     for row in table["rows"]:  # the table's numbers are what the run records hold
         records = [json.loads((runs / name / "summary.json").read_text()) for name in row["runs"]]
@@ -131,15 +153,15 @@ def test_mini_sweep_runs_groups_skips_and_retries(tmp_path, data_dir, zoo_cache)
     # one sweep, one definition: another budget, another width or another sweep file of the same name is
     # refused before any trial, as its trials would share a table with these
     where = os.path.join("runs", "mini", "sweep.json")
-    longer = sweep(tmp_path, data_dir, zoo_cache, "--trainer.max_steps=8")
+    longer = checked("--trainer.max_steps=8")
     assert longer.returncode == 2, longer.stdout + longer.stderr
     assert f"sweep 'mini' in {where} was run with another definition: trainer.max_steps=8 (the sweep has 6);" in (
         longer.stderr
     )
     assert "give this one another name (name: in its file) or pass another --runs_dir" in longer.stderr
-    changed = sweep(tmp_path, data_dir, zoo_cache, "--model.d_ff=32")
+    changed = checked("--model.d_ff=32")
     assert changed.returncode == 2 and "another definition: model.d_ff=32 (the sweep has " in changed.stderr
-    other = sweep(tmp_path, data_dir, zoo_cache, parameters={"model.pe": {"values": ["sinusoidal"]}})
+    other = checked(parameters={"model.pe": {"values": ["sinusoidal"]}})
     assert other.returncode == 2
     assert "another definition: parameters.model.norm=unset (the sweep has {'values': ['layernorm', " in other.stderr
     assert "parameters.model.pe" not in other.stderr  # another list of values is the same experiment, extended
@@ -147,9 +169,7 @@ def test_mini_sweep_runs_groups_skips_and_retries(tmp_path, data_dir, zoo_cache)
     # the same grid reordered, with a third seed and an extra argument spelt another way: accepted, and only the
     # new seed's trials are to run
     extended = {**PARAMETERS, "model.pe": {"values": ["rope", "learned"]}, "seed_everything": {"values": [1, 2, 3]}}
-    more = sweep(
-        tmp_path, data_dir, zoo_cache, "--trainer.limit_train_batches=1.0", parameters=extended, options=["--dry-run"]
-    )
+    more = checked("--trainer.limit_train_batches=1.0", parameters=extended, options=["--dry-run"])
     assert more.returncode == 0, more.stdout + more.stderr
     listed = dict(re.findall(r"^ +\d+ (\S+)  \((.+)\)$", more.stdout, re.M))
     assert listed == {name: "finished: skipped" for name in TRIALS} | {
@@ -160,7 +180,7 @@ def test_mini_sweep_runs_groups_skips_and_retries(tmp_path, data_dir, zoo_cache)
     state = json.loads((runs / "mini" / "sweep.json").read_text())
     del state["definition"]
     (runs / "mini" / "sweep.json").write_text(json.dumps(state))
-    longer = sweep(tmp_path, data_dir, zoo_cache, "--trainer.max_steps=8")
+    longer = checked("--trainer.max_steps=8")
     assert longer.returncode == 2
     assert "finished earlier with another configuration than this sweep would run: trainer.max_steps=8 (the run " in (
         longer.stderr

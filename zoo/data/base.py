@@ -150,9 +150,9 @@ class ZooDataModule(pl.LightningDataModule):
             else:
                 self.tokenizers[name] = train_tokenizer(self.tokenizer_kind, texts, self.vocab_size)
                 atomic_write_text(self.tokenizers[name].to_str(), file)
-        # The encoded splits are cached per tokenizer: WordPiece training is not deterministic (ties at the
-        # vocabulary's cut-off; two trainings on SST-2 differ in 6 tokens and hundreds of ids), so the cache
-        # of one machine may hold another tokenizer than a checkpoint's.
+        # The encoded splits are cached per tokenizer: a checkpoint's tokenizer may not be the one this cache
+        # holds (trained by another version of zoo or of the tokenizers library, whose WordPiece training was
+        # not deterministic before zoo declared its pieces up front).
         tokenizers = {name: self.tokenizers[name].to_str() for name in sorted(self.tokenizers)}
         encoding = cache_key(tokenizers=tokenizers)
         for split in self.splits:

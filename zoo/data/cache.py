@@ -9,7 +9,8 @@ from pathlib import Path
 
 import torch
 
-CACHE_VERSION = 3  # 2: lossless wordpiece decoding; 3: wordpiece words keep their space (first word too)
+CACHE_VERSION = 4  # 2: lossless wordpiece decoding; 3: wordpiece words keep their space (first word too);
+# 4: wordpiece training is deterministic
 
 
 def default_cache_dir() -> Path:

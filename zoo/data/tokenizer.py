@@ -55,7 +55,26 @@ def _wordpiece(texts: Iterable[str], vocab_size: int) -> Tokenizer:
 
     Measured on SST-2 (docs/results.md): words without their space (every first word) and a lone ``▁`` before
     every punctuation mark, the most frequent token, cost 6 points of accuracy against BERT's pre-tokenizer."""
-    tokenizer = Tokenizer(models.WordPiece(unk_token=UNK))
+    texts = list(texts)  # read twice
+    tokenizer = _wordpiece_tokenizer(models.WordPiece(unk_token=UNK))
+    # The trainer gives each continuing piece ("##a") its id in the order of a hash map, which changes from one
+    # training to the next, and breaks ties between merges of equal count by those ids, so that two trainings
+    # on the same text gave other ids and other tokens (huggingface/tokenizers#1794). Declared up front after
+    # the alphabet, each in sorted order (the trainer sorts its alphabet so), every piece has a fixed id; the
+    # tokenizer is then rebuilt from the vocabulary, so that none is kept as a special token.
+    words = [word for text in texts for word, _ in tokenizer.pre_tokenizer.pre_tokenize_str(text)]
+    alphabet = sorted({char for word in words for char in word})
+    continuing = sorted({f"##{char}" for word in words for char in word[1:]})
+    trainer = trainers.WordPieceTrainer(
+        vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS + alphabet + continuing, show_progress=False
+    )
+    tokenizer.train_from_iterator(texts, trainer)
+    return _wordpiece_tokenizer(models.WordPiece(tokenizer.get_vocab(), unk_token=UNK))
+
+
+def _wordpiece_tokenizer(model: models.WordPiece) -> Tokenizer:
+    """A tokenizer of ``model`` with the pre-tokenizer and decoder of :func:`_wordpiece`."""
+    tokenizer = Tokenizer(model)
     tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
         [
             pre_tokenizers.Metaspace(replacement=SPACE, prepend_scheme="first", split=False),
@@ -69,8 +88,6 @@ def _wordpiece(texts: Iterable[str], vocab_size: int) -> Tokenizer:
             decoders.Metaspace(replacement=SPACE, prepend_scheme="first"),
         ]
     )
-    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS, show_progress=False)
-    tokenizer.train_from_iterator(texts, trainer)
     return tokenizer
 
 
