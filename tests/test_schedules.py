@@ -4,7 +4,8 @@ import math
 
 import pytest
 
-from zoo.schedules import cosine, inverse_sqrt, schedule_factor
+from zoo.registry import SCHEDULES
+from zoo.schedules import cosine, inverse_sqrt, needs_total_steps, schedule_factor
 
 
 def test_inverse_sqrt_is_the_papers_eq3_up_to_scale():
@@ -27,3 +28,11 @@ def test_cosine_warms_up_then_decays_to_the_floor():
 def test_unknown_schedule():
     with pytest.raises(ValueError, match=r"model.schedule='step' is not valid"):
         schedule_factor("step", 0, 10, 100, 0.1)
+
+
+def test_only_a_schedule_with_an_end_needs_the_number_of_steps():
+    assert {name: needs_total_steps(name) for name in SCHEDULES.names()} == {
+        "inverse_sqrt": False,
+        "cosine": True,
+        "constant": False,
+    }

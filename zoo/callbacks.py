@@ -25,7 +25,9 @@ class FinalValidation(Callback):
 
     It asks the loop to stop at the last step (``max_steps``, or the last batch of the last epoch), which makes
     Lightning run the validation it runs before an early stop; a validation due at that step anyway runs once.
-    Nothing changes when validation is off (``limit_val_batches=0``, no validation data).
+    Nothing changes when validation is off (``limit_val_batches=0``, no validation data). An epoch that
+    ``check_val_every_n_epoch`` would not validate is validated at the last step all the same (the run ends
+    there: its validations by epoch are over).
     """
 
     def on_train_batch_end(self, trainer: pl.Trainer, pl_module, outputs, batch, batch_idx: int) -> None:
@@ -34,6 +36,7 @@ class FinalValidation(Callback):
         last_epoch = trainer.max_epochs not in (None, -1) and trainer.current_epoch + 1 >= trainer.max_epochs
         if last_step or (last_epoch and epoch_loop.batch_progress.is_last_batch):
             trainer.should_stop = True
+            trainer.check_val_every_n_epoch = None  # Lightning's check of the epoch, before the stop's validation
 
 
 class InterruptedRun(Callback):

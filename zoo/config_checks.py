@@ -11,6 +11,8 @@ import re
 from jsonargparse import Namespace
 
 from zoo.knob_help import bool_fields
+from zoo.registry import SCHEDULES
+from zoo.schedules import needs_total_steps
 
 
 class ConfigError(Exception):
@@ -74,6 +76,7 @@ def check_options(config: Namespace, subcommand: str) -> None:
     _check_checkpoint_options(config)
     if subcommand == "fit":
         _check_budget(config.trainer)
+        _check_schedule_horizon(config)
         _check_monitors(config)
 
 
@@ -135,6 +138,23 @@ def _check_budget(trainer: Namespace) -> None:
                 f"trainer.{field}={value}: fit would train nothing; it must be {valid} (to evaluate a checkpoint "
                 f"without training, use `zoo validate` or `zoo test` with --ckpt_path)"
             )
+
+
+def _check_schedule_horizon(config: Namespace) -> None:
+    """Refuse a schedule that decays over the run's steps (``cosine``) when the budget has no last step: no
+    ``max_steps`` and no ``max_epochs`` (a ``max_time`` alone, or ``max_epochs=-1``)."""
+    trainer, model = config.trainer, config.get("model")
+    schedule = model.get("init_args", Namespace()).get("schedule") if isinstance(model, Namespace) else None
+    if not isinstance(schedule, str) or schedule not in SCHEDULES.names() or not needs_total_steps(schedule):
+        return
+    steps, epochs, time = trainer.get("max_steps", -1), trainer.get("max_epochs"), trainer.get("max_time")
+    if steps in (None, -1) and (epochs == -1 or (epochs is None and time is not None)):
+        budget = f"trainer.max_time={time!r} alone" if time is not None else "trainer.max_epochs=-1"
+        free = ", ".join(name for name in SCHEDULES.names() if not needs_total_steps(name))
+        raise ConfigError(
+            f"model.schedule={schedule!r} decays over the run's steps, but {budget} gives no last step; set "
+            f"trainer.max_steps (or trainer.max_epochs), or use a schedule without an end: {free}"
+        )
 
 
 def _section_class(config: Namespace, group: str) -> type | None:

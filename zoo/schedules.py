@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 
 from zoo.registry import SCHEDULES
@@ -48,3 +49,14 @@ def schedule_factor(name: str, step: int, warmup_steps: int, total_steps: int, m
         ValueError: for an unknown ``name`` (field ``model.schedule``).
     """
     return SCHEDULES.get(name)(step, warmup_steps, total_steps, min_ratio)
+
+
+def needs_total_steps(name: str) -> bool:
+    """Whether schedule ``name`` needs the run's number of steps: its ``total_steps`` has no default
+    (``cosine`` decays to ``min_ratio`` at the last step; ``constant`` and ``inverse_sqrt`` need no end).
+
+    Raises:
+        ValueError: for an unknown ``name`` (field ``model.schedule``).
+    """
+    parameter = inspect.signature(SCHEDULES.get(name)).parameters["total_steps"]
+    return parameter.default is inspect.Parameter.empty

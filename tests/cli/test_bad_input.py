@@ -562,3 +562,29 @@ def test_another_tokenizer_size_than_a_run_config_records_names_data_vocab_size(
         "model.vocab_size out of the config for a new run"
     )
     assert not (cli_env / "runs").exists()
+
+
+@pytest.mark.parametrize(
+    ("budget", "named"),
+    [
+        (["--trainer.max_steps=-1", "--trainer.max_time=00:00:00:05"], "trainer.max_time='00:00:00:05' alone"),
+        (["--trainer.max_steps=-1", "--trainer.max_epochs=-1"], "trainer.max_epochs=-1"),
+    ],
+)
+def test_a_cosine_schedule_needs_a_last_step(budget, named, data_dir, cli_env, capsys):
+    """A time budget has no last step to decay to: it was a traceback (float infinity) after the run folder."""
+    err = fails(capsys, [*shakespeare_args(data_dir), *budget])  # the config's schedule: cosine
+    assert err == (
+        f"zoo: error: model.schedule='cosine' decays over the run's steps, but {named} gives no last step; set "
+        "trainer.max_steps (or trainer.max_epochs), or use a schedule without an end: inverse_sqrt, constant\n"
+    )
+    assert not (cli_env / "runs").exists()
+
+
+def test_a_time_budget_trains_with_a_schedule_without_an_end(data_dir, cli_env):
+    budget = ["--trainer.max_steps=-1", "--trainer.max_time=00:00:00:02", "--model.schedule=constant"]
+    main([*shakespeare_args(data_dir), *budget, "--run_name=timed"])
+    run = read_run(cli_env / "runs" / "timed")
+    assert run["summary"]["status"] == "finished"
+    last = max(line["step"] for line in run["metrics"] if "train_loss" in line)
+    assert any("val_loss" in line and line["step"] == last + 1 for line in run["metrics"])  # validated at its end

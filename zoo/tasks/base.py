@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Literal
 
@@ -205,7 +206,8 @@ class TaskModule(pl.LightningModule):
             eps=hp.eps,
             fused=fused_optimizer_supported(self.parameters(), str(self.trainer.precision)),
         )
-        total = int(self.trainer.estimated_stepping_batches)
+        total = self.trainer.estimated_stepping_batches  # inf for a time budget: only schedules with no end
+        total = int(total) if math.isfinite(total) else 0
         scheduler = torch.optim.lr_scheduler.LambdaLR(
             optimizer, lambda step: schedule_factor(hp.schedule, step, hp.warmup_steps, total, hp.min_lr_ratio)
         )
