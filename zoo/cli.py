@@ -21,7 +21,7 @@ from lightning.pytorch.utilities import rank_zero_info
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 
 from zoo.cli_parser import COMMAND_LINE, ZooArgumentParser
-from zoo.config_checks import ConfigError, check_options
+from zoo.config_checks import MAX_SEED, VALID_SEED, ConfigError, check_options
 from zoo.data import ZooDataModule
 from zoo.folder_lock import release
 from zoo.knob_help import knob_help
@@ -109,6 +109,15 @@ class ZooCLI(LightningCLI):
     # -- run folder ----------------------------------------------------------------------------
     def _config(self) -> Namespace:
         return self.config[self.subcommand] if self.subcommand else self.config
+
+    def _set_seed(self) -> None:
+        """Lightning's seeding, after a check of the value (its ``seed_everything`` raised a traceback for one
+        outside numpy's range; ``false`` trained unseeded runs that shared a name ``...-sFalse``)."""
+        seed = self._get(self.config, "seed_everything")
+        if seed is not True and not (_is_int(seed) and 0 <= seed <= MAX_SEED):
+            shown = "false" if seed is False else "null" if seed is None else repr(seed)
+            raise ConfigError(f"seed_everything={shown} is not valid; {VALID_SEED}")
+        super()._set_seed()
 
     def before_instantiate_classes(self) -> None:
         if self.subcommand is None:

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from lightning.pytorch.cli import LightningArgumentParser
 
-from zoo.knob_help import field_names
+from zoo.config_checks import VALID_SEED
+from zoo.knob_help import field_names, field_owners
 
 
 class ZooArgumentParser(LightningArgumentParser):
@@ -75,6 +76,13 @@ def _unknown_option(message: str) -> str | None:
         return None
     name = match.group(1)
     groups = [g for g in ("model", "data") if any(a.startswith(f"--{g}.{name}") for a in COMMAND_LINE)] or ["model"]
+    owners = field_owners(groups[0], name)
+    if owners:  # a field of other tasks or data modules than the config's
+        return (
+            f"{groups[0]}.{name} is not a field of this config's {groups[0]}; it is a field of "
+            f"{_either(owners).replace(' or ', ' and ')} only (python -m zoo fit --{groups[0]}.help CLASS lists "
+            f"the fields of a class)"
+        )
     near = difflib.get_close_matches(name, field_names(groups[0]), n=3, cutoff=0.6)
     hint = f"did you mean {', '.join(f'{groups[0]}.{n}' for n in near)}?" if near else "--help lists every field"
     return f"{groups[0]}.{name} is not a field; {hint}"
@@ -98,9 +106,17 @@ _TYPE_WORDS = {
 def _typed(key: str) -> tuple[str, str | None]:
     """The field a parser key (``dropout``) is, as typed on the command line (``model.dropout``), and the
     value typed there (``None`` when it came from a config file)."""
-    named = [a.split("=", 1) for a in COMMAND_LINE if "=" in a and _names(a.split("=")[0].lstrip("-"), key)]
-    field = named[-1][0].lstrip("-") if named else key if "." in key else f"model.{key}"
-    return field, named[-1][1] if named else None
+    args = [*COMMAND_LINE, "--"]
+    named = [a.split("=", 1) for a in args if "=" in a and _names(a.split("=")[0].lstrip("-"), key)]
+    named += [  # --data.vocab_size abc
+        [a, after] for a, after in zip(args, args[1:], strict=False) if a.startswith("--") and _names(a[2:], key)
+    ]
+    if named:
+        return named[-1][0].lstrip("-"), named[-1][1]
+    if "." in key:
+        return key, None
+    group = "data" if key in field_names("data") and key not in field_names("model") else "model"
+    return f"{group}.{key}", None
 
 
 _LENGTH_ERROR = re.compile(r'^Parser key "([\w.]+)":\s+Expected a tuple with (\d+) elements\. Got value: (.*)$', re.S)
@@ -144,12 +160,14 @@ def _bad_type(message: str) -> str | None:
         return None
     field, typed = _typed(match.group(1))
     got = re.search(r"(?:Got|Given) value: (.*)$", message.strip(), re.M)
-    value = got.group(1).strip() if got else ""
-    if not value:  # an empty value as typed (--model.bias=), or no value in the message
-        value = "?" if typed is None else typed
+    value = typed if typed is not None else got.group(1).strip() if got else ""  # as typed: 1e1, not 10.0
+    if typed is None and not value:  # no value in the message
+        value = "?"
     problem = re.search(r"Problem with given class_path '([^']*)':\s*\n\s*(.+)$", message, re.M)
     if problem:  # a class that cannot be imported (--trainer.callbacks+=foo.Bar)
         return f"{field}: class_path {problem.group(1)!r} cannot be imported ({problem.group(2).strip()})"
+    if field == "seed_everything":  # its type allows false, which zoo refuses
+        return f"seed_everything={value} is not valid; {VALID_SEED}"
     return f"{field}={value!r} is not valid; {_valid_values(message)}"
 
 

@@ -20,6 +20,11 @@ class ConfigError(Exception):
 
 
 RUN_NAME = re.compile(r"[A-Za-z0-9._-]+")
+MAX_SEED = 2**32 - 1  # numpy's, which Lightning's seed_everything seeds too
+VALID_SEED = (
+    f"it must be an integer in [0, {MAX_SEED}] (the run's seed, in its name), or true (a random seed, recorded in "
+    f"the run's config)"
+)
 
 # trainer fields that Lightning takes without a check and then divides by (a ZeroDivisionError mid-run), reads
 # a negative value of as "off" (gradient_clip_val=-1: no clipping), or never acts on (log_every_n_steps=0 logs

@@ -65,6 +65,23 @@ def field_names(group: str) -> list[str]:
     return sorted(names - {"self", "kwargs", "args"})
 
 
+def field_owners(group: str, name: str) -> list[str]:
+    """The tasks (``group="model"``) or data modules (``"data"``) that take the field ``name``, by class name;
+    every one of them when it is a field of their base."""
+    classes = TASKS if group == "model" else _data_modules()
+    return [cls.__name__ for cls in classes if name in _accepted(cls)]
+
+
+def _accepted(cls: type) -> set[str]:
+    """The constructor arguments of ``cls`` and of the zoo bases it passes its keyword arguments to."""
+    return {
+        p.name
+        for klass in cls.__mro__
+        if "__init__" in vars(klass) and klass.__module__.startswith("zoo.")
+        for p in inspect.signature(klass.__init__).parameters.values()
+    } - {"self", "kwargs", "args"}
+
+
 def bool_fields(cls: type) -> list[str]:
     """The constructor arguments of ``cls`` and its bases typed ``bool`` (``bias``, ``tie_embeddings``, ...)."""
     names = []

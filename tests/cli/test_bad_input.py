@@ -87,6 +87,20 @@ def fails(capsys, args) -> str:
             "zoo: error: model.vocab_size=10 is not valid: the CLI sets it from the data's tokenizer (8000 tokens "
             "here); leave it out, and set data.vocab_size for the size of a trained tokenizer\n",
         ),
+        # a field of another task or data module: it suggested itself ("did you mean model.beam_size?")
+        (
+            "--model.pooling=mean",
+            "zoo: error: model.pooling is not a field of this config's model; it is a field of ClassificationTask "
+            "only (python -m zoo fit --model.help CLASS lists the fields of a class)\n",
+        ),
+        ("--data.block_size=8", "zoo: error: data.block_size is not a field of this config's data; it is a field of "),
+        # a data field's bad value named model.vocab_size when typed with a space
+        ("--data.vocab_size abc", "zoo: error: data.vocab_size='abc' is not valid; it must be an integer\n"),
+        ("--trainer.max_steps=1e1", "zoo: error: trainer.max_steps='1e1' is not valid; it must be an integer\n"),
+        *(
+            (f"--seed_everything={seed}", f"zoo: error: seed_everything={seed} is not valid; it must be an integer in ")
+            for seed in ("-3", "4294967296", "false", "null", "abc")
+        ),
         (
             "--trainer.accelerator=tpu",
             "zoo: error: trainer.accelerator='tpu' needs a package that is not installed: Requirement 'torch_xla",
@@ -94,7 +108,9 @@ def fails(capsys, args) -> str:
     ],
 )
 def test_bad_knob(override, message, data_dir, cli_env, capsys):
-    err = fails(capsys, ["fit", "--config", TRANSLATION, f"--data.path={data_dir / 'multi30k'}", override])
+    typed = override.split(" ") if override.startswith("--data.vocab_size ") else [override]  # one with a space
+    args = ["fit", "--config", TRANSLATION, f"--data.path={data_dir / 'multi30k'}", *typed]
+    err = fails(capsys, args)
     assert message in err
     assert not (cli_env / "runs").exists()
 
