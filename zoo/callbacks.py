@@ -58,12 +58,12 @@ class InterruptedRun(Callback):
         if not isinstance(exception, (KeyboardInterrupt, SIGTERMException)):
             return
         run_dir = Path(self.record.run_dir)
-        if isinstance(exception, SIGTERMException) and trainer.checkpoint_callback is not None:
+        if isinstance(exception, SIGTERMException) and run_checkpoint(trainer) is not None:
             trainer.save_checkpoint(run_dir / "checkpoints" / "last.ckpt", weights_only=False)  # every rank
         if trainer.global_rank != 0:
             return
         checkpoints = checkpoint_files(run_dir)
-        best = getattr(trainer.checkpoint_callback, "best_model_path", "")
+        best = getattr(run_checkpoint(trainer), "best_model_path", "")
         checkpoints.update({"best": best} if best and Path(best).is_file() else {})
         self.record.record(status="interrupted", checkpoints=checkpoints)
         if "last" in checkpoints:
@@ -189,6 +189,14 @@ def set_aside_later_checkpoints(run_dir: Path, step: int, resumed_from: str) -> 
     for path in later:
         path.rename(aside / path.name)
     return aside
+
+
+def run_checkpoint(trainer: pl.Trainer) -> BestAndLast | None:
+    """The run's own checkpoint callback (``best-step<S>.ckpt``, ``last.ckpt`` in ``checkpoints/``), or ``None``
+    when checkpointing is off. Lightning's ``trainer.checkpoint_callback`` is the first ``ModelCheckpoint`` of
+    the callbacks, which may be one a user added (``--trainer.callbacks+=ModelCheckpoint``), saving elsewhere
+    by another metric."""
+    return next((c for c in trainer.checkpoint_callbacks if isinstance(c, BestAndLast)), None)
 
 
 def checkpoint_callbacks(run_dir: Path, task, keep_last: int = 0) -> list[ModelCheckpoint]:

@@ -11,6 +11,7 @@ import lightning.pytorch as pl
 import torch
 from lightning.pytorch.callbacks import Callback
 
+from zoo.callbacks import run_checkpoint
 from zoo.gradients import step_gradient_norm
 
 NonFiniteAction = Literal["stop", "skip"]
@@ -84,7 +85,7 @@ class NonFiniteLoss(Callback):
 
     def _last_good(self, trainer: pl.Trainer) -> str:
         """Where the last good checkpoint is, and how to go on from it."""
-        checkpoint = trainer.checkpoint_callback
+        checkpoint = run_checkpoint(trainer)
         path = checkpoint.last_model_path if checkpoint is not None else ""
         if not path or not Path(path).is_file():
             return "No checkpoint was saved before it."

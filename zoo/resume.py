@@ -14,6 +14,8 @@ import lightning.pytorch as pl
 import torch
 from lightning.pytorch.callbacks import Callback
 
+from zoo.callbacks import run_checkpoint
+
 
 def step_seed(seed: int, step: int, rank: int) -> int:
     """A 63-bit seed that is a function of the run's seed, the optimiser step and the rank only."""
@@ -66,7 +68,7 @@ class SaveLastEvery(Callback):
         self._saved_step: int | None = None
 
     def on_train_batch_end(self, trainer: pl.Trainer, pl_module, outputs, batch, batch_idx: int) -> None:
-        step, checkpoint = trainer.global_step, trainer.checkpoint_callback
+        step, checkpoint = trainer.global_step, run_checkpoint(trainer)
         if checkpoint is None or step % self.every_n_train_steps or step == self._saved_step:
             return  # the same step again: gradient accumulation
         path = os.path.join(checkpoint.dirpath, checkpoint.CHECKPOINT_NAME_LAST + checkpoint.FILE_EXTENSION)

@@ -21,6 +21,7 @@ from zoo.callbacks import (
     FinalValidation,
     InterruptedRun,
     checkpoint_callbacks,
+    run_checkpoint,
     set_aside_later_checkpoints,
 )
 from zoo.data.cache import atomic_write_text
@@ -128,8 +129,8 @@ class RunSession:
         """Save ``last.ckpt`` at the final step and close the run as finished. ``ModelCheckpoint`` saves
         "last" at validations only, so steps after the last one would be lost to a later ``--ckpt_path
         last``. Every rank calls this; only rank 0 writes."""
-        if trainer.checkpoint_callback is not None:
-            path = trainer.checkpoint_callback.last_model_path or self.run_dir / "checkpoints" / "last.ckpt"
+        if (checkpoint := run_checkpoint(trainer)) is not None:
+            path = checkpoint.last_model_path or self.run_dir / "checkpoints" / "last.ckpt"
             trainer.save_checkpoint(path, weights_only=False)
         self.finish(trainer, "finished")
 
@@ -147,7 +148,7 @@ class RunSession:
         if trainer.global_rank != 0:
             return
         if status is not None:
-            record_checkpoints(self.record, trainer.checkpoint_callback, status)
+            record_checkpoints(self.record, run_checkpoint(trainer), status)
         wandb_logger = trainer.loggers[0]
         wandb_logger.finish()
         files = ["config", "metrics.jsonl", "summary.json"] + ["checkpoints/"] * (self.run_dir / "checkpoints").is_dir()

@@ -4,6 +4,7 @@ interrupted run says so (issue: every number an ablation reports can be trusted)
 import json
 import shlex
 import signal
+from pathlib import Path
 
 import pytest
 import torch
@@ -312,3 +313,15 @@ def test_a_checkpoint_may_be_evaluated_with_another_decoder():
         "model.beam_size=5 (the run has 1)",
         "model.length_penalty=1.0 (the run has 0.6)",
     ]  # but a resumed run trains with what it was started with
+
+
+def test_a_users_model_checkpoint_leaves_the_runs_own_best_and_last(data_dir, cli_env):
+    """Lightning's trainer.checkpoint_callback is the first ModelCheckpoint, which was the user's: the record's
+    best pointed to its file, outside checkpoints/."""
+    extra = ["--trainer.callbacks+=ModelCheckpoint", "--trainer.callbacks.monitor=val_loss"]
+    main([*shakespeare_args(data_dir), "--trainer.max_steps=4", "--trainer.val_check_interval=2", *extra])
+    run_dir = only_run(cli_env / "runs")
+    checkpoints = read_run(run_dir)["summary"]["checkpoints"]
+    folder = run_dir / "checkpoints"
+    assert Path(checkpoints["best"]).parent == folder and Path(checkpoints["best"]).name.startswith("best-step")
+    assert Path(checkpoints["last"]) == folder / "last.ckpt"
