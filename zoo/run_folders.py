@@ -112,11 +112,11 @@ def canonical_precision(value: object) -> str:
     return DEFAULT_PRECISION if value is None else PRECISION_ALIASES.get(str(value), str(value))
 
 
-def canonical_value(key: str, value: object, resolve: bool = True) -> object:
+def canonical_value(key: str, value: object) -> object:
     """One form for the spellings of one setting: ``trainer.precision`` by :func:`canonical_precision`, a
     number of batches by :func:`canonical_batches`, a :data:`LIGHTNING_DEFAULTS` field unset as its value,
-    and a :data:`PATH_FIELDS` folder without ``.``, ``..`` or a trailing ``/`` (with ``resolve``, and if it
-    exists here, as its absolute path, links resolved, so that a path written relative to another folder is
+    and a :data:`PATH_FIELDS` folder without ``.``, ``..`` or a trailing ``/`` (and if it exists here, as its
+    absolute path, links resolved, so that a path written relative to another folder, or through a link, is
     the same folder); other values as they are."""
     if key == "trainer.precision":
         return canonical_precision(value)
@@ -125,7 +125,7 @@ def canonical_value(key: str, value: object, resolve: bool = True) -> object:
     if value is None:
         return LIGHTNING_DEFAULTS.get(key)
     if key in PATH_FIELDS and isinstance(value, str) and value:
-        return os.path.realpath(value) if resolve and os.path.exists(value) else os.path.normpath(value)
+        return os.path.realpath(value) if os.path.exists(value) else os.path.normpath(value)
     return value
 
 
@@ -155,17 +155,18 @@ class RunFolderError(Exception):
     """No run folder fits the command (``--ckpt_path last`` without a matching run); one line."""
 
 
-def identity(flat_config: dict, resolve: bool = True) -> dict:
-    """The fields of a flat (dotted-key) config that make a run what it is: all but budget and bookkeeping,
-    each in its one form (:func:`canonical_value`; ``resolve`` as there), and but those unset (``None``) or
+def identity(flat_config: dict) -> dict:
+    """The fields of a flat (dotted-key) config that make a run what it is: all but budget, bookkeeping and how
+    data is loaded (:data:`UNMEASURED_DATA_FIELDS`), each in its one form (:func:`canonical_value`), and but
+    those unset (``None``) or
     at the value they have unset (:data:`DEFAULTS`), so that a field added to the code later
     (``model.activation_dropout`` unset by default, ``model.bias`` true) leaves the identity and the name of
     the runs recorded before it alone, and so that the spellings of one setting are one identity
     (``trainer.precision``: unset, ``32`` and ``32-true``; ``trainer.limit_train_batches``: unset and ``1.0``;
     ``data.path``: ``data/x`` and ``data/x/``; ``model.activation_dropout``: unset and ``model.dropout``'s
     value, :data:`FOLLOWING_FIELDS`)."""
-    ignored = set(BUDGET_FIELDS) | set(BOOKKEEPING_FIELDS)
-    canonical = {key: canonical_value(key, value, resolve) for key, value in flat_config.items() if key not in ignored}
+    ignored = set(BUDGET_FIELDS) | set(BOOKKEEPING_FIELDS) | set(UNMEASURED_DATA_FIELDS)
+    canonical = {key: canonical_value(key, value) for key, value in flat_config.items() if key not in ignored}
     followed = {key: canonical.get(other) for key, other in FOLLOWING_FIELDS.items()}
     return {
         key: value
@@ -177,9 +178,10 @@ def identity(flat_config: dict, resolve: bool = True) -> dict:
 
 
 def config_hash(flat_config: dict, length: int = 6) -> str:
-    """A short hex hash of :func:`identity` (stable across key order and processes, and across machines: a data
-    folder is hashed as written, not resolved)."""
-    text = json.dumps(identity(flat_config, resolve=False), sort_keys=True, default=str)
+    """A short hex hash of :func:`identity` (stable across key order and processes). A local data folder is
+    hashed as its absolute path, so that a run's own ``config.yaml``, which records that path, gives the name
+    of the command that made the run."""
+    text = json.dumps(identity(flat_config), sort_keys=True, default=str)
     return hashlib.sha1(text.encode()).hexdigest()[:length]
 
 

@@ -99,16 +99,17 @@ def test_other_trainer_defaults_written_out_are_one_run():
 
 
 def test_a_data_folder_written_another_way_is_the_same_run(tmp_path, monkeypatch):
-    """A trailing ``/`` (shell completion adds one), ``.`` and ``..``, or the absolute path of the same folder:
-    one run. The name's hash is of the path as written (without ``/``, ``.``, ``..``), not of this machine's
-    absolute path; a hub id is left as it is."""
+    """A trailing ``/`` (shell completion adds one), ``.`` and ``..``, a link, or the absolute path of the same
+    folder (what a run's config.yaml records): one run, and one name; a hub id is left as it is."""
     (tmp_path / "data" / "shakespeare").mkdir(parents=True)
     (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "data")
     monkeypatch.chdir(tmp_path)
     spellings = ["data/shakespeare", "data/shakespeare/", "./data/../data/shakespeare", "elsewhere/../data/shakespeare"]
-    configs = [{**BASE, "data.path": path} for path in [*spellings, str(tmp_path / "data" / "shakespeare")]]
+    spellings += ["link/shakespeare", str(tmp_path / "data" / "shakespeare")]
+    configs = [{**BASE, "data.path": path} for path in spellings]
     assert all(differences(configs[0], config) == [] for config in configs)
-    assert len({config_hash(config) for config in configs[:4]}) == 1
+    assert len({config_hash(config) for config in configs}) == 1
     assert config_hash({**BASE, "data.path": "data/shakespeare"}) == config_hash(
         {**BASE, "data.path": "data//shakespeare"}
     )
@@ -325,3 +326,18 @@ def test_a_users_model_checkpoint_leaves_the_runs_own_best_and_last(data_dir, cl
     folder = run_dir / "checkpoints"
     assert Path(checkpoints["best"]).parent == folder and Path(checkpoints["best"]).name.startswith("best-step")
     assert Path(checkpoints["last"]) == folder / "last.ckpt"
+
+
+def test_a_runs_own_config_yaml_is_the_same_configuration_and_loading_settings_are_not(data_dir, cli_env):
+    """The record holds the data folder's absolute path: its config.yaml made a run of another name family than
+    the command's relative path (`...-404004-2` beside `...-a21b9b`). How data is loaded (data.num_workers) is
+    not what a run is: a resume with other loader processes was refused."""
+    (cli_env / "data").symlink_to(data_dir)  # a relative path, as users type it
+    args = [*shakespeare_args(data_dir), "--data.path=data/tinyshakespeare", "--trainer.max_steps=2"]
+    main(args)
+    first = only_run(cli_env / "runs")
+    main(["fit", f"--config={first / 'config.yaml'}"])
+    names = sorted(path.name for path in (cli_env / "runs").iterdir())
+    assert names == [first.name, f"{first.name}-2"]
+    main([*args, "--trainer.max_steps=4", "--data.num_workers=1", f"--ckpt_path={first / 'checkpoints' / 'last.ckpt'}"])
+    assert [line["step"] for line in read_run(first)["metrics"] if "val_loss" in line][-1] == 4
