@@ -166,6 +166,8 @@ def identity(flat_config: dict) -> dict:
     ``data.path``: ``data/x`` and ``data/x/``; ``model.activation_dropout``: unset and ``model.dropout``'s
     value, :data:`FOLLOWING_FIELDS`)."""
     ignored = set(BUDGET_FIELDS) | set(BOOKKEEPING_FIELDS) | set(UNMEASURED_DATA_FIELDS)
+    if os.path.isdir(os.path.expanduser(str(flat_config.get("data.path")))):
+        ignored.add("data.name")  # a hub configuration's name: a local folder holds one, and it is not used
     canonical = {key: canonical_value(key, value) for key, value in flat_config.items() if key not in ignored}
     followed = {key: canonical.get(other) for key, other in FOLLOWING_FIELDS.items()}
     return {
@@ -331,10 +333,13 @@ def find_resumable(runs_dir: Path, name: str, flat_config: dict, family: str | N
     # whose name has another hash of the same identity (recorded with an alias: precision 32-true, not unset)
     if family and (prefix or not folders):
         folders = _newest_first({*folders, *_with_checkpoint(runs_dir, f"{family}-*", None)})
-    for folder in folders:
-        recorded = recorded_config(folder)
-        if recorded is not None and not differences(recorded, flat_config, prefix):
-            return folder
+    fitting = [
+        folder
+        for folder in folders
+        if (recorded := recorded_config(folder)) is not None and not differences(recorded, flat_config, prefix)
+    ]
+    if fitting:  # of the runs an evaluation may take, the one of the fewest other settings, then the latest
+        return min(fitting, key=lambda folder: len(differences(recorded_config(folder), flat_config)))
     if folders and (recorded := recorded_config(folders[0])) is not None and differences(recorded, flat_config):
         raise RunFolderError(
             f"ckpt_path='last': {folders[0]} was trained with another configuration: "

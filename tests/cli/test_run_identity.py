@@ -341,3 +341,26 @@ def test_a_runs_own_config_yaml_is_the_same_configuration_and_loading_settings_a
     assert names == [first.name, f"{first.name}-2"]
     main([*args, "--trainer.max_steps=4", "--data.num_workers=1", f"--ckpt_path={first / 'checkpoints' / 'last.ckpt'}"])
     assert [line["step"] for line in read_run(first)["metrics"] if "val_loss" in line][-1] == 4
+
+
+def test_an_evaluation_with_ckpt_path_last_takes_the_run_nearest_its_config(data_dir, cli_env):
+    """Evaluation settings may differ from the run's, so every run of the family with the same model is a
+    candidate: the latest one (another block size) was evaluated in place of the run whose config.yaml was
+    given."""
+    args = [*shakespeare_args(data_dir), "--trainer.max_steps=2"]
+    main(args)
+    (given,) = (cli_env / "runs").iterdir()
+    main([*args, "--data.block_size=16"])  # a newer run of the family, of the same model
+    (newer,) = {*(cli_env / "runs").iterdir()} - {given}
+    main(["validate", f"--config={given / 'config.yaml'}", "--ckpt_path=last", "--data.batch_size=4"])
+    evaluated = {run: any("batch_size=4/val_loss" in line for line in read_run(run)["metrics"]) for run in (given, newer)}
+    assert evaluated == {given: True, newer: False}
+
+
+def test_a_hub_configuration_name_is_not_part_of_a_local_folders_run(data_dir, cli_env):
+    """data.name picks a configuration of a hub data set; a local folder holds one, and the name is not used."""
+    args = [*shakespeare_args(data_dir), "--trainer.max_steps=2"]
+    main(args)
+    main([*args, "--data.name=wikitext-2-v1"])
+    first, second = sorted(path.name for path in (cli_env / "runs").iterdir())
+    assert second == f"{first}-2"

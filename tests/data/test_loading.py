@@ -11,14 +11,24 @@ def test_local_folder_loads_with_the_hub_layout(data_dir):
     assert set(data["train"].column_names) == {"de", "en"}
 
 
-def test_unreachable_hub_fails_in_one_line_with_a_hint(monkeypatch):
+def test_unreachable_hub_fails_in_one_line_with_a_hint(monkeypatch, tmp_path):
+    """A hub id and a mistyped local folder look alike (owner/name): the message says both."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.chdir(tmp_path)
     with pytest.raises(ConnectionError) as error:
         load_splits("bentrevett/multi30k", ["train"])
     assert str(error.value) == (
-        "data.path='bentrevett/multi30k': the Hugging Face hub cannot be reached; pass --data.path with a local "
-        "copy (a folder that datasets.load_dataset reads)"
+        f"data.path='bentrevett/multi30k' is not a local folder (there is none at {tmp_path}/bentrevett/multi30k), "
+        "and as a hub id it cannot be loaded: the Hugging Face hub cannot be reached; pass --data.path with a "
+        "local copy (a folder that datasets.load_dataset reads)"
     )
+
+
+def test_the_current_folder_loads_and_an_empty_path_is_refused(data_dir, monkeypatch):
+    monkeypatch.chdir(data_dir / "sst2")  # datasets said "dataset_name should be specified but got None"
+    assert len(load_splits(".", ["train"])["train"]) == len(load_splits(str(data_dir / "sst2"), ["train"])["train"])
+    with pytest.raises(ValueError, match=r"^data.path='' is empty; it must be a local folder or a hub id$"):
+        load_splits("", ["train"])  # it read the current folder
 
 
 def test_missing_local_folder():

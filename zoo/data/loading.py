@@ -57,7 +57,9 @@ def load_splits(path: str, splits: list[str], name: str | None = None, **kwargs)
     datasets.disable_progress_bars()
     datasets.logging.set_verbosity(datasets.logging.CRITICAL)  # its errors reach the user as ours, in one line
     huggingface_hub.utils.logging.set_verbosity_error()
-    local = Path(path).expanduser()
+    if not str(path).strip():
+        raise ValueError(f"data.path={path!r} is empty; it must be a local folder or a hub id")
+    local = Path(path).expanduser().absolute()  # "." is a folder datasets cannot name
     if local.is_dir():
         try:
             builder = datasets.load_dataset_builder(str(local), **kwargs)  # a local copy holds one configuration
@@ -78,8 +80,9 @@ def load_splits(path: str, splits: list[str], name: str | None = None, **kwargs)
         raise FileNotFoundError(f"data.path={path!r} is not a folder (resolved to {local.resolve()})")
     elif not _hub_reachable():
         raise ConnectionError(
-            f"data.path={path!r}: the Hugging Face hub cannot be reached; pass --data.path with a local copy "
-            f"(a folder that datasets.load_dataset reads)"
+            f"data.path={path!r} is not a local folder (there is none at {local}), and as a hub id it cannot be "
+            f"loaded: the Hugging Face hub cannot be reached; pass --data.path with a local copy (a folder that "
+            f"datasets.load_dataset reads)"
         )
     else:
         loaded = datasets.load_dataset(path, name, **kwargs)
