@@ -353,7 +353,8 @@ def test_an_evaluation_with_ckpt_path_last_takes_the_run_nearest_its_config(data
     main([*args, "--data.block_size=16"])  # a newer run of the family, of the same model
     (newer,) = {*(cli_env / "runs").iterdir()} - {given}
     main(["validate", f"--config={given / 'config.yaml'}", "--ckpt_path=last", "--data.batch_size=4"])
-    evaluated = {run: any("batch_size=4/val_loss" in line for line in read_run(run)["metrics"]) for run in (given, newer)}
+    metrics = {run: read_run(run)["metrics"] for run in (given, newer)}
+    evaluated = {run: any("batch_size=4/val_loss" in line for line in lines) for run, lines in metrics.items()}
     assert evaluated == {given: True, newer: False}
 
 
