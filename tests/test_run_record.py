@@ -3,7 +3,7 @@ chosen over ``fit``'s validations, whatever a later ``validate`` of another chec
 
 import json
 
-from zoo.evaluations_apart import FULL_PREFIX, Apart
+from zoo.evaluations_apart import FULL_PREFIX, Apart, data_differences
 from zoo.tracking import RunRecord
 
 
@@ -63,3 +63,15 @@ def test_a_damaged_summary_is_rebuilt_from_the_metrics_and_never_written_in_plac
     monkeypatch.setattr("os.replace", lambda source, target: written.append(str(target)))
     fit.log_metrics({"train_loss": 1.0}, 700)
     assert written == [str(tmp_path / "summary.json")]  # renamed into place, not written in it
+
+
+def test_evaluations_on_two_folders_of_one_name_are_recorded_apart(tmp_path, monkeypatch):
+    """They were both ``path=ev/...``: the second test replaced the first's metric, and its predictions file."""
+    for folder in ("a/ev", "b/ev", "run_data"):
+        (tmp_path / folder).mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    run = {"data.path": str(tmp_path / "run_data"), "data.block_size": 64}
+    first, second, again = (data_differences(run, {**run, "data.path": path}) for path in ("a/ev", "b/ev", "./a/ev/"))
+    assert first[0].startswith("path=ev@") and second[0].startswith("path=ev@") and first != second
+    assert again == first  # one folder, however written
+    assert data_differences(run, {**run, "data.path": "run_data/"}) == []

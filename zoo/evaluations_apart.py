@@ -18,6 +18,7 @@ identity), so its metrics keep their names, and so do a ``validate``'s with the 
 
 from __future__ import annotations
 
+import hashlib
 import os
 from typing import NamedTuple
 
@@ -155,7 +156,8 @@ def task_differences(pl_module, stage: str, recorded: dict) -> list[str]:
 def data_differences(recorded: dict, current: dict) -> list[str]:
     """``field=value`` for each ``data.*`` field of the command that differs from the run's (in their one
     form, :func:`zoo.run_folders.identity`), seeds and :data:`UNMEASURED_DATA_FIELDS` aside; a data folder is
-    named by its last part (``path=wikitext2``)."""
+    named by its last part and a short hash of its absolute path (``path=test-set@3f9a2c``), so that two folders
+    of one name (``a/test-set``, ``b/test-set``) are two evaluations."""
     then, now = identity(recorded), identity(current)
     keys = [
         key
@@ -166,7 +168,9 @@ def data_differences(recorded: dict, current: dict) -> list[str]:
 
 
 def _shown(key: str, value: object) -> str:
-    return os.path.basename(value) if key in PATH_FIELDS and isinstance(value, str) else str(value)
+    if key in PATH_FIELDS and isinstance(value, str):
+        return f"{os.path.basename(value)}@{hashlib.sha1(value.encode()).hexdigest()[:6]}"
+    return str(value)
 
 
 def _same_limit(limit, recorded) -> bool:
