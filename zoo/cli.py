@@ -23,6 +23,7 @@ from lightning.pytorch.utilities.exceptions import SIGTERMException
 from zoo.cli_parser import COMMAND_LINE, ZooArgumentParser
 from zoo.config_checks import MAX_SEED, VALID_SEED, ConfigError, check_options
 from zoo.data import ZooDataModule
+from zoo.data.tokenizer import checkpoint_tokenizers
 from zoo.folder_lock import release
 from zoo.knob_help import knob_help
 from zoo.nonfinite import NonFiniteAction, NonFiniteLossError
@@ -30,7 +31,7 @@ from zoo.precision import MatmulPrecision, set_matmul_precision, slow_cpu_precis
 from zoo.predictions import PredictionWriter
 from zoo.progress import ParameterSummary, StepProgressBar, silence_noise
 from zoo.run_folders import RunFolderError, remove_unused_run_dir
-from zoo.run_resolution import check_loadable, hold_run_folder, resolve_run_dir
+from zoo.run_resolution import check_loadable, hold_run_folder, load_checkpoint, resolve_run_dir
 from zoo.run_session import RunSession, flat_config, inherited_run_dir, record_data_folder
 from zoo.tasks import TaskModule
 from zoo.tracking import wandb_mode
@@ -74,7 +75,7 @@ class ZooCLI(LightningCLI):
         (:func:`zoo.run_resolution.resolve_run_dir`)."""
 
     def add_arguments_to_parser(self, parser) -> None:
-        parser.link_arguments("data.num_tokens", "model.init_args.vocab_size", apply_on="instantiate")
+        parser.link_arguments("data", "model.init_args.vocab_size", compute_fn=self._vocab_size, apply_on="instantiate")
         parser.add_argument("--runs_dir", type=str, default="runs", help="Where run folders go.")
         parser.add_argument("--run_name", type=str | None, default=None, help="Override the automatic run name.")
         parser.add_argument("--wandb_project", type=str, default="zoo", help="The W&B project.")
@@ -105,6 +106,16 @@ class ZooCLI(LightningCLI):
             default=0,
             help="fit: also keep the checkpoints of the last N validations (for `python -m zoo average`).",
         )
+
+    def _vocab_size(self, data: ZooDataModule) -> int:
+        """The model's ``vocab_size``, from the data module's tokenizers: for an evaluation of a checkpoint,
+        the checkpoint's own (so any data is read with the ids its model learned, and a folder of the
+        evaluated split alone is enough); for ``fit``, those trained on the train split."""
+        ckpt_path = self._config().get("ckpt_path") if self.subcommand in ("validate", "test", "predict") else None
+        tokenizers = checkpoint_tokenizers(load_checkpoint(ckpt_path)) if ckpt_path else None
+        if tokenizers:
+            data.use_tokenizers(tokenizers)
+        return data.num_tokens
 
     # -- run folder ----------------------------------------------------------------------------
     def _config(self) -> Namespace:
@@ -158,6 +169,12 @@ class ZooCLI(LightningCLI):
                 raise ValueError(
                     f"data.path={self.datamodule.path!r} has no test split; `test` needs one "
                     f"(`python -m zoo validate` evaluates the validation split)"
+                )
+            needed = {"validate": {"validation"}, "predict": {"validation", "test"}}.get(self.subcommand)
+            if needed and not needed & {*self.datamodule.splits}:  # a checkpoint's tokenizers: any split may lack
+                raise ValueError(
+                    f"data.path={self.datamodule.path!r} has no validation split; `{self.subcommand}` needs one"
+                    + (" (or a test split)" if self.subcommand == "predict" else "")
                 )
             self._warn_of_slow_precision()  # once the configuration is known to be good
         except (ValueError, FileNotFoundError, ConnectionError, MisconfigurationException, ImportError) as error:
@@ -333,8 +350,10 @@ def _raised_in_lightning(error: BaseException) -> bool:
 
 
 def _root_cause(error: BaseException) -> BaseException:
-    """The error a class raised itself, unwrapped from jsonargparse's union-type message around it."""
-    while str(error).startswith("Does not validate against any of the Union subtypes"):
+    """The error a class raised itself, unwrapped from jsonargparse's messages around it (of a union type, or of
+    a link's function: :meth:`ZooCLI._vocab_size`, which prepares the data)."""
+    wrappers = ("Does not validate against any of the Union subtypes", "Call to compute_fn of link")
+    while str(error).startswith(wrappers):
         inner = error.__cause__ or error.__context__
         if inner is None:
             break

@@ -83,8 +83,10 @@ class ZooDataModule(pl.LightningDataModule):
         self.num_workers, self.seed = num_workers, seed
         self.cache_dir, self.cache_dir_given = (Path(cache_dir) if cache_dir else default_cache_dir()), bool(cache_dir)
         self.tokenizers: dict[str, Tokenizer] = {}
+        self.tokenizers_given = False  # a checkpoint's (use_tokenizers): no train split needed
         self.encoded: dict[str, dict] = {}
         self.present_optional: tuple[str, ...] = ()
+        self.present: tuple[str, ...] = ()  # the splits the data has, of train, eval_splits and optional_splits
         self.train_sampler: ShardedBatchSampler | None = None
         self.train_position: dict[str, int] | None = None  # from a checkpoint, until the train sampler exists
 
@@ -118,8 +120,16 @@ class ZooDataModule(pl.LightningDataModule):
     # -- shared --------------------------------------------------------------------------------
     @property
     def splits(self) -> tuple[str, ...]:
-        """The splits used: ``train``, :attr:`eval_splits`, and the :attr:`optional_splits` the data has."""
-        return ("train", *self.eval_splits, *self.present_optional)
+        """The splits used: ``train``, :attr:`eval_splits`, and the :attr:`optional_splits` the data has; with a
+        checkpoint's tokenizers (:meth:`use_tokenizers`), those of them the data has."""
+        return self.present if self.tokenizers_given else ("train", *self.eval_splits, *self.present_optional)
+
+    def use_tokenizers(self, tokenizers: dict[str, str]) -> None:
+        """Encode with ``tokenizers`` (name -> JSON, a checkpoint's :meth:`state_dict`) instead of training
+        them on the train split: a checkpoint is evaluated with the ids its model learned, on any data, and
+        a folder that holds only the split evaluated is enough. Call it before anything is prepared."""
+        self.tokenizers = {name: load_tokenizer(text) for name, text in tokenizers.items()}
+        self.tokenizers_given = True
 
     def load_checked(self, columns: dict[str, str], name: str | None = None, **kwargs):
         """Load the splits and check that each has ``columns`` (field -> column name).
@@ -127,8 +137,16 @@ class ZooDataModule(pl.LightningDataModule):
         Raises:
             ValueError: a needed split is missing or empty, or a column is missing (naming the column).
         """
-        data = load_splits(self.path, ["train", *self.eval_splits], name, **kwargs)
-        self.present_optional = tuple(s for s in self.optional_splits if s in data and len(data[s]) > 0)
+        needed = [] if self.tokenizers_given else ["train", *self.eval_splits]
+        data = load_splits(self.path, needed, name, **kwargs)
+        known = ("train", *self.eval_splits, *self.optional_splits)
+        present = [s for s in known if s in data and len(data[s]) > 0]
+        if not present:
+            raise ValueError(
+                f"data.path={self.path!r} has none of the splits {', '.join(known)}; it has: {', '.join(data)}"
+            )
+        self.present_optional = tuple(s for s in self.optional_splits if s in present)
+        self.present = tuple(present)
         for split in self.splits:
             check_columns(data[split], columns, self.path)
         return data
@@ -141,7 +159,7 @@ class ZooDataModule(pl.LightningDataModule):
         fingerprint = {split: data[split]._fingerprint for split in self.splits}
         key = cache_key(module=type(self).__name__, path=self.path, data=fingerprint, **self.settings())
         folder = self._cache_folder(key)
-        for name, texts in self.tokenizer_texts(data["train"]).items():
+        for name, texts in ({} if self.tokenizers_given else self.tokenizer_texts(data["train"])).items():
             file = folder / f"tokenizer-{name}.json"
             if name in self.tokenizers:  # restored from a checkpoint: the ids its model was trained on
                 continue

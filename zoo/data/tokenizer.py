@@ -151,3 +151,10 @@ def load_tokenizer(json: str) -> Tokenizer:
     tokenizer = Tokenizer.from_str(json)
     tokenizer.encode_special_tokens = True
     return tokenizer
+
+
+def checkpoint_tokenizers(checkpoint: dict) -> dict[str, str] | None:
+    """The tokenizers (name -> JSON) that a checkpoint's data module saved
+    (:meth:`zoo.data.base.ZooDataModule.state_dict`), or ``None`` for a checkpoint without them."""
+    found = [value["tokenizers"] for value in checkpoint.values() if isinstance(value, dict) and "tokenizers" in value]
+    return found[0] if found else None

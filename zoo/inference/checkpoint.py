@@ -11,7 +11,7 @@ from pathlib import Path
 import torch
 from tokenizers import Tokenizer
 
-from zoo.data.tokenizer import load_tokenizer
+from zoo.data.tokenizer import checkpoint_tokenizers, load_tokenizer
 from zoo.tasks import TaskModule
 
 
@@ -104,7 +104,7 @@ def load_trained(ckpt_path: str, device: str = "cpu") -> TrainedModel:
     checkpoint = read_checkpoint(ckpt_path)
     hparams = dict(checkpoint.get("hyper_parameters", {}))
     class_path = hparams.pop("_class_path", None)
-    tokenizers = [v["tokenizers"] for v in checkpoint.values() if isinstance(v, dict) and "tokenizers" in v]
+    tokenizers = checkpoint_tokenizers(checkpoint)
     if class_path is None or not tokenizers:
         raise InferenceError(f"ckpt_path={ckpt_path!r} is not a zoo checkpoint (no task class or tokenizers)")
     module, _, name = class_path.rpartition(".")
@@ -113,4 +113,4 @@ def load_trained(ckpt_path: str, device: str = "cpu") -> TrainedModel:
     task = task_class(**{k: v for k, v in hparams.items() if k in accepted})
     task.load_state_dict(checkpoint["state_dict"])
     task.to(device).eval()
-    return TrainedModel(task, {k: load_tokenizer(v) for k, v in tokenizers[0].items()}, ckpt_path)
+    return TrainedModel(task, {k: load_tokenizer(v) for k, v in tokenizers.items()}, ckpt_path)
