@@ -1,10 +1,13 @@
 """A checkpoint evaluated on other data reads it with its own tokenizers (the ids its model learned), so a folder
 that holds only the split evaluated is enough; each such evaluation is recorded apart, under its folder."""
 
+import math
+
 import pytest
 
 from tests.cli.helpers import CONFIGS, TINY_MODEL, read_run
 from zoo.cli import main
+from zoo.data import LanguageModelDataModule
 
 SST2 = str(CONFIGS / "encoder_only" / "sst2.yaml")
 
@@ -48,3 +51,24 @@ def test_a_folder_of_the_test_split_alone_is_tested_with_the_checkpoints_tokeniz
         capsys.readouterr().err
         == f"zoo: error: data.path={str(other)!r} has no validation split; `validate` needs one\n"
     )
+
+
+def test_bits_per_character_of_the_test_split_use_its_own_characters_per_token(data_dir, cli_env, zoo_cache):
+    """test_bpc was test_loss / ln 2 / the *validation* split's characters per token."""
+    folder = cli_env / "wiki"
+    folder.mkdir()
+    lines = (data_dir / "wikitext2" / "train.txt").read_text(encoding="utf-8").splitlines(keepends=True)
+    for split, part in (("train", lines[:3000]), ("validation", lines[3000:3400]), ("test", lines[3400:3800])):
+        (folder / f"{split}.txt").write_text("".join(part), encoding="utf-8")
+    config = str(CONFIGS / "decoder_only" / "wikitext2.yaml")
+    args = ["--config", config, f"--data.path={folder}", *TINY_MODEL, "--model.num_layers=1", "--data.vocab_size=300"]
+    args += ["--data.block_size=32", "--data.batch_size=8"]
+    main(["fit", *args, "--trainer.max_steps=2"])
+    (run_dir,) = (cli_env / "runs").iterdir()
+    main(["test", *args, f"--ckpt_path={run_dir / 'checkpoints' / 'last.ckpt'}"])
+    (line,) = [line for line in read_run(run_dir)["metrics"] if "test_bpc" in line]
+    data = LanguageModelDataModule(path=str(folder), tokenizer="bpe", vocab_size=300, cache_dir=str(zoo_cache))
+    data.prepare()
+    per_token = {split: data.characters_per_token(split) for split in ("validation", "test")}
+    assert per_token["test"] != pytest.approx(per_token["validation"], rel=1e-3)
+    assert line["test_bpc"] == pytest.approx(line["test_loss"] / math.log(2) / per_token["test"], rel=1e-6)

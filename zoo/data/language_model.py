@@ -72,12 +72,12 @@ class LanguageModelDataModule(ZooDataModule):
     def num_examples(self, split: str) -> int:
         return max(0, (len(self.encoded[split]["ids"]) - 1) // self.block_size)
 
-    @property
-    def characters_per_token(self) -> float:
-        """Characters per token of the validation split, to turn nats per token into bits per character."""
+    def characters_per_token(self, split: str) -> float | None:
+        """Characters per token of ``split`` (``validation``, ``test``), to turn its nats per token into bits per
+        character; ``None`` for a split the data does not have."""
         self.prepare()
-        data = self.encoded["validation"]
-        return data["characters"] / len(data["ids"])
+        data = self.encoded.get(split)
+        return data["characters"] / len(data["ids"]) if data is not None and len(data["ids"]) else None
 
     def batch_sampler(self, split: str, train: bool) -> FixedSizeBatchSampler:
         world, rank = self._rank()

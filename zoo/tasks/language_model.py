@@ -86,7 +86,8 @@ class LanguageModelTask(TaskModule):
         loss = self.sums[f"{stage}_nll"].compute() / self.sums[f"{stage}_tokens"].compute()
         self.log(f"{stage}_loss", loss, prog_bar=True)
         self.log(f"{stage}_ppl", torch.exp(loss))
-        chars_per_token = getattr(self.trainer.datamodule, "characters_per_token", None)
+        per_token = getattr(self.trainer.datamodule, "characters_per_token", None)  # of the split evaluated
+        chars_per_token = per_token({"val": "validation"}.get(stage, stage)) if per_token else None
         if chars_per_token:
             self.log(f"{stage}_bpc", loss / math.log(2) / chars_per_token)
         for metric in self.sums.values():
