@@ -37,6 +37,13 @@ def test_a_folder_of_the_test_split_alone_is_tested_with_the_checkpoints_tokeniz
     summary = read_run(trained)["summary"]
     (key,) = [key for key in summary["settings_evaluations"] if key.endswith("/test_acc")]
     assert key.startswith("path=sst2-small@")
+    negative = cli_env / "negative"  # a test set of one class: the model's other class is not in the data
+    negative.mkdir()
+    (negative / "test.jsonl").write_text(
+        "".join(r + "\n" for r in rows(data_dir, "train", 0, 400).splitlines() if '"label": 0' in r)
+    )
+    main(["test", f"--config={trained / 'config.yaml'}", f"--data.path={negative}", f"--ckpt_path={checkpoint}"])
+    assert any(key.startswith("path=negative@") for key in read_run(trained)["summary"]["settings_evaluations"])
     # a folder whose train split would train another tokenizer (it was "model.vocab_size=... is not valid")
     bigger = cli_env / "bigger"
     bigger.mkdir()

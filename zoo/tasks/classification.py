@@ -60,7 +60,10 @@ class ClassificationTask(TaskModule):
     def check_data(self, datamodule) -> None:
         super().check_data(datamodule)
         data_classes = getattr(datamodule, "num_classes", None)
-        if data_classes is not None and data_classes != self.hparams.num_classes:
+        evaluated = getattr(datamodule, "tokenizers_given", False)  # a checkpoint on data that may lack a class
+        if data_classes is not None and data_classes != self.hparams.num_classes and not (
+            evaluated and data_classes < self.hparams.num_classes
+        ):
             than = "smaller than" if data_classes > self.hparams.num_classes else "not"
             raise ValueError(
                 f"model.num_classes={self.hparams.num_classes} is {than} the {data_classes} classes in the data "
