@@ -1,7 +1,10 @@
 """Loading: local folders and hub ids through one function; clear errors for what cannot be loaded."""
 
+import json
+
 import pytest
 
+from zoo.data import LanguageModelDataModule
 from zoo.data.loading import check_columns, load_splits
 
 
@@ -40,3 +43,16 @@ def test_missing_column_names_the_field_and_lists_columns(data_dir):
     data = load_splits(str(data_dir / "sst2"), ["train"])
     with pytest.raises(ValueError, match=r"data.text_column='text' is not a column of .*; its columns are: "):
         check_columns(data["train"], {"data.text_column": "text"}, "sst2")
+
+
+def test_a_language_model_reads_json_lines_as_well_as_text(data_dir, tmp_path):
+    """keep_linebreaks is an option of the text reader alone: a JSON lines folder failed with the reader's
+    whole configuration in the message."""
+    text = (data_dir / "tinyshakespeare" / "validation.txt").read_text()[:4000]
+    documents = [paragraph + "\n\n" for paragraph in text.split("\n\n")]
+    for split in ("train", "validation"):
+        (tmp_path / f"{split}.jsonl").write_text("".join(json.dumps({"content": d}) + "\n" for d in documents))
+    data = LanguageModelDataModule(path=str(tmp_path), text_column="content", block_size=16, cache_dir=tmp_path / "c")
+    data.prepare()
+    assert data.encoded["validation"]["characters"] == sum(len(d) for d in documents)
+    assert data.tokenizer.decode(data.encoded["validation"]["ids"].tolist()) == "".join(documents)

@@ -12,7 +12,9 @@ from zoo.registry import check_at_least
 
 class LanguageModelDataModule(ZooDataModule):
     """A text column, read with its line breaks and concatenated into one token stream per split, cut into
-    non-overlapping blocks of ``block_size + 1`` tokens (inputs and next-token targets overlap by one).
+    non-overlapping blocks of ``block_size + 1`` tokens (inputs and next-token targets overlap by one). Plain
+    text (``.txt``) is read line by line, line breaks kept; the rows of JSON lines, CSV or Parquet files are
+    documents, concatenated as they are (end each with a line break to keep documents apart).
 
     Args:
         path: hub id or local folder (default ``karpathy/tiny_shakespeare``).
@@ -44,7 +46,8 @@ class LanguageModelDataModule(ZooDataModule):
         self.hub_name, self.text_column, self.block_size, self.batch_size = name, text_column, block_size, batch_size
 
     def load(self):
-        return self.load_checked({"data.text_column": self.text_column}, self.hub_name, keep_linebreaks=True)
+        columns = {"data.text_column": self.text_column}
+        return self.load_checked(columns, self.hub_name, text_options={"keep_linebreaks": True})
 
     def tokenizer_texts(self, train) -> dict[str, list[str]]:
         return {"text": list(train[self.text_column])}

@@ -33,7 +33,7 @@ def _hub_reachable(timeout: float = 3.0) -> bool:
         return False
 
 
-def load_splits(path: str, splits: list[str], name: str | None = None, **kwargs):
+def load_splits(path: str, splits: list[str], name: str | None = None, text_options: dict | None = None, **kwargs):
     """Load ``splits`` of the data set at ``path``.
 
     Args:
@@ -41,7 +41,9 @@ def load_splits(path: str, splits: list[str], name: str | None = None, **kwargs)
         splits: the split names that must exist and be non-empty.
         name: the hub configuration name, if any (e.g. ``wikitext-2-v1``); a local folder holds one
             configuration, so ``name`` is not used for it.
-        **kwargs: passed to ``datasets.load_dataset`` (e.g. ``keep_linebreaks=True``).
+        text_options: passed to ``datasets.load_dataset`` where it reads plain text (``.txt`` files), as
+            ``keep_linebreaks=True``; not for JSON, CSV or Parquet files, whose readers refuse them.
+        **kwargs: passed to ``datasets.load_dataset``.
 
     Returns:
         A ``datasets.DatasetDict`` holding at least ``splits``.
@@ -62,6 +64,7 @@ def load_splits(path: str, splits: list[str], name: str | None = None, **kwargs)
     local = Path(path).expanduser().absolute()  # "." is a folder datasets cannot name
     if local.is_dir():
         try:
+            kwargs = _reader_options(str(local), None, kwargs, text_options)
             builder = datasets.load_dataset_builder(str(local), **kwargs)  # a local copy holds one configuration
             for files in (builder.config.data_files or {}).values():
                 check_utf8(files, path)
@@ -85,13 +88,24 @@ def load_splits(path: str, splits: list[str], name: str | None = None, **kwargs)
             f"datasets.load_dataset reads)"
         )
     else:
-        loaded = datasets.load_dataset(path, name, **kwargs)
+        loaded = datasets.load_dataset(path, name, **_reader_options(path, name, kwargs, text_options))
     for split in splits:
         if split not in loaded:
             raise ValueError(f"data.path={path!r} has no split {split!r}; it has: {', '.join(loaded)}")
         if len(loaded[split]) == 0:
             raise ValueError(f"data.path={path!r}: the split {split!r} is empty")
     return loaded
+
+
+def _reader_options(path: str, name: str | None, kwargs: dict, text_options: dict | None) -> dict:
+    """``kwargs``, and ``text_options`` too where ``datasets`` reads the data as plain text (``.txt`` files),
+    whose reader alone takes them (``keep_linebreaks``: JSON, CSV and Parquet readers refuse the key)."""
+    if not text_options:
+        return kwargs
+    import datasets
+
+    reader = datasets.load_dataset_builder(path, name, **kwargs).name
+    return {**kwargs, **text_options} if reader == "text" else kwargs
 
 
 def _reader_error(error: BaseException) -> str:
