@@ -93,3 +93,22 @@ def test_more_classes_than_the_data_has(data_dir, cli_env, capsys):
     assert capsys.readouterr().err.strip().splitlines()[-1] == (
         "zoo: error: model.num_classes=5 is not the 2 classes in the data (labels 0 ... 1); set --model.num_classes=2"
     )
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"), [(12345, "int64"), (["ein", "Hund"], "list")], ids=["digits read as a number", "a list"]
+)
+def test_a_text_column_of_other_values(value, kind, data_dir, cli_env, capsys):
+    """A column of digits (the quickstart's own task, from a CSV file) was a traceback ('int' object is not
+    iterable) after the tokenizer was trained; a list was taken silently."""
+    folder = cli_env / "pairs"
+    folder.mkdir()
+    for split in ("train", "validation"):
+        (folder / f"{split}.jsonl").write_text(
+            "".join(json.dumps({"de": value, "en": "54321"}) + "\n" for _ in range(20))
+        )
+    assert error_of(capsys, cli_env, TRANSLATION, folder) == (
+        f"zoo: error: data.src_column='de' holds {kind} values in the 'train' split of data.path='{folder}', not "
+        "text (a CSV or JSON reader reads a column of digits as numbers, and drops leading zeros); write them as JSON "
+        'strings ("012")'
+    )

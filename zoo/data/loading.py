@@ -118,6 +118,9 @@ def _reader_error(error: BaseException) -> str:
     return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
+LABEL_FIELDS = ("data.label_column",)  # the columns read that are not text (their values: check_labels)
+
+
 def check_columns(dataset, columns: dict[str, str], path: str) -> None:
     """Check that every column a data module reads exists, with a value in every row.
 
@@ -127,18 +130,27 @@ def check_columns(dataset, columns: dict[str, str], path: str) -> None:
         path: the data path, for the message.
 
     Raises:
-        ValueError: naming the field, the missing column and the columns present; or the first row without a
-            value (missing or null) in a column.
+        ValueError: naming the field, the missing column and the columns present; a text column of other
+            values (numbers, lists); or the first row without a value (missing or null) in a column.
     """
+    split = f"the {str(dataset.split)!r} split" if dataset.split else "a split"
     for field, column in columns.items():
         if column not in dataset.column_names:
             raise ValueError(
                 f"{field}={column!r} is not a column of data.path={path!r}; its columns are: "
                 f"{', '.join(dataset.column_names)}"
             )
+        feature = dataset.features[column]
+        is_text = getattr(feature, "dtype", None) in ("string", "large_string")
+        if field not in LABEL_FIELDS and not is_text and getattr(feature, "dtype", None) != "null":
+            kind = feature.dtype if hasattr(feature, "dtype") else type(feature).__name__.lower()
+            raise ValueError(
+                f"{field}={column!r} holds {kind} values in {split} of data.path={path!r}, not text (a CSV or "
+                f"JSON reader reads a column of digits as numbers, and drops leading zeros); write them as JSON "
+                f'strings ("012")'
+            )
         missing = next((row for row, value in enumerate(dataset[column]) if value is None), None)
         if missing is not None:
-            split = f"the {str(dataset.split)!r} split" if dataset.split else "a split"
             raise ValueError(
                 f"row {missing} of {split} of data.path={path!r} has no {column!r} (missing or null); every row "
                 f"needs a value in {field}={column!r}"

@@ -61,8 +61,10 @@ class ClassificationTask(TaskModule):
         super().check_data(datamodule)
         data_classes = getattr(datamodule, "num_classes", None)
         evaluated = getattr(datamodule, "tokenizers_given", False)  # a checkpoint on data that may lack a class
-        if data_classes is not None and data_classes != self.hparams.num_classes and not (
-            evaluated and data_classes < self.hparams.num_classes
+        if (
+            data_classes is not None
+            and data_classes != self.hparams.num_classes
+            and not (evaluated and data_classes < self.hparams.num_classes)
         ):
             than = "smaller than" if data_classes > self.hparams.num_classes else "not"
             raise ValueError(
