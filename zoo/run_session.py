@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shlex
 from pathlib import Path
 
 from jsonargparse import Namespace
@@ -154,7 +155,7 @@ class RunSession:
         files = ["config", "metrics.jsonl", "summary.json"] + ["checkpoints/"] * (self.run_dir / "checkpoints").is_dir()
         rank_zero_info(f"zoo: run folder {self.run_dir} ({', '.join(files)})")
         if os.environ.get("WANDB_MODE") == "offline" and wandb_logger.failure is None:
-            runs = f"{wandb_logger.save_dir}/wandb/offline-run-*"
+            runs = f"{shlex.quote(str(wandb_logger.save_dir))}/wandb/offline-run-*"  # a runs_dir with a space
             rank_zero_info(f"zoo: W&B run saved offline; upload it (needs a W&B account) with: wandb sync {runs}")
 
 

@@ -1,5 +1,6 @@
 """What a run prints: no messages a user cannot act on, steps out of max_steps; W&B metric directions."""
 
+import shlex
 from types import SimpleNamespace
 
 from lightning.pytorch.utilities.model_summary import get_human_readable_count
@@ -65,3 +66,11 @@ def test_the_wandb_logger_passes_no_anonymous_setting(tmp_path, monkeypatch):
     monkeypatch.setenv("WANDB_MODE", "offline")
     logger = make_wandb_logger(tmp_path, "run", "zoo")
     assert "anonymous" not in logger._wandb_init
+
+
+def test_the_wandb_sync_command_is_one_the_shell_runs_in_a_folder_with_a_space(data_dir, cli_env, capfd, caplog):
+    main([*shakespeare_args(data_dir), "--trainer.max_steps=2", "--runs_dir=my runs"])
+    capfd.readouterr()
+    (line,) = [line for line in caplog.text.splitlines() if "wandb sync " in line]
+    folder, pattern = shlex.split(line.split("wandb sync ", 1)[1])[0].split("/wandb/")
+    assert len(list((cli_env / folder / "wandb").glob(pattern))) == 1
