@@ -42,7 +42,8 @@ def test_a_line_that_is_not_json(data_dir, cli_env, capsys):
     folder = small_copy(data_dir, "multi30k", cli_env / "pairs", {"train": 50, "validation": 20})
     append(folder / "train.jsonl", '{"de": "ein Hund", "en": ')
     assert error_of(capsys, cli_env, TRANSLATION, folder) == (
-        f"zoo: error: data.path='{folder}' could not be read: JSON parse error: Invalid value. in row 50"
+        f"zoo: error: data.path='{folder}' could not be read: JSON parse error: Invalid value. in row 50 (file "
+        f"{folder / 'train.jsonl'}, line 51)"
     )
 
 

@@ -604,3 +604,15 @@ def test_a_time_budget_trains_with_a_schedule_without_an_end(data_dir, cli_env):
     assert run["summary"]["status"] == "finished"
     last = max(line["step"] for line in run["metrics"] if "train_loss" in line)
     assert any("val_loss" in line and line["step"] == last + 1 for line in run["metrics"])  # validated at its end
+
+
+def test_a_utf16_data_file_is_named_with_the_conversion_it_needs(data_dir, cli_env, capsys):
+    folder = cli_env / "shakespeare"
+    folder.mkdir()
+    text = (data_dir / "tinyshakespeare" / "validation.txt").read_text(encoding="utf-8")[:3000]
+    (folder / "train.txt").write_bytes(text.encode("utf-16"))  # with its byte-order mark, as Windows tools save it
+    (folder / "validation.txt").write_text(text)
+    err = fails(
+        capsys, ["fit", "--config", str(CONFIGS / "decoder_only" / "tinyshakespeare.yaml"), f"--data.path={folder}"]
+    )
+    assert err.splitlines()[-1].endswith("so convert it first, e.g. iconv -f utf-16 -t utf-8")

@@ -3,6 +3,7 @@ and check it before any training starts."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 from pathlib import Path
@@ -78,7 +79,8 @@ def load_splits(path: str, splits: list[str], name: str | None = None, text_opti
                 raise ValueError(f"data.path={path!r}: the split {empty[0]!r} is empty") from error
             raise ValueError(f"data.path={path!r} could not be read: {type(error).__name__} {error}") from error
         except datasets.exceptions.DatasetGenerationError as error:  # a malformed or empty file
-            raise ValueError(f"data.path={path!r} could not be read: {_reader_error(error)}") from error
+            where = _first_bad_json_line(builder.config.data_files or {})
+            raise ValueError(f"data.path={path!r} could not be read: {_reader_error(error)}{where}") from error
     elif local.exists() or _looks_local(path):
         raise FileNotFoundError(f"data.path={path!r} is not a folder (resolved to {local.resolve()})")
     elif not _hub_reachable():
@@ -116,6 +118,22 @@ def _reader_error(error: BaseException) -> str:
         if not isinstance(error, (ValueError, OSError)) or "row" in str(error):
             break
     return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
+def _first_bad_json_line(data_files: dict) -> str:
+    """`` (file F, line L)`` for the first line of a JSON lines file that is not JSON, or ``""`` (the reader's
+    message names the row of a block, not the file)."""
+    for files in data_files.values():
+        for file in files:
+            if not str(file).endswith(".jsonl"):
+                continue
+            with open(file, encoding="utf-8") as lines:
+                for number, line in enumerate(lines, 1):
+                    try:
+                        line.strip() and json.loads(line)
+                    except ValueError:
+                        return f" (file {file}, line {number})"
+    return ""
 
 
 LABEL_FIELDS = ("data.label_column",)  # the columns read that are not text (their values: check_labels)
@@ -188,8 +206,9 @@ def check_utf8(files: list[str], path: str) -> None:
                     line.decode("utf-8")
                 except UnicodeDecodeError as error:
                     column = len(line[: error.start].decode("utf-8")) + 1
+                    utf16 = number == 1 and line[:2] in (b"\xff\xfe", b"\xfe\xff")  # its byte-order mark
                     raise EncodingError(
                         f"data.path={path!r}: {file.name} is not UTF-8 text (line {number}, column {column}: "
                         f"byte 0x{line[error.start]:02x}); zoo reads data files as UTF-8, so convert it first, "
-                        f"e.g. iconv -f latin1 -t utf-8"
+                        f"e.g. iconv -f {'utf-16' if utf16 else 'latin1'} -t utf-8"
                     ) from None
