@@ -67,6 +67,18 @@ def test_a_label_that_is_no_class_index(split, row, label, data_dir, cli_env, ca
     )
 
 
+@pytest.mark.parametrize(("label", "shown"), [(1.0, "a label as 1.0"), (0.5, "the label 0.5 in row 50")])
+def test_one_float_label_is_named_not_the_first_row(label, shown, data_dir, cli_env, capsys):
+    """One 1.0 in the file makes the reader read every label as a float: the message named row 0, whose label
+    in the file is 1."""
+    folder = small_copy(data_dir, "sst2", cli_env / "sentences", {"train": 50, "validation": 20})
+    append(folder / "train.jsonl", json.dumps({"idx": 99, "sentence": "good", "label": label}))
+    assert error_of(capsys, cli_env, CLASSIFICATION, folder) == (
+        f"zoo: error: the 'train' split of data.path='{folder}' has {shown}, so every label was read as a number "
+        "with a fraction; data.label_column='label' must hold class indices 0, 1, ... (integers)"
+    )
+
+
 def test_a_validation_label_beyond_the_classes(data_dir, cli_env, capsys):
     folder = small_copy(data_dir, "sst2", cli_env / "sentences", {"train": 50, "validation": 20})
     append(folder / "validation.jsonl", json.dumps({"idx": 99, "sentence": "good", "label": 7}))
