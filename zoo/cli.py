@@ -30,7 +30,7 @@ from zoo.nonfinite import NonFiniteAction, NonFiniteLossError
 from zoo.precision import MatmulPrecision, set_matmul_precision, slow_cpu_precision
 from zoo.predictions import PredictionWriter
 from zoo.progress import ParameterSummary, StepProgressBar, silence_noise
-from zoo.run_folders import RunFolderError, remove_unused_run_dir
+from zoo.run_folders import RunFolderError, recorded_config, remove_unused_run_dir
 from zoo.run_resolution import check_loadable, hold_run_folder, load_checkpoint, resolve_run_dir
 from zoo.run_session import RunSession, flat_config, inherited_run_dir, record_data_folder
 from zoo.tasks import TaskModule
@@ -114,6 +114,14 @@ class ZooCLI(LightningCLI):
         ckpt_path = self._config().get("ckpt_path") if self.subcommand in ("validate", "test", "predict") else None
         tokenizers = checkpoint_tokenizers(load_checkpoint(ckpt_path)) if ckpt_path else None
         if tokenizers:
+            recorded = recorded_config(self.session.run_dir) if self.session else None
+            current = {"data.tokenizer": data.tokenizer_kind, "data.vocab_size": data.vocab_size}
+            for field, value in current.items():  # else recorded as a setting of the evaluation, yet unused
+                if recorded and field in recorded and recorded[field] != value:
+                    raise ValueError(
+                        f"{field}={value!r} is not used by `{self.subcommand}` of a checkpoint, which reads the data "
+                        f"with the checkpoint's own tokenizer (the run has {field}={recorded[field]!r}); leave it out"
+                    )
             data.use_tokenizers(tokenizers)
         return data.num_tokens
 

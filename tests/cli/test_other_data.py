@@ -52,6 +52,20 @@ def test_a_folder_of_the_test_split_alone_is_tested_with_the_checkpoints_tokeniz
     main(["validate", f"--config={trained / 'config.yaml'}", f"--data.path={bigger}", f"--ckpt_path={checkpoint}"])
     assert any(key.startswith("path=bigger@") for key in read_run(trained)["summary"]["settings_evaluations"])
     capsys.readouterr()
+    with pytest.raises(SystemExit):  # unused, it would have been recorded as the setting of the evaluation
+        main(
+            [
+                "test",
+                f"--config={trained / 'config.yaml'}",
+                f"--data.path={other}",
+                f"--ckpt_path={checkpoint}",
+                "--data.vocab_size=500",
+            ]
+        )
+    assert capsys.readouterr().err.endswith(
+        "zoo: error: data.vocab_size=500 is not used by `test` of a checkpoint, which reads the data with the "
+        "checkpoint's own tokenizer (the run has data.vocab_size=200); leave it out\n"
+    )
     with pytest.raises(SystemExit):
         main(["validate", f"--config={trained / 'config.yaml'}", f"--data.path={other}", f"--ckpt_path={checkpoint}"])
     assert (
