@@ -228,11 +228,6 @@ class ZooCLI(LightningCLI):
 
     def _build_trainer(self, **kwargs):
         trainer_config = self._get(self.config_init, "trainer", default={})
-        interval, accumulate = trainer_config.get("val_check_interval"), trainer_config.get("accumulate_grad_batches")
-        if _is_int(interval) and _is_int(accumulate) and accumulate > 1:
-            # zoo's unit is the optimiser step, as for log_every_n_steps and checkpoint_every_n_steps; Lightning
-            # counts training batches, of which an optimiser step takes accumulate_grad_batches
-            kwargs["val_check_interval"] = interval * accumulate
         callbacks = list(trainer_config.get("callbacks") or [])
         if trainer_config.get("enable_progress_bar", True) is not False:
             callbacks.append(StepProgressBar())

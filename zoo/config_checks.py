@@ -106,8 +106,9 @@ def _check_trainer_fields(trainer: Namespace) -> None:
     interval = trainer.get("val_check_interval")
     if isinstance(interval, (int, float)) and interval <= 0:  # a string is a duration, Lightning checks it
         raise ConfigError(
-            f"trainer.val_check_interval={interval} is not valid; it must be a positive number of steps, or a "
-            f"fraction of an epoch in (0, 1] with trainer.check_val_every_n_epoch set"
+            f"trainer.val_check_interval={interval} is not valid; it must be a positive number of training batches "
+            f"(steps, but with trainer.accumulate_grad_batches), or a fraction of an epoch in (0, 1] with "
+            f"trainer.check_val_every_n_epoch set"
         )
 
 

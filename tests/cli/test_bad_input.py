@@ -177,8 +177,9 @@ def test_bad_generation_or_data_knob_of_the_language_model(override, message, da
         ("--trainer.max_steps=-5", "`max_steps` must be a non-negative integer or -1 (infinite steps)."),
         (
             "--trainer.val_check_interval=0",
-            "trainer.val_check_interval=0 is not valid; it must be a positive number of steps, or a fraction of an "
-            "epoch in (0, 1] with trainer.check_val_every_n_epoch set",
+            "trainer.val_check_interval=0 is not valid; it must be a positive number of training batches (steps, but "
+            "with trainer.accumulate_grad_batches), or a fraction of an epoch in (0, 1] with "
+            "trainer.check_val_every_n_epoch set",
         ),
         (
             "--trainer.limit_val_batches=-1",

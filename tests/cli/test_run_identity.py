@@ -210,15 +210,6 @@ def test_a_run_ends_with_a_validation_in_an_epoch_that_check_val_every_n_epoch_s
     assert [line["step"] for line in record["metrics"] if "val_loss" in line] == [4]
 
 
-def test_val_check_interval_counts_optimiser_steps_under_gradient_accumulation(data_dir, cli_env):
-    """As log_every_n_steps and checkpoint_every_n_steps do; Lightning's count of batches validated four times
-    as often as asked with accumulate_grad_batches=4."""
-    budget = ["--trainer.max_steps=6", "--trainer.val_check_interval=3", "--trainer.accumulate_grad_batches=2"]
-    main([*shakespeare_args(data_dir), *budget])
-    record = read_run(only_run(cli_env / "runs"))
-    assert [line["step"] for line in record["metrics"] if "val_loss" in line] == [3, 6]
-
-
 def test_evaluation_records_the_checkpoint_step(data_dir, cli_env):
     args = shakespeare_args(data_dir)  # `test` at the checkpoint's step: tests/cli/test_end_to_end.py
     main([*args, "--trainer.max_steps=4"])
