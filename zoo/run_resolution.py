@@ -120,8 +120,10 @@ def run_names(config: Namespace, flat: dict) -> tuple[str, str]:
     """The automatic run name of a subcommand's config and its family (the name without the config hash)."""
     model, data = config.model, config.data
     task, data_module = import_class(model.class_path), import_class(data.class_path)
-    path = data.init_args.get("path") or "data"
-    data_name = getattr(data_module, "run_label", None) or Path(str(path).rstrip("/")).name
+    path = str(data.init_args.get("path") or "data")
+    local = Path(path).expanduser()  # a folder by its own name: "." and a link to it name it too
+    folder = local.resolve().name if local.is_dir() else Path(path.rstrip("/")).name
+    data_name = getattr(data_module, "run_label", None) or folder
     data_name = data_name.lower().replace("_", "")
     return run_name(task.short_name, data_name, flat), run_family(task.short_name, data_name, flat)
 

@@ -324,12 +324,14 @@ def test_a_runs_own_config_yaml_is_the_same_configuration_and_loading_settings_a
     the command's relative path (`...-404004-2` beside `...-a21b9b`). How data is loaded (data.num_workers) is
     not what a run is: a resume with other loader processes was refused."""
     (cli_env / "data").symlink_to(data_dir)  # a relative path, as users type it
+    (cli_env / "shakespeare").symlink_to(data_dir / "tinyshakespeare")  # a link of another name
     args = [*shakespeare_args(data_dir), "--data.path=data/tinyshakespeare", "--trainer.max_steps=2"]
     main(args)
     first = only_run(cli_env / "runs")
     main(["fit", f"--config={first / 'config.yaml'}"])
+    main([*args, "--data.path=shakespeare/"])
     names = sorted(path.name for path in (cli_env / "runs").iterdir())
-    assert names == [first.name, f"{first.name}-2"]
+    assert names == [first.name, f"{first.name}-2", f"{first.name}-3"]
     main([*args, "--trainer.max_steps=4", "--data.num_workers=1", f"--ckpt_path={first / 'checkpoints' / 'last.ckpt'}"])
     assert [line["step"] for line in read_run(first)["metrics"] if "val_loss" in line][-1] == 4
 
