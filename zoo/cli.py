@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import random
 import signal
 import sys
 import traceback
@@ -136,6 +137,11 @@ class ZooCLI(LightningCLI):
         if seed is not True and not (_is_int(seed) and 0 <= seed <= MAX_SEED):
             shown = "false" if seed is False else "null" if seed is None else repr(seed)
             raise ConfigError(f"seed_everything={shown} is not valid; {VALID_SEED}")
+        if seed is True:  # Lightning's seed_everything() without a seed seeds 0: every "random" run was the same
+            child = int(os.environ.get("LOCAL_RANK", "0")) > 0 and "PL_GLOBAL_SEED" in os.environ
+            # a DDP child rank takes the seed its launcher drew (multi-node: give a seed, each node would draw one)
+            drawn = int(os.environ["PL_GLOBAL_SEED"]) if child else random.SystemRandom().randint(0, MAX_SEED)
+            self._config()["seed_everything"] = drawn
         super()._set_seed()
 
     def before_instantiate_classes(self) -> None:

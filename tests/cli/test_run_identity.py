@@ -358,3 +358,13 @@ def test_a_hub_configuration_name_is_not_part_of_a_local_folders_run(data_dir, c
     main([*args, "--data.name=wikitext-2-v1"])
     first, second = sorted(path.name for path in (cli_env / "runs").iterdir())
     assert second == f"{first}-2"
+
+
+def test_seed_everything_true_draws_a_seed_for_each_run_and_records_it(data_dir, cli_env):
+    """Lightning's seed_everything() without a seed seeds 0: two "random" runs were one run twice (-s0, -s0-2)."""
+    for _ in range(2):
+        main([*shakespeare_args(data_dir), "--trainer.max_steps=1", "--seed_everything=true"])
+    runs = list((cli_env / "runs").iterdir())
+    seeds = {json.loads((run / "config.json").read_text())["seed_everything"] for run in runs}
+    assert len(seeds) == 2 and all(isinstance(seed, int) for seed in seeds)
+    assert {run.name.split("-s")[-1].split("-")[0] for run in runs} == {str(seed) for seed in seeds}
