@@ -44,6 +44,16 @@ def test_a_folder_of_the_test_split_alone_is_tested_with_the_checkpoints_tokeniz
     )
     main(["test", f"--config={trained / 'config.yaml'}", f"--data.path={negative}", f"--ckpt_path={checkpoint}"])
     assert any(key.startswith("path=negative@") for key in read_run(trained)["summary"]["settings_evaluations"])
+    extra = cli_env / "three-classes"
+    extra.mkdir()
+    (extra / "test.jsonl").write_text(rows(data_dir, "train", 300, 20) + '{"idx": 0, "sentence": "meh", "label": 2}\n')
+    capsys.readouterr()
+    with pytest.raises(SystemExit):  # the advice was to set model.num_classes=3, which the checkpoint refuses
+        main(["test", f"--config={trained / 'config.yaml'}", f"--data.path={extra}", f"--ckpt_path={checkpoint}"])
+    assert capsys.readouterr().err == (
+        f"zoo: error: data.path={str(extra)!r} has the label 2, which this checkpoint cannot predict: it was trained "
+        "with model.num_classes=2 (labels 0 ... 1)\n"
+    )
     # a folder whose train split would train another tokenizer (it was "model.vocab_size=... is not valid")
     bigger = cli_env / "bigger"
     bigger.mkdir()

@@ -61,11 +61,13 @@ class ClassificationTask(TaskModule):
         super().check_data(datamodule)
         data_classes = getattr(datamodule, "num_classes", None)
         evaluated = getattr(datamodule, "tokenizers_given", False)  # a checkpoint on data that may lack a class
-        if (
-            data_classes is not None
-            and data_classes != self.hparams.num_classes
-            and not (evaluated and data_classes < self.hparams.num_classes)
-        ):
+        if evaluated and data_classes is not None and data_classes > self.hparams.num_classes:
+            raise ValueError(
+                f"data.path={datamodule.path!r} has the label {data_classes - 1}, which this checkpoint cannot "
+                f"predict: it was trained with model.num_classes={self.hparams.num_classes} (labels 0 ... "
+                f"{self.hparams.num_classes - 1})"
+            )
+        if data_classes is not None and data_classes != self.hparams.num_classes and not evaluated:
             than = "smaller than" if data_classes > self.hparams.num_classes else "not"
             raise ValueError(
                 f"model.num_classes={self.hparams.num_classes} is {than} the {data_classes} classes in the data "
