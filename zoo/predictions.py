@@ -7,6 +7,7 @@ in any order (length-bucketed, and shared across DDP ranks), so the lines are pu
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -57,6 +58,8 @@ class PredictionWriter(BasePredictionWriter):
         )
         settings = [*(["partial"] if partial else []), *self._settings(pl_module)]
         path = self.folder / ".".join(["predictions", split, *settings, "jsonl"])
+        if self.record is None:  # beside a checkpoint outside any run: no record says what an older file was
+            path = _unused(path)
         self.folder.mkdir(parents=True, exist_ok=True)
         lines = (json.dumps({"index": i, "prediction": rows[i]}, ensure_ascii=False) + "\n" for i in sorted(rows))
         path.write_text("".join(lines), encoding="utf-8")
@@ -75,3 +78,9 @@ class PredictionWriter(BasePredictionWriter):
             *task_differences(pl_module, "predict", self.recorded),
         ]
         return [",".join(differs)] if differs else []
+
+
+def _unused(path: Path) -> Path:
+    """``path``, or the first of ``<stem>-2.jsonl``, ``<stem>-3.jsonl``, ... that is not a file yet."""
+    candidates = (path.with_name(f"{path.stem}-{n}{path.suffix}") for n in itertools.count(2))
+    return path if not path.exists() else next(c for c in candidates if not c.exists())

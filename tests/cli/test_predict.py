@@ -1,6 +1,7 @@
 """``predict`` writes one JSON line per input example of the split, in the split's order, into the run folder."""
 
 import json
+import shutil
 
 import pytest
 import torch
@@ -90,3 +91,18 @@ def test_predictions_with_another_decoder_go_to_a_file_of_their_own(data_dir, cl
     assert read_run(run_dir)["summary"]["predictions"]["partial/test"] == str(partial)
     indices = [json.loads(line)["index"] for line in partial.read_text().splitlines()]
     assert 0 < len(indices) < 20 and indices == sorted(set(indices))
+
+
+def test_predictions_beside_a_checkpoint_outside_a_run_never_replace_older_ones(data_dir, cli_env, zoo_cache):
+    """Outside a run folder no record says which settings an older file had: each predict replaced the last."""
+    name = "sst2"
+    path = small_copy(data_dir, name, cli_env / "sst2", {"train": 300, "validation": 40})
+    run_dir = fit_and_predict("encoder_only/sst2.yaml", path, ["--data.vocab_size=200"], cli_env)
+    outside = cli_env / "outside"
+    outside.mkdir()
+    shutil.copy(run_dir / "checkpoints" / "last.ckpt", outside / "model.ckpt")
+    args = ["--config", str(CONFIGS / "encoder_only" / "sst2.yaml"), f"--data.path={path}", *TINY_MODEL, *FEW_STEPS]
+    for _ in range(2):
+        main(["predict", *args, "--data.vocab_size=200", f"--ckpt_path={outside / 'model.ckpt'}"])
+    files = sorted(p.name for p in outside.glob("predictions.*"))
+    assert files == ["predictions.validation-2.jsonl", "predictions.validation.jsonl"]
