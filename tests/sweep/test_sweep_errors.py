@@ -169,3 +169,15 @@ def test_a_parameter_given_twice_in_the_file(tmp_path, capsys):
         f"zoo sweep: error: {path} is not valid YAML: the key 'model.norm' is given twice in one mapping at "
         "line 5, column 3\n"
     )
+
+
+def test_a_command_that_only_its_parameters_make_valid_is_not_refused(tmp_path, capsys, monkeypatch):
+    """A time budget with the config's cosine schedule is refused, but every trial sets a schedule without an
+    end: the check of the bare command refused the sweep, and an extra --model.schedule was refused too."""
+    monkeypatch.chdir(REPO)
+    parameters = {"model.schedule": {"values": ["constant", "inverse_sqrt"]}}
+    path = write_sweep(tmp_path, parameters=parameters, name="timed")
+    budget = ["--trainer.max_steps=-1", "--trainer.max_time=00:00:01:00"]
+    assert main([path, "--runs_dir", str(tmp_path / "runs"), "--dry-run", "--", *budget]) == 0, capsys.readouterr()
+    out = capsys.readouterr().out
+    assert " 1 timed-constant  (to run)" in out and " 2 timed-inverse_sqrt  (to run)" in out
