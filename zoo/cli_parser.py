@@ -83,6 +83,9 @@ def _unknown_option(message: str) -> str | None:
             f"{_either(owners).replace(' or ', ' and ')} only (python -m zoo fit --{groups[0]}.help CLASS lists "
             f"the fields of a class)"
         )
+    other = "data" if groups[0] == "model" else "model"
+    if name in field_names(other):  # --model.src_column for data.src_column
+        return f"{groups[0]}.{name} is not a field; did you mean {other}.{name}?"
     near = difflib.get_close_matches(name, field_names(groups[0]), n=3, cutoff=0.6)
     hint = f"did you mean {', '.join(f'{groups[0]}.{n}' for n in near)}?" if near else "--help lists every field"
     return f"{groups[0]}.{name} is not a field; {hint}"

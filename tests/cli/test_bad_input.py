@@ -94,6 +94,7 @@ def fails(capsys, args) -> str:
             "only (python -m zoo fit --model.help CLASS lists the fields of a class)\n",
         ),
         ("--data.block_size=8", "zoo: error: data.block_size is not a field of this config's data; it is a field of "),
+        ("--model.src_column=de", "zoo: error: model.src_column is not a field; did you mean data.src_column?\n"),
         # a data field's bad value named model.vocab_size when typed with a space
         ("--data.vocab_size abc", "zoo: error: data.vocab_size='abc' is not valid; it must be an integer\n"),
         ("--trainer.max_steps=1e1", "zoo: error: trainer.max_steps='1e1' is not valid; it must be an integer\n"),

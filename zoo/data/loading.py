@@ -162,10 +162,15 @@ def check_columns(dataset, columns: dict[str, str], path: str) -> None:
         is_text = getattr(feature, "dtype", None) in ("string", "large_string")
         if field not in LABEL_FIELDS and not is_text and getattr(feature, "dtype", None) != "null":
             kind = feature.dtype if hasattr(feature, "dtype") else type(feature).__name__.lower()
+            numbers = kind not in ("list", "sequence", "struct") and not isinstance(feature, dict)
+            fix = (
+                "a CSV or JSON reader reads a column of digits as numbers, and drops leading zeros); write them as "
+                'JSON strings ("012")'
+                if numbers
+                else "each row needs one string); join the pieces into one text per row"
+            )
             raise ValueError(
-                f"{field}={column!r} holds {kind} values in {split} of data.path={path!r}, not text (a CSV or "
-                f"JSON reader reads a column of digits as numbers, and drops leading zeros); write them as JSON "
-                f'strings ("012")'
+                f"{field}={column!r} holds {kind} values in {split} of data.path={path!r}, not text ({fix}"
             )
         missing = next((row for row, value in enumerate(dataset[column]) if value is None), None)
         if missing is not None:
