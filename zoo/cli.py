@@ -179,6 +179,8 @@ class ZooCLI(LightningCLI):
             self._check_vocab_size()
             self.model.check_data(self.datamodule)
             self.datamodule.check_batches(self.trainer.num_devices * self.trainer.num_nodes)
+            if self.subcommand == "fit":
+                self._check_val_check_interval()
             if self.subcommand == "test" and "test" not in self.datamodule.splits:
                 raise ValueError(
                     f"data.path={self.datamodule.path!r} has no test split; `test` needs one "
@@ -199,6 +201,27 @@ class ZooCLI(LightningCLI):
             if isinstance(error, TypeError) and _raised_in_lightning(error):  # --trainer.devices=abc
                 raise ConfigError(str(error)) from error
             raise
+
+    def _check_val_check_interval(self) -> None:
+        """Refuse a ``val_check_interval`` above an epoch's training batches (with validation by epoch), which
+        Lightning refuses only once ``fit`` has started, after the run folder and its record."""
+        trainer = self._config().trainer
+        interval, every = trainer.get("val_check_interval"), trainer.get("check_val_every_n_epoch", 1)
+        if not _is_int(interval) or every is None:
+            return
+        ranks = self.trainer.num_devices * self.trainer.num_nodes
+        batches = len(self.datamodule.batch_sampler("train", train=True)) // ranks  # each rank's share
+        limit = trainer.get("limit_train_batches")
+        batches = (
+            min(batches, limit) if _is_int(limit) else int(batches * limit) if isinstance(limit, float) else batches
+        )
+        if interval > batches:
+            each = " per device" if ranks > 1 else ""
+            raise ValueError(
+                f"trainer.val_check_interval={interval} is more than the {batches} training batches of an epoch{each} "
+                f"(validation is by epoch: trainer.check_val_every_n_epoch={every}); lower it, or set "
+                f"trainer.check_val_every_n_epoch=null to count batches across epochs"
+            )
 
     def _check_vocab_size(self) -> None:
         """Refuse a ``model.vocab_size`` other than the data's: the CLI sets it from the tokenizer, and a value
