@@ -22,17 +22,16 @@ from lightning.pytorch.utilities import rank_zero_info
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 
 from zoo.cli_parser import COMMAND_LINE, ZooArgumentParser
-from zoo.config_checks import MAX_SEED, VALID_SEED, ConfigError, check_options
+from zoo.config_checks import MAX_SEED, VALID_SEED, ConfigError, check_options, check_val_check_interval
 from zoo.data import ZooDataModule
-from zoo.data.tokenizer import checkpoint_tokenizers
 from zoo.folder_lock import release
 from zoo.knob_help import knob_help
 from zoo.nonfinite import NonFiniteAction, NonFiniteLossError
 from zoo.precision import MatmulPrecision, set_matmul_precision, slow_cpu_precision
 from zoo.predictions import PredictionWriter
 from zoo.progress import ParameterSummary, StepProgressBar, silence_noise
-from zoo.run_folders import RunFolderError, recorded_config, remove_unused_run_dir
-from zoo.run_resolution import check_loadable, hold_run_folder, load_checkpoint, resolve_run_dir
+from zoo.run_folders import RunFolderError, remove_unused_run_dir
+from zoo.run_resolution import check_loadable, evaluation_tokenizers, hold_run_folder, resolve_run_dir
 from zoo.run_session import RunSession, flat_config, inherited_run_dir, record_data_folder
 from zoo.tasks import TaskModule
 from zoo.tracking import wandb_mode
@@ -109,20 +108,10 @@ class ZooCLI(LightningCLI):
         )
 
     def _vocab_size(self, data: ZooDataModule) -> int:
-        """The model's ``vocab_size``, from the data module's tokenizers: for an evaluation of a checkpoint,
-        the checkpoint's own (so any data is read with the ids its model learned, and a folder of the
-        evaluated split alone is enough); for ``fit``, those trained on the train split."""
-        ckpt_path = self._config().get("ckpt_path") if self.subcommand in ("validate", "test", "predict") else None
-        tokenizers = checkpoint_tokenizers(load_checkpoint(ckpt_path)) if ckpt_path else None
+        """The model's ``vocab_size``: of the checkpoint's tokenizers for an evaluation, else of the data's."""
+        run_dir = self.session.run_dir if self.session else None
+        tokenizers = evaluation_tokenizers(self.subcommand, self._config(), run_dir, data)
         if tokenizers:
-            recorded = recorded_config(self.session.run_dir) if self.session else None
-            current = {"data.tokenizer": data.tokenizer_kind, "data.vocab_size": data.vocab_size}
-            for field, value in current.items():  # else recorded as a setting of the evaluation, yet unused
-                if recorded and field in recorded and recorded[field] != value:
-                    raise ValueError(
-                        f"{field}={value!r} is not used by `{self.subcommand}` of a checkpoint, which reads the data "
-                        f"with the checkpoint's own tokenizer (the run has {field}={recorded[field]!r}); leave it out"
-                    )
             data.use_tokenizers(tokenizers)
         return data.num_tokens
 
@@ -180,7 +169,10 @@ class ZooCLI(LightningCLI):
             self.model.check_data(self.datamodule)
             self.datamodule.check_batches(self.trainer.num_devices * self.trainer.num_nodes)
             if self.subcommand == "fit":
-                self._check_val_check_interval()
+                train_batches = len(self.datamodule.batch_sampler("train", train=True))
+                check_val_check_interval(
+                    self._config().trainer, train_batches, self.trainer.num_devices * self.trainer.num_nodes
+                )
             if self.subcommand == "test" and "test" not in self.datamodule.splits:
                 raise ValueError(
                     f"data.path={self.datamodule.path!r} has no test split; `test` needs one "
@@ -201,27 +193,6 @@ class ZooCLI(LightningCLI):
             if isinstance(error, TypeError) and _raised_in_lightning(error):  # --trainer.devices=abc
                 raise ConfigError(str(error)) from error
             raise
-
-    def _check_val_check_interval(self) -> None:
-        """Refuse a ``val_check_interval`` above an epoch's training batches (with validation by epoch), which
-        Lightning refuses only once ``fit`` has started, after the run folder and its record."""
-        trainer = self._config().trainer
-        interval, every = trainer.get("val_check_interval"), trainer.get("check_val_every_n_epoch", 1)
-        if not _is_int(interval) or every is None:
-            return
-        ranks = self.trainer.num_devices * self.trainer.num_nodes
-        batches = len(self.datamodule.batch_sampler("train", train=True)) // ranks  # each rank's share
-        limit = trainer.get("limit_train_batches")
-        batches = (
-            min(batches, limit) if _is_int(limit) else int(batches * limit) if isinstance(limit, float) else batches
-        )
-        if interval > batches:
-            each = " per device" if ranks > 1 else ""
-            raise ValueError(
-                f"trainer.val_check_interval={interval} is more than the {batches} training batches of an epoch{each} "
-                f"(validation is by epoch: trainer.check_val_every_n_epoch={every}); lower it, or set "
-                f"trainer.check_val_every_n_epoch=null to count batches across epochs"
-            )
 
     def _check_vocab_size(self) -> None:
         """Refuse a ``model.vocab_size`` other than the data's: the CLI sets it from the tokenizer, and a value

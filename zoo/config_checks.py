@@ -202,3 +202,28 @@ def _check_bool_fields(config: Namespace) -> None:
             if not isinstance(value, bool):
                 shown = "null" if value is None else repr(value)
                 raise ConfigError(f"{group}.{field}={shown} is not valid; it must be true or false")
+
+
+def check_val_check_interval(trainer: Namespace, train_batches: int, ranks: int) -> None:
+    """Refuse a ``val_check_interval`` above an epoch's training batches (``train_batches``, over ``ranks``
+    ranks, after ``limit_train_batches``) when validation is by epoch: Lightning refuses it only once ``fit``
+    has started, after the run folder and its record.
+
+    Raises:
+        ConfigError: naming the interval, the batches of an epoch and what to do.
+    """
+    interval, every = trainer.get("val_check_interval"), trainer.get("check_val_every_n_epoch", 1)
+    if not isinstance(interval, int) or isinstance(interval, bool) or every is None:
+        return
+    batches, limit = train_batches // ranks, trainer.get("limit_train_batches")
+    if isinstance(limit, float):
+        batches = int(batches * limit)
+    elif isinstance(limit, int) and not isinstance(limit, bool):
+        batches = min(batches, limit)
+    if interval > batches:
+        each = " per device" if ranks > 1 else ""
+        raise ConfigError(
+            f"trainer.val_check_interval={interval} is more than the {batches} training batches of an epoch{each} "
+            f"(validation is by epoch: trainer.check_val_every_n_epoch={every}); lower it, or set "
+            f"trainer.check_val_every_n_epoch=null to count batches across epochs"
+        )

@@ -212,3 +212,28 @@ def _check_checkpoint(config: Namespace, evaluating: bool) -> None:
     if not evaluating:
         check_resumable(config.ckpt_path)
         check_budget_left(config)
+
+
+def evaluation_tokenizers(subcommand: str, config: Namespace, run_dir: Path | None, data) -> dict[str, str] | None:
+    """The tokenizers (name -> JSON) that ``validate``, ``test`` or ``predict`` of ``config.ckpt_path`` read
+    the data with: the checkpoint's own, so that any data is read with the ids its model learned (and a folder
+    of the evaluated split alone is enough); ``None`` for ``fit``, or a checkpoint without them.
+
+    Raises:
+        ValueError: a ``data.tokenizer`` or ``data.vocab_size`` (of ``data``, the data module) other than the
+            run's record holds: unused, it would be recorded as a setting of the evaluation.
+    """
+    from zoo.data.tokenizer import checkpoint_tokenizers
+    from zoo.run_folders import recorded_config
+
+    ckpt_path = config.get("ckpt_path") if subcommand in EVALUATING else None
+    tokenizers = checkpoint_tokenizers(load_checkpoint(ckpt_path)) if ckpt_path else None
+    recorded = recorded_config(run_dir) if tokenizers and run_dir is not None else None
+    current = {"data.tokenizer": data.tokenizer_kind, "data.vocab_size": data.vocab_size}
+    for field, value in current.items():
+        if recorded and field in recorded and recorded[field] != value:
+            raise ValueError(
+                f"{field}={value!r} is not used by `{subcommand}` of a checkpoint, which reads the data with the "
+                f"checkpoint's own tokenizer (the run has {field}={recorded[field]!r}); leave it out"
+            )
+    return tokenizers

@@ -330,8 +330,9 @@ def test_a_runs_own_config_yaml_is_the_same_configuration_and_loading_settings_a
     first = only_run(cli_env / "runs")
     main(["fit", f"--config={first / 'config.yaml'}"])
     main([*args, "--data.path=shakespeare/"])
+    main([*args, "--data.name=wikitext-2-v1"])  # a hub configuration's name: a local folder has one, unused
     names = sorted(path.name for path in (cli_env / "runs").iterdir())
-    assert names == [first.name, f"{first.name}-2", f"{first.name}-3"]
+    assert names == [first.name, f"{first.name}-2", f"{first.name}-3", f"{first.name}-4"]
     main([*args, "--trainer.max_steps=4", "--data.num_workers=1", f"--ckpt_path={first / 'checkpoints' / 'last.ckpt'}"])
     assert [line["step"] for line in read_run(first)["metrics"] if "val_loss" in line][-1] == 4
 
@@ -349,15 +350,6 @@ def test_an_evaluation_with_ckpt_path_last_takes_the_run_nearest_its_config(data
     metrics = {run: read_run(run)["metrics"] for run in (given, newer)}
     evaluated = {run: any("batch_size=4/val_loss" in line for line in lines) for run, lines in metrics.items()}
     assert evaluated == {given: True, newer: False}
-
-
-def test_a_hub_configuration_name_is_not_part_of_a_local_folders_run(data_dir, cli_env):
-    """data.name picks a configuration of a hub data set; a local folder holds one, and the name is not used."""
-    args = [*shakespeare_args(data_dir), "--trainer.max_steps=2"]
-    main(args)
-    main([*args, "--data.name=wikitext-2-v1"])
-    first, second = sorted(path.name for path in (cli_env / "runs").iterdir())
-    assert second == f"{first}-2"
 
 
 def test_seed_everything_true_draws_a_seed_for_each_run_and_records_it(data_dir, cli_env):

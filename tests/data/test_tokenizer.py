@@ -64,8 +64,8 @@ def test_training_on_the_same_text_gives_the_same_tokenizer(kind, multi30k):
     """The library's WordPiece trainer numbered its continuing pieces in a hash map's order and broke ties
     between merges by those numbers: three trainings on Multi30k gave three tokenizers (other ids, other
     tokens), so one configuration and seed trained other models on two machines."""
-    texts = list(multi30k["train"]["en"])
-    assert len({train_tokenizer(kind, texts, 2000).to_str() for _ in range(3)}) == 1
+    texts = list(multi30k["train"]["en"])[:4000]  # enough: before, three trainings gave three tokenizers
+    assert len({train_tokenizer(kind, texts, 1000).to_str() for _ in range(3)}) == 1
 
 
 def test_char_vocabulary_is_the_characters_plus_specials():
