@@ -130,7 +130,8 @@ def _first_bad_json_line(data_files: dict) -> str:
             with open(file, encoding="utf-8") as lines:
                 for number, line in enumerate(lines, 1):
                     try:
-                        line.strip() and json.loads(line)
+                        if line.strip():
+                            json.loads(line)
                     except ValueError:
                         return f" (file {file}, line {number})"
     return ""

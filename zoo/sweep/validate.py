@@ -196,13 +196,15 @@ def check_against_cli(config: dict, command_for) -> None:
     base = {key: values_to_check(spec)[0] for key, spec in config["parameters"].items()}
     try:
         namespace = parse(parser, arguments)
+    except SweepError as error:
+        raise SweepError(f"the sweep's command fails without any parameter (`zoo {where}`): {error}") from error
+    try:
         check_before_training(namespace)
     except SweepError as error:
         try:  # a parameter may be what makes the command valid (a schedule without an end, for a time budget)
             check_before_training(parse(parser, zoo_arguments(command_for(base))))
         except SweepError:
             raise SweepError(f"the sweep's command fails without any parameter (`zoo {where}`): {error}") from error
-        namespace = parse(parser, arguments)
     check_keys(list(config["parameters"]), field_names(namespace), where)
     check_metric_logged(config.get("metric"), namespace.model.class_path, where)
     for key, spec in config["parameters"].items():
