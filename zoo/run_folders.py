@@ -157,9 +157,9 @@ class RunFolderError(Exception):
 
 def identity(flat_config: dict) -> dict:
     """The fields of a flat (dotted-key) config that make a run what it is: all but budget, bookkeeping and how
-    data is loaded (:data:`UNMEASURED_DATA_FIELDS`), each in its one form (:func:`canonical_value`), and but
-    those unset (``None``) or
-    at the value they have unset (:data:`DEFAULTS`), so that a field added to the code later
+    data is loaded (:data:`UNMEASURED_DATA_FIELDS`; and ``data.name`` for a local folder, which does not use it),
+    each in its one form (:func:`canonical_value`), and but those unset (``None``) or at the value they have
+    unset (:data:`DEFAULTS`), so that a field added to the code later
     (``model.activation_dropout`` unset by default, ``model.bias`` true) leaves the identity and the name of
     the runs recorded before it alone, and so that the spellings of one setting are one identity
     (``trainer.precision``: unset, ``32`` and ``32-true``; ``trainer.limit_train_batches``: unset and ``1.0``;
