@@ -333,14 +333,11 @@ def find_resumable(runs_dir: Path, name: str, flat_config: dict, family: str | N
     # whose name has another hash of the same identity (recorded with an alias: precision 32-true, not unset)
     if family and (prefix or not folders):
         folders = _newest_first({*folders, *_with_checkpoint(runs_dir, f"{family}-*", None)})
-    fitting = [
-        folder
-        for folder in folders
-        if (recorded := recorded_config(folder)) is not None and not differences(recorded, flat_config, prefix)
-    ]
+    records = {folder: recorded_config(folder) for folder in folders}  # each read once
+    fitting = [f for f in folders if records[f] is not None and not differences(records[f], flat_config, prefix)]
     if fitting:  # of the runs an evaluation may take, the one of the fewest other settings, then the latest
-        return min(fitting, key=lambda folder: len(differences(recorded_config(folder), flat_config)))
-    if folders and (recorded := recorded_config(folders[0])) is not None and differences(recorded, flat_config):
+        return min(fitting, key=lambda folder: len(differences(records[folder], flat_config)))
+    if folders and (recorded := records[folders[0]]) is not None and differences(recorded, flat_config):
         raise RunFolderError(
             f"ckpt_path='last': {folders[0]} was trained with another configuration: "
             f"{', '.join(differences(recorded, flat_config, prefix))}; resume it with its own config "
