@@ -116,8 +116,10 @@ def check_same_model(config: Namespace) -> None:
         )
 
 
-def run_names(config: Namespace, flat: dict) -> tuple[str, str]:
-    """The automatic run name of a subcommand's config and its family (the name without the config hash)."""
+def run_names(config: Namespace, flat: dict, any_data: bool = False) -> tuple[str, str]:
+    """The automatic run name of a subcommand's config and its family (the name without the config hash; a
+    glob of every data set's when ``any_data``: a checkpoint may be evaluated on other data than it was
+    trained on)."""
     model, data = config.model, config.data
     task, data_module = import_class(model.class_path), import_class(data.class_path)
     path = str(data.init_args.get("path") or "data")
@@ -125,7 +127,8 @@ def run_names(config: Namespace, flat: dict) -> tuple[str, str]:
     folder = local.resolve().name if local.is_dir() else Path(path.rstrip("/")).name
     data_name = getattr(data_module, "run_label", None) or folder
     data_name = data_name.lower().replace("_", "")
-    return run_name(task.short_name, data_name, flat), run_family(task.short_name, data_name, flat)
+    family = run_family(task.short_name, "*" if any_data else data_name, flat)
+    return run_name(task.short_name, data_name, flat), family
 
 
 def resolve_run_dir(subcommand: str, config: Namespace, flat: dict) -> Path | None:
@@ -144,9 +147,9 @@ def resolve_run_dir(subcommand: str, config: Namespace, flat: dict) -> Path | No
     Raises:
         RunFolderError: an evaluation without ``--ckpt_path``, or a checkpoint that does not fit.
     """
-    name, family = (config.run_name, None) if config.run_name else run_names(config, flat)
-    runs_dir, ckpt_path = Path(config.runs_dir), config.get("ckpt_path")
     evaluating = subcommand in EVALUATING
+    name, family = (config.run_name, None) if config.run_name else run_names(config, flat, any_data=evaluating)
+    runs_dir, ckpt_path = Path(config.runs_dir), config.get("ckpt_path")
     prefix = "model." if evaluating else ""
     if evaluating and not ckpt_path:
         raise RunFolderError(

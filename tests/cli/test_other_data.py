@@ -59,7 +59,8 @@ def test_a_folder_of_the_test_split_alone_is_tested_with_the_checkpoints_tokeniz
     bigger.mkdir()
     (bigger / "train.jsonl").write_text(rows(data_dir, "train", 1000, 2000))
     (bigger / "validation.jsonl").write_text(rows(data_dir, "validation", 60, 60))
-    main(["validate", f"--config={trained / 'config.yaml'}", f"--data.path={bigger}", f"--ckpt_path={checkpoint}"])
+    # --ckpt_path last: the run of this model, trained on other data than the command's
+    main(["validate", f"--config={trained / 'config.yaml'}", f"--data.path={bigger}", "--ckpt_path=last"])
     assert any(key.startswith("path=bigger@") for key in read_run(trained)["summary"]["settings_evaluations"])
     capsys.readouterr()
     with pytest.raises(SystemExit):  # unused, it would have been recorded as the setting of the evaluation
