@@ -56,3 +56,22 @@ def test_a_language_model_reads_json_lines_as_well_as_text(data_dir, tmp_path):
     data.prepare()
     assert data.encoded["validation"]["characters"] == sum(len(d) for d in documents)
     assert data.tokenizer.decode(data.encoded["validation"]["ids"].tolist()) == "".join(documents)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line"),
+    [
+        ("a.jsonl", '{"x": 1}\n\n{"x": \n{"x": 3}\n', 3),
+        ("a.json", '{"x": 1}\n{"x": 2}\n{"x"\n', 3),  # a first line that is a whole value: JSON lines
+        ("a.json", '[\n {"x": 1},\n {"x": 2},,\n]\n', 3),  # one JSON document
+        ("a.json", '[\n {"x": 1}\n]\n', None),
+        ("a.jsonl", '{"x": 1}\n{"x": 2}\n', None),
+    ],
+)
+def test_a_bad_json_file_is_named_at_its_first_bad_line(tmp_path, name, text, line):
+    """A JSON file that ``datasets`` cannot read is named with its line; its message names a row of a block."""
+    from zoo.data.loading import _first_bad_json_line
+
+    (tmp_path / name).write_text(text)
+    where = _first_bad_json_line({"train": [str(tmp_path / name)]})
+    assert where == (f" (file {tmp_path / name}, line {line})" if line else "")

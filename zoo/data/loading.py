@@ -121,20 +121,37 @@ def _reader_error(error: BaseException) -> str:
 
 
 def _first_bad_json_line(data_files: dict) -> str:
-    """`` (file F, line L)`` for the first line of a JSON lines file that is not JSON, or ``""`` (the reader's
-    message names the row of a block, not the file)."""
+    """`` (file F, line L)`` for the first JSON or JSON lines file that is not JSON, at its first bad line, or
+    ``""`` (the reader's message names the row of a block, not the file)."""
     for files in data_files.values():
         for file in files:
-            if not str(file).endswith(".jsonl"):
-                continue
-            with open(file, encoding="utf-8") as lines:
-                for number, line in enumerate(lines, 1):
-                    try:
-                        if line.strip():
-                            json.loads(line)
-                    except ValueError:
-                        return f" (file {file}, line {number})"
+            if str(file).endswith((".jsonl", ".json")) and (number := _bad_json_line(file)):
+                return f" (file {file}, line {number})"
     return ""
+
+
+def _bad_json_line(file) -> int | None:
+    """The first line of ``file`` that is not JSON, or ``None``. A ``.json`` file is one JSON document (as
+    ``json.load`` reads it) unless its first line is a whole JSON value, which makes it JSON lines (as
+    ``datasets`` reads it)."""
+    with open(file, encoding="utf-8") as handle:
+        lines = handle.read().splitlines()
+    filled = [(number, line) for number, line in enumerate(lines, 1) if line.strip()]
+    if str(file).endswith(".json") and filled and not _is_json(filled[0][1]):
+        try:
+            json.loads("\n".join(lines))
+        except ValueError as error:
+            return getattr(error, "lineno", 1)
+        return None
+    return next((number for number, line in filled if not _is_json(line)), None)
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
 
 
 LABEL_FIELDS = ("data.label_column",)  # the columns read that are not text (their values: check_labels)
