@@ -67,14 +67,22 @@ def test_a_label_that_is_no_class_index(split, row, label, data_dir, cli_env, ca
     )
 
 
-@pytest.mark.parametrize(("label", "shown"), [(1.0, "a label as 1.0"), (0.5, "the label 0.5 in row 50")])
-def test_one_float_label_is_named_not_the_first_row(label, shown, data_dir, cli_env, capsys):
+@pytest.mark.parametrize(
+    ("split", "label", "shown"),
+    [
+        ("train", 1.0, "a label as 1.0"),
+        ("train", 0.5, "the label 0.5 in row 50"),
+        ("validation", 0.5, "the label 0.5 in row 20"),
+    ],
+)
+def test_one_float_label_is_named_not_the_first_row(split, label, shown, data_dir, cli_env, capsys):
     """One 1.0 in the file makes the reader read every label as a float: the message named row 0, whose label
-    in the file is 1."""
+    in the file is 1. A fraction in the validation split alone failed the cast to the train split's integers,
+    in a message naming no split or field."""
     folder = small_copy(data_dir, "sst2", cli_env / "sentences", {"train": 50, "validation": 20})
-    append(folder / "train.jsonl", json.dumps({"idx": 99, "sentence": "good", "label": label}))
+    append(folder / f"{split}.jsonl", json.dumps({"idx": 99, "sentence": "good", "label": label}))
     assert error_of(capsys, cli_env, CLASSIFICATION, folder) == (
-        f"zoo: error: the 'train' split of data.path='{folder}' has {shown}, so every label was read as a number "
+        f"zoo: error: the {split!r} split of data.path='{folder}' has {shown}, so every label was read as a number "
         "with a fraction; data.label_column='label' must hold class indices 0, 1, ... (integers)"
     )
 
@@ -132,4 +140,17 @@ def test_a_text_column_of_other_values(value, kind, fix, data_dir, cli_env, caps
     assert error_of(capsys, cli_env, TRANSLATION, folder) == (
         f"zoo: error: data.src_column='de' holds {kind} values in the 'train' split of data.path='{folder}', not "
         f"text ({fix}"
+    )
+
+
+def test_digits_in_one_split_and_words_in_another(cli_env, capsys):
+    """The CSV reader reads the train split's column as numbers, and the cast of the other split's words to
+    them failed in a message naming no split or field."""
+    folder = cli_env / "pairs"
+    folder.mkdir()
+    (folder / "train.csv").write_text("de,en\n" + "12345,54321\n" * 20)
+    (folder / "validation.csv").write_text("de,en\n" + "ein Hund,a dog\n" * 20)
+    assert error_of(capsys, cli_env, TRANSLATION, folder) == (
+        f"zoo: error: data.src_column='de' holds int64 values in the 'train' split of data.path='{folder}', not "
+        f"text ({DIGITS}"
     )

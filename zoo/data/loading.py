@@ -78,9 +78,11 @@ def load_splits(path: str, splits: list[str], name: str | None = None, text_opti
             if empty:
                 raise ValueError(f"data.path={path!r}: the split {empty[0]!r} is empty") from error
             raise ValueError(f"data.path={path!r} could not be read: {type(error).__name__} {error}") from error
-        except datasets.exceptions.DatasetGenerationError as error:  # a malformed or empty file
+        except datasets.exceptions.DatasetGenerationError as error:  # a malformed file, or splits of two types
             where = _first_bad_json_line(builder.config.data_files or {})
-            raise ValueError(f"data.path={path!r} could not be read: {_reader_error(error)}{where}") from error
+            loaded = None if where else _each_split_alone(local, builder.config.data_files or {}, kwargs)
+            if loaded is None:
+                raise ValueError(f"data.path={path!r} could not be read: {_reader_error(error)}{where}") from error
     elif local.exists() or _looks_local(path):
         raise FileNotFoundError(f"data.path={path!r} is not a folder (resolved to {local.resolve()})")
     elif not _hub_reachable():
@@ -97,6 +99,24 @@ def load_splits(path: str, splits: list[str], name: str | None = None, text_opti
         if len(loaded[split]) == 0:
             raise ValueError(f"data.path={path!r}: the split {split!r} is empty")
     return loaded
+
+
+def _each_split_alone(local: Path, data_files: dict, kwargs: dict):
+    """The splits read one by one, each with the column types of its own files, or ``None`` if one of them
+    cannot be read either. ``datasets`` casts every split to the types of the first: a label ``0.5`` in
+    the validation split alone, or digits in one split's text column and words in another's, failed that cast
+    in a message naming no split; read alone, the data module's checks name the split, the row and the field."""
+    import datasets
+
+    try:
+        return datasets.DatasetDict(
+            {
+                split: datasets.load_dataset(str(local), data_files={split: list(files)}, **kwargs)[split]
+                for split, files in data_files.items()
+            }
+        )
+    except datasets.exceptions.DatasetGenerationError:
+        return None
 
 
 def _reader_options(path: str, name: str | None, kwargs: dict, text_options: dict | None) -> dict:
