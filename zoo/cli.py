@@ -126,9 +126,15 @@ class ZooCLI(LightningCLI):
         if seed is not True and not (_is_int(seed) and 0 <= seed <= MAX_SEED):
             shown = "false" if seed is False else "null" if seed is None else repr(seed)
             raise ConfigError(f"seed_everything={shown} is not valid; {VALID_SEED}")
+        nodes = self._get(self.config, "trainer.num_nodes") or 1
+        if seed is True and nodes > 1:  # each node's launcher would draw its own: ranks seeded apart
+            raise ConfigError(
+                f"seed_everything=true draws a seed on each of the trainer.num_nodes={nodes} nodes, which would "
+                f"seed their ranks apart; give one seed, e.g. --seed_everything=1"
+            )
         if seed is True:  # Lightning's seed_everything() without a seed seeds 0: every "random" run was the same
             child = int(os.environ.get("LOCAL_RANK", "0")) > 0 and "PL_GLOBAL_SEED" in os.environ
-            # a DDP child rank takes the seed its launcher drew (multi-node: give a seed, each node would draw one)
+            # a DDP child rank takes the seed its launcher drew
             drawn = int(os.environ["PL_GLOBAL_SEED"]) if child else random.SystemRandom().randint(0, MAX_SEED)
             self._config()["seed_everything"] = drawn
         super()._set_seed()

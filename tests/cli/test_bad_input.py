@@ -102,6 +102,11 @@ def fails(capsys, args) -> str:
             (f"--seed_everything={seed}", f"zoo: error: seed_everything={seed} is not valid; it must be an integer in ")
             for seed in ("-3", "4294967296", "false", "null", "abc")
         ),
+        (  # each node's launcher drew its own seed
+            "--seed_everything=true --trainer.num_nodes=2",
+            "zoo: error: seed_everything=true draws a seed on each of the trainer.num_nodes=2 nodes, which would "
+            "seed their ranks apart; give one seed, e.g. --seed_everything=1\n",
+        ),
         (
             "--trainer.accelerator=tpu",
             "zoo: error: trainer.accelerator='tpu' needs a package that is not installed: Requirement 'torch_xla",
@@ -109,7 +114,9 @@ def fails(capsys, args) -> str:
     ],
 )
 def test_bad_knob(override, message, data_dir, cli_env, capsys):
-    typed = override.split(" ") if override.startswith("--data.vocab_size ") else [override]  # one with a space
+    typed = (
+        override.split(" ") if override.count(" ") == 1 and not override.endswith(" ") else [override]
+    )  # two words: a value after a space, or two options
     args = ["fit", "--config", TRANSLATION, f"--data.path={data_dir / 'multi30k'}", *typed]
     err = fails(capsys, args)
     assert message in err
