@@ -100,6 +100,32 @@ def test_average_of_the_last_checkpoints(translation_checkpoints, tmp_path, caps
 
 
 @pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ({"pe": "rope"}, "model.pe='rope', not 'sinusoidal'"),  # same weights and shapes, another function
+        ({"norm_position": "post"}, "model.norm_position='post', not 'pre'"),
+        ({"tokenizers": "other"}, "another tokenizer"),  # the same ids for other tokens
+    ],
+)
+def test_average_of_another_model_is_refused(translation_checkpoints, tmp_path, capsys, change, reason):
+    """Checkpoints whose weights have the same names and shapes were averaged whatever their model."""
+    last = translation_checkpoints["last"]
+    other = torch.load(last, weights_only=False)
+    if "tokenizers" in change:
+        (holder,) = [v for v in other.values() if isinstance(v, dict) and "tokenizers" in v]
+        holder["tokenizers"] = {name: text.replace('"<unk>"', '"<UNK>"') for name, text in holder["tokenizers"].items()}
+    else:
+        assert {k: other["hyper_parameters"][k] for k in change} != change
+        other["hyper_parameters"].update(change)
+    torch.save(other, tmp_path / "other.ckpt")
+    code, _, err = run(
+        ["average", "--ckpt_path", last, str(tmp_path / "other.ckpt"), "--out", str(tmp_path / "a.ckpt")], capsys
+    )
+    assert code == 2 and f"holds another model than '{last}' ({reason}); average checkpoints of one run" in err, err
+    assert not (tmp_path / "a.ckpt").exists()
+
+
+@pytest.mark.parametrize(
     ("command", "extra", "message"),
     [
         ("generate", [], "generate needs a LanguageModelTask checkpoint, but ckpt_path="),

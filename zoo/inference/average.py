@@ -33,9 +33,11 @@ def average_checkpoints(paths: list[str]) -> dict:
         raise InferenceError(f"--ckpt_path needs two or more checkpoints to average, got {len(paths)}")
     checkpoints = [read_checkpoint(p, field="--ckpt_path") for p in paths]
     states = [c["state_dict"] for c in checkpoints]
-    for path, state in zip(paths[1:], states[1:], strict=True):
-        if state.keys() != states[0].keys() or any(state[k].shape != states[0][k].shape for k in state):
-            raise InferenceError(f"{path!r} holds another model than {paths[0]!r}; average checkpoints of one run")
+    for path, checkpoint in zip(paths[1:], checkpoints[1:], strict=True):
+        if differs := _other_model(checkpoint, checkpoints[0]):
+            raise InferenceError(
+                f"{path!r} holds another model than {paths[0]!r} ({differs}); average checkpoints of one run"
+            )
     averaged = {
         key: torch.stack([s[key].double() for s in states]).mean(0).to(value.dtype)
         if value.is_floating_point()
@@ -44,6 +46,27 @@ def average_checkpoints(paths: list[str]) -> dict:
     }
     result = {k: v for k, v in checkpoints[-1].items() if k not in ("optimizer_states", "lr_schedulers")}
     return {**result, "state_dict": averaged, "averaged_from": [str(p) for p in paths]}
+
+
+def _other_model(checkpoint: dict, first: dict) -> str | None:
+    """How ``checkpoint`` differs from ``first`` as a model, or ``None``: its weights' names or shapes, its task,
+    an architecture knob (``pe``, ``norm_position``: same shapes, other functions) or its tokenizers (the same
+    ids for other tokens)."""
+    from zoo.data.tokenizer import checkpoint_tokenizers
+    from zoo.run_resolution import import_class
+
+    state, reference = checkpoint["state_dict"], first["state_dict"]
+    if state.keys() != reference.keys() or any(state[k].shape != reference[k].shape for k in state):
+        return "other weights or shapes"
+    saved, wanted = checkpoint.get("hyper_parameters", {}), first.get("hyper_parameters", {})
+    task = saved.get("_class_path")
+    if task != wanted.get("_class_path"):
+        return f"a {str(task).rpartition('.')[2]}, not a {str(wanted.get('_class_path')).rpartition('.')[2]}"
+    knobs = import_class(task).architecture if task else ()
+    differs = [f"model.{k}={saved[k]!r}, not {wanted[k]!r}" for k in knobs if saved.get(k) != wanted.get(k)]
+    if checkpoint_tokenizers(checkpoint) != checkpoint_tokenizers(first):
+        differs.append("another tokenizer")
+    return ", ".join(differs) or None
 
 
 def run(argv: list[str]) -> None:
