@@ -20,10 +20,14 @@ Example:
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
+
+NAME = re.compile(r"[a-z][a-z0-9_]*")  # a run folder's name holds it, and YAML and the CLI read it as a string
+YAML_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}
 
 
 def check_choice(field: str, value: object, valid: list) -> object:
@@ -80,12 +84,22 @@ class Registry(Generic[T]):
         """Decorator that registers a class or function under ``name``.
 
         Raises:
-            ValueError: if ``name`` is already registered.
+            ValueError: if ``name`` is already registered, or is not a valid name: lowercase letters, digits and
+                ``_``, starting with a letter, and no word that YAML reads as a boolean or null (``yes``).
         """
+        if not NAME.fullmatch(name) or name in YAML_WORDS:
+            raise ValueError(
+                f"{self.field}: {name!r} is not a valid name to register; use lowercase letters, digits and _, "
+                f"starting with a letter (a run folder's name holds it), and no word YAML reads as a boolean or "
+                f"null ({', '.join(sorted(YAML_WORDS))})"
+            )
 
         def add(entry: T) -> T:
             if name in self._entries:
-                raise ValueError(f"{self.field}: {name!r} is registered twice")
+                first = self._entries[name]
+                raise ValueError(
+                    f"{self.field}: {name!r} is registered twice: by {_where(entry)}, and before by {_where(first)}"
+                )
             self._entries[name] = entry
             return entry
 
@@ -111,6 +125,11 @@ class Registry(Generic[T]):
     def build(self, name: str, *args, **kwargs):
         """Call (instantiate) the entry registered under ``name`` with the given arguments."""
         return self.get(name)(*args, **kwargs)
+
+
+def _where(entry: object) -> str:
+    """``module.QualifiedName`` of a registered class or function."""
+    return f"{getattr(entry, '__module__', '?')}.{getattr(entry, '__qualname__', repr(entry))}"
 
 
 NORMS: Registry = Registry("model.norm", "zoo.nn")
