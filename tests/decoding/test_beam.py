@@ -14,6 +14,7 @@ from zoo.decoding import (
     strip_after_eos,
     translate_ids,
 )
+from zoo.registry import POSITIONAL_ENCODINGS
 
 LIMIT = torch.tensor([12, 6, 9, 4])
 
@@ -30,7 +31,7 @@ def teacher_forced_log_prob(model, src, tokens, ended):
     return torch.log_softmax(logits, -1)[0, torch.arange(len(target)), torch.tensor(target)].sum().item()
 
 
-@pytest.mark.parametrize("pe", ["sinusoidal", "rope", "alibi", "t5"])
+@pytest.mark.parametrize("pe", POSITIONAL_ENCODINGS.names())
 def test_beam_size_one_is_greedy_in_a_batch_and_alone(pe):
     model = encoder_decoder(pe)
     src, mask = sources()

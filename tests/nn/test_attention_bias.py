@@ -13,6 +13,7 @@ from zoo.nn.t5_bias import relative_position_bucket
 from zoo.registry import POSITIONAL_ENCODINGS
 
 BIASES = [name for name in POSITIONAL_ENCODINGS.names() if POSITIONAL_ENCODINGS.get(name).scope == "stack"]
+UNLIMITED = [name for name in BIASES if not POSITIONAL_ENCODINGS.get(name).length_limited]  # no table of max_len
 
 
 def test_the_bias_encodings_are_registered():
@@ -53,7 +54,8 @@ def test_alibi_bias_is_minus_slope_times_distance(causal):
 @pytest.mark.parametrize("causal", [False, True])
 def test_the_bias_of_new_queries_is_their_rows_of_the_full_bias(pe, causal):
     torch.manual_seed(0)
-    module = POSITIONAL_ENCODINGS.build(pe, 16, 4, 8, causal=causal)
+    max_len = 256 if POSITIONAL_ENCODINGS.get(pe).length_limited else 8  # past max_len where it has no limit
+    module = POSITIONAL_ENCODINGS.build(pe, 16, 4, max_len, causal=causal)
     full = module.attention_bias(200, 200)
     torch.testing.assert_close(module.attention_bias(3, 150, offset=147), full[:, :, 147:150, :150])
 
@@ -109,8 +111,11 @@ def test_recorded_attention_computes_what_the_fused_kernel_does(pe, architecture
     torch.testing.assert_close(weights[name].sum(-1), torch.ones(2, 2, 7, dtype=torch.float64))
 
 
-@pytest.mark.parametrize("pe", BIASES)
+def test_alibi_and_t5_have_no_length_limit():
+    assert {"alibi", "t5"} <= set(UNLIMITED) and "learned" not in UNLIMITED
+
+
+@pytest.mark.parametrize("pe", UNLIMITED)
 def test_bias_encodings_run_past_max_len(pe):
     model = DecoderOnly(tiny_config(pe=pe, max_len=8), VOCAB, 1).eval()
     assert model(torch.randint(1, VOCAB, (1, 40))).shape == (1, 40, VOCAB)
-    assert not POSITIONAL_ENCODINGS.get(pe).length_limited and POSITIONAL_ENCODINGS.get("learned").length_limited
