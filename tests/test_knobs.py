@@ -57,3 +57,26 @@ def test_a_tasks_architecture_names_its_own_knobs(task):
 
 def test_run_name_knobs_are_config_fields():
     assert set(RUN_NAME_KNOBS) <= set(CONFIG_FIELDS)
+
+
+def test_every_exported_task_and_data_module_is_known_to_the_help():
+    """``--help`` and the typo suggestions read the packages' exports: a new task needs no list of its own."""
+    from zoo.data import ClassificationDataModule, LanguageModelDataModule, TranslationDataModule
+    from zoo.knob_help import _data_modules
+    from zoo.tasks import ClassificationTask, LanguageModelTask, TranslationTask
+
+    assert set(TASKS) == {ClassificationTask, LanguageModelTask, TranslationTask}
+    assert {ClassificationDataModule, LanguageModelDataModule, TranslationDataModule} <= set(_data_modules())
+
+
+def test_a_task_monitoring_a_metric_it_does_not_log_is_refused_when_defined():
+    """Its monitor was reported as not logged by sweeps and EarlyStopping, though log_stage logged it."""
+    with pytest.raises(TypeError) as error:
+        type("LastTokenTask", (TaskModule,), {"monitor": "val_acc"})
+    assert str(error.value) == (
+        "LastTokenTask.monitor='val_acc' is not a metric it logs (train_loss, lr, tokens_per_sec, grad_norm, "
+        "parameters, val_loss); add 'acc' to its evaluation_metrics (now ('loss',)), the metrics its log_stage "
+        "logs with a val_ (test_) prefix"
+    )
+    fixed = type("LastTokenTask", (TaskModule,), {"monitor": "val_acc", "evaluation_metrics": ("loss", "acc")})
+    assert fixed.logged_metrics()[-2:] == ["val_loss", "val_acc"]

@@ -193,6 +193,8 @@ class ZooCLI(LightningCLI):
             self._warn_of_slow_precision()  # once the configuration is known to be good
         except (ValueError, FileNotFoundError, ConnectionError, MisconfigurationException, ImportError) as error:
             remove_unused_run_dir(run_dir)  # e.g. a trainer value Lightning refuses
+            if isinstance(error, ValueError) and not _raised_on_purpose(_root_cause(error)):
+                raise  # a bug (`a, b = [x]` in a new component), not a check: its traceback says where
             raise ConfigError(str(_root_cause(error))) from error
         except BaseException as error:
             remove_unused_run_dir(run_dir)  # whatever failed, a run that never started leaves no folder
@@ -358,6 +360,13 @@ def _raised_in_lightning(error: BaseException) -> bool:
     return bool(frames) and f"{os.sep}lightning{os.sep}" in frames[-1].filename
 
 
+def _raised_on_purpose(error: BaseException) -> bool:
+    """Whether ``error`` comes from a ``raise`` statement (a check, which names what is wrong), not from an
+    operation that failed (unpacking, ``int("x")``) where the traceback is the message."""
+    frames = traceback.extract_tb(error.__traceback__)
+    return not frames or (frames[-1].line or "").lstrip().startswith("raise")
+
+
 def _root_cause(error: BaseException) -> BaseException:
     """The error a class raised itself, unwrapped from jsonargparse's messages around it (of a union type, or of
     a link's function: :meth:`ZooCLI._vocab_size`, which prepares the data)."""
@@ -397,6 +406,8 @@ def main(args: list[str] | None = None) -> None:
         _check_files(argv)
         ZooCLI(args=args)
     except (ConfigError, RunFolderError) as error:
+        if os.environ.get("ZOO_DEBUG"):  # where the check was, for a contributor
+            traceback.print_exception(error, file=sys.stderr)
         print(f"zoo: error: {error}", file=sys.stderr)
         sys.exit(2)
     except NonFiniteLossError as error:

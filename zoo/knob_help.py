@@ -3,12 +3,22 @@
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import typing
 
-from zoo.tasks import ClassificationTask, LanguageModelTask, TaskModule, TranslationTask
+from zoo.tasks import TaskModule
 
-TASKS = (TranslationTask, ClassificationTask, LanguageModelTask)
+
+def exported_subclasses(package: str, base: type) -> tuple[type, ...]:
+    """The subclasses of ``base`` that ``package`` exports (its ``__all__``), in that order: a new task or data
+    module is known to ``--help`` and the typo suggestions once its package exports it."""
+    module = importlib.import_module(package)
+    found = (getattr(module, name) for name in module.__all__)
+    return tuple(cls for cls in found if isinstance(cls, type) and issubclass(cls, base) and cls is not base)
+
+
+TASKS = exported_subclasses("zoo.tasks", TaskModule)
 
 
 def _type_text(annotation: object) -> str:
@@ -52,9 +62,9 @@ def knob_help() -> str:
 
 
 def _data_modules() -> tuple[type, ...]:
-    from zoo.data import ClassificationDataModule, LanguageModelDataModule, TranslationDataModule
+    from zoo.data import ZooDataModule
 
-    return (TranslationDataModule, ClassificationDataModule, LanguageModelDataModule)
+    return exported_subclasses("zoo.data", ZooDataModule)
 
 
 def field_names(group: str) -> list[str]:

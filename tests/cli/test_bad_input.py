@@ -626,3 +626,24 @@ def test_a_utf16_data_file_is_named_with_the_conversion_it_needs(data_dir, cli_e
         capsys, ["fit", "--config", str(CONFIGS / "decoder_only" / "tinyshakespeare.yaml"), f"--data.path={folder}"]
     )
     assert err.splitlines()[-1].endswith("so convert it first, e.g. iconv -f utf-16 -t utf-8")
+
+
+def test_a_bug_in_a_component_keeps_its_traceback_and_a_check_can_show_its_own(data_dir, cli_env, capsys, monkeypatch):
+    """Every ValueError while the model was built became one line: a new norm's `groups, size = [d_model]`
+    was "zoo: error: not enough values to unpack (expected 2, got 1)", with no file or line."""
+    from zoo.nn.norm import LayerNorm
+
+    args = [*shakespeare_args(data_dir), "--trainer.max_steps=1"]
+
+    def broken(self, d_model, *rest, **kwargs):
+        self.groups, self.size = [d_model]
+
+    with monkeypatch.context() as patched:
+        patched.setattr(LayerNorm, "__init__", broken)
+        with pytest.raises(ValueError, match=r"not enough values to unpack"):
+            main(args)
+    assert not (cli_env / "runs").exists()
+    monkeypatch.setenv("ZOO_DEBUG", "1")  # a check's message stays one line, after the traceback of its raise
+    err = fails(capsys, [*args, "--model.dropout=2"])
+    assert err.startswith("Traceback (most recent call last):") and "raise ValueError" in err
+    assert err.endswith("zoo: error: model.dropout=2.0 is not valid; it must be in [0, 1)\n")

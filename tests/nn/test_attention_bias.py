@@ -119,3 +119,43 @@ def test_alibi_and_t5_have_no_length_limit():
 def test_bias_encodings_run_past_max_len(pe):
     model = DecoderOnly(tiny_config(pe=pe, max_len=8), VOCAB, 1).eval()
     assert model(torch.randint(1, VOCAB, (1, 40))).shape == (1, 40, VOCAB)
+
+
+@pytest.mark.parametrize(
+    ("hook", "scope", "signature", "called"),
+    [
+        ("attention_bias", "stack", "(self, query_len, key_len)", "attention_bias(query_len, key_len, offset)"),
+        ("forward", "embedding", "(self, x)", "forward(x, start)"),
+    ],
+)
+def test_a_hook_of_another_signature_is_refused_when_the_class_is_defined(hook, scope, signature, called):
+    """It was a TypeError in the first training step ("takes 2 positional arguments but 3 were given")."""
+    method = (lambda self, query_len, key_len: None) if hook == "attention_bias" else (lambda self, x: x)
+    with pytest.raises(TypeError) as error:
+        type("Odd", (PositionalEncoding,), {hook: method, "scope": scope})
+    assert str(error.value) == f"Odd.{hook}{signature} cannot be called as {called}, as the zoo calls it"
+
+
+@pytest.mark.parametrize(
+    ("pe", "wrong", "message"),
+    [  # a transposed bias trained without a complaint where T == S; a forward returning its table, not x + table
+        ("alibi", lambda bias: bias.transpose(-1, -2), "ALiBi.attention_bias returned a tensor of shape (1, 2, 7, 3), "
+         "not (1, 2, 3, 7)"),
+        ("t5", lambda bias: bias[0, 0], "T5RelativeBias.attention_bias returned a tensor of shape (3, 7), not "
+         "(1, 2, 3, 7)"),
+        ("learned", lambda x: x[:1], "LearnedPositionalEncoding.forward returned a tensor of shape (1, 3, 16), not "
+         "(2, 3, 16)"),
+    ],
+)  # fmt: skip
+def test_a_hook_output_of_another_shape_stops_the_forward_pass_naming_it(pe, wrong, message, monkeypatch):
+    model = DecoderOnly(tiny_config(pe=pe), VOCAB, 1).eval()
+    cache = model.decoder.new_cache()
+    with torch.no_grad():
+        model(torch.randint(1, VOCAB, (2, 4)), cache=cache)  # 4 positions cached: then 3 queries, 7 keys
+        module = model.decoder.position_bias or model.embed.pe
+        hook = "attention_bias" if module is model.decoder.position_bias else "forward"
+        original = getattr(module, hook)
+        monkeypatch.setattr(module, hook, lambda *args: wrong(original(*args)))
+        with pytest.raises(ValueError) as error:
+            model(torch.randint(1, VOCAB, (2, 3)), cache=cache)
+    assert str(error.value).startswith(message)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from torch import Tensor, nn
 
 from zoo.nn.config import TransformerConfig
-from zoo.nn.positional import PositionalEncoding, embedding_scale
+from zoo.nn.positional import PositionalEncoding, checked_shape, embedding_scale
 from zoo.registry import POSITIONAL_ENCODINGS
 
 
@@ -48,4 +48,5 @@ class Embedder(nn.Module):
         Raises:
             ValueError: with ``pe=learned``, for positions at or beyond ``max_len``.
         """
-        return self.dropout(self.pe(self.tokens(tokens) * self.scale, start))
+        embedded = self.tokens(tokens) * self.scale
+        return self.dropout(checked_shape(self.pe, "forward", self.pe(embedded, start), tuple(embedded.shape)))

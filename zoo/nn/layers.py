@@ -15,6 +15,7 @@ from torch import Tensor, nn
 from zoo.nn.attention import KeyValueCache, MultiHeadAttention
 from zoo.nn.config import TransformerConfig
 from zoo.nn.feedforward import FeedForward
+from zoo.nn.positional import checked_shape
 from zoo.registry import NORMS, POSITIONAL_ENCODINGS
 
 
@@ -175,7 +176,9 @@ class TransformerStack(nn.Module):
         offset = cache[0].self_attn.length if cache else 0
         bias = None
         if self.position_bias is not None:
-            bias = self.position_bias.attention_bias(x.shape[1], offset + x.shape[1], offset)
+            queries, keys = x.shape[1], offset + x.shape[1]
+            bias = self.position_bias.attention_bias(queries, keys, offset)
+            checked_shape(self.position_bias, "attention_bias", bias, (1, self.position_bias.n_heads, queries, keys))
         for i, layer in enumerate(self.layers):
             layer_cache = None if cache is None else cache[i]
             x = layer(x, padding_mask, memory, memory_padding_mask, rotary, layer_cache, bias)

@@ -17,6 +17,7 @@ rotary and bias hooks alike: source and target positions are not comparable.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable
 from functools import partial
@@ -26,6 +27,24 @@ import torch
 from torch import Tensor, nn
 
 from zoo.registry import POSITIONAL_ENCODINGS
+
+# How the zoo calls each hook (self first): the arguments of a trial call, and how they are named.
+HOOK_CALLS = {"forward": ((None, 0), "x, start"), "attention_bias": ((1, 1, 0), "query_len, key_len, offset")}
+
+
+def checked_shape(encoding: nn.Module, hook: str, result: Tensor | None, expected: tuple[int, ...]) -> Tensor | None:
+    """``result`` of ``encoding.<hook>`` if it is ``None`` or of shape ``expected``.
+
+    Raises:
+        ValueError: naming the class, the hook and both shapes (a transposed bias trained without a
+            complaint where ``T == S``, and a table returned for ``x + table`` failed later, in the loss).
+    """
+    if result is not None and tuple(result.shape) != expected:
+        raise ValueError(
+            f"{type(encoding).__name__}.{hook} returned a tensor of shape {tuple(result.shape)}, not {expected} "
+            f"(see zoo.nn.positional.PositionalEncoding.{hook})"
+        )
+    return result
 
 
 class PositionalEncoding(nn.Module):
@@ -62,6 +81,16 @@ class PositionalEncoding(nn.Module):
                     f"{cls.__name__} overrides {hook}, which is called only for an encoding of scope={scope!r}; "
                     f"set scope = {scope!r} (its scope is {cls.scope!r})"
                 )
+        for hook, (arguments, shown) in HOOK_CALLS.items():
+            method = getattr(cls, hook)
+            if method is not getattr(PositionalEncoding, hook):
+                try:
+                    inspect.signature(method).bind(None, *arguments)
+                except TypeError:
+                    raise TypeError(
+                        f"{cls.__name__}.{hook}{inspect.signature(method)} cannot be called as {hook}({shown}), "
+                        f"as the zoo calls it"
+                    ) from None
 
     @property
     def rotary(self) -> nn.Module | None:

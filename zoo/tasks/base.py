@@ -74,6 +74,22 @@ class TaskModule(pl.LightningModule):
     training_metrics = ("train_loss", "lr", "tokens_per_sec", "grad_norm", "parameters")
     evaluation_metrics: tuple[str, ...] = ("loss",)
 
+    def __init_subclass__(cls, **kwargs) -> None:
+        """A task's ``monitor`` must be a metric it logs: checkpoints, sweeps and ``EarlyStopping`` are checked
+        against :meth:`logged_metrics`, which reads ``evaluation_metrics``.
+
+        Raises:
+            TypeError: when the class is defined, naming what to add to ``evaluation_metrics``.
+        """
+        super().__init_subclass__(**kwargs)
+        if cls.monitor not in cls.logged_metrics():
+            name = cls.monitor.removeprefix("val_")
+            raise TypeError(
+                f"{cls.__name__}.monitor={cls.monitor!r} is not a metric it logs ({', '.join(cls.logged_metrics())}); "
+                f"add {name!r} to its evaluation_metrics (now {cls.evaluation_metrics!r}), the metrics its "
+                f"log_stage logs with a val_ (test_) prefix"
+            )
+
     @classmethod
     def logged_metrics(cls) -> list[str]:
         """The metrics ``fit`` logs (training, then validation), e.g. for a sweep's ``metric.name``."""
