@@ -91,7 +91,9 @@ def test_yaml_floats_without_a_dot_are_floats(tmp_path):
     path.write_text("name: lr\nmethod: grid\nparameters:\n  model.lr: {values: [1e-4, 3E-4, '1e-3']}\n")
     config = load_sweep(path)
     assert config["parameters"]["model.lr"]["values"] == [0.0001, 0.0003, "1e-3"]
-    assert [trial.name for trial in expand(config)] == ["lr-lr0.0001", "lr-lr0.0003", "lr-1e_3"]
+    assert [trial.name for trial in expand(config)] == ["lr-lr0.0001", "lr-lr0.0003", "lr-1e-3"]
+    path.write_text("name: lr\nmethod: grid\nparameters:\n  model.lr: {values: [1.0e+30, 1.0e-30]}\n")
+    assert [trial.name for trial in expand(load_sweep(path))] == ["lr-lr1e30", "lr-lr1e-30"]  # were both lr1e_30
     path.write_text("name: lr\nmethod: grid\nparameters:\n  model.lr: {values: [1e-4, 0.0001]}\n")
     with pytest.raises(SweepError, match=r"parameters.model.lr.values lists 0.0001 twice"):
         load_sweep(path)  # one number: it was one trial, silently

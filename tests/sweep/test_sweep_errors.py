@@ -77,6 +77,26 @@ def test_bad_value_names_the_parameter_and_the_value(run_sweep):
         ({"name": "my sweep"}, "name='my sweep': use letters, digits"),
         ({"command": ["python", "train.py", "${args}"]}, "command must run `${interpreter} -m zoo fit"),
         ({"command": ["${env}", "${interpreter}", "-m", "zoo", "fit", "${argz}"]}, "macro ${argz} is not known"),
+        (  # every trial trained the config's model, each under another name
+            {"command": ["${env}", "${interpreter}", "-m", "zoo", "fit", "--config", str(SHAKESPEARE)]},
+            "command has no ${args}: the parameters (model.pe) would never reach `zoo fit`, and every trial would "
+            "train the same model; add '${args}' to it",
+        ),
+        (
+            {"command": ["${env}", "${interpreter}", "-m", "zoo", "fit", "--model.pe=alibi", "${args}"]},
+            "command: '--model.pe=alibi' sets model.pe, which parameters.model.pe sets for each trial; leave one",
+        ),
+        (  # the runner's own --runs_dir came last and won: two trials of one model, in one folder
+            {"parameters": {"runs_dir": {"values": ["a", "b"]}}},
+            "parameters.runs_dir is not valid: the sweep sets runs_dir for each trial (give `zoo sweep --runs_dir "
+            "DIR` for another folder of runs)",
+        ),
+        ({"parameters": {"run_name": {"values": ["a", "b"]}}}, "parameters.run_name is not valid: the sweep sets"),
+        (  # the run records keep the lowest loss as the best: a maximising sweep ranked its trials by their minimum
+            {"metric": {"name": "val_loss", "goal": "maximize"}},
+            "metric.goal='maximize' is not valid for metric.name='val_loss', whose lower values are better (its run "
+            "records keep the lowest as its best); set goal: minimize",
+        ),
         ({"parameters": {"model.pe": {"values": "rope"}}}, "parameters.model.pe.values='rope' is not valid; it must"),
         ({"parameters": {"model.pe": {"values": []}}}, "parameters.model.pe.values=[] is not valid; it must be a"),
         ({"parameters": {"model.pe": {"values": ["rope"], "value": "rope"}}}, "has both 'value' and 'values'"),

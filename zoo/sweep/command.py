@@ -69,6 +69,28 @@ def trial_command(config: dict, params: dict, extra: list[str]) -> list[str]:
     return command + list(extra)
 
 
+PARAMETER_MACROS = ("${args}", "${args_no_hyphens}", "${args_no_equals}", "${args_no_boolean_flags}", "${args_json}")
+
+
+def check_command_passes_parameters(config: dict) -> None:
+    """Refuse a ``command`` that would not pass a trial's parameters to it, or would pass one twice.
+
+    Raises:
+        SweepError: it has no ``${args}`` (or another macro of the parameters): every trial would train the
+            same model under another name; or one of its fixed arguments sets a swept parameter.
+    """
+    command = [str(part) for part in config.get("command") or DEFAULT_COMMAND]
+    if not any(part in PARAMETER_MACROS for part in command):
+        raise SweepError(
+            f"command has no ${{args}}: the parameters ({', '.join(config['parameters'])}) would never reach "
+            f"`zoo fit`, and every trial would train the same model; add '${{args}}' to it"
+        )
+    for part in command:
+        key = part.removeprefix("--").split("=", 1)[0]
+        if part.startswith("--") and key in config["parameters"]:
+            raise SweepError(f"command: {part!r} sets {key}, which parameters.{key} sets for each trial; leave one")
+
+
 def zoo_arguments(command: list[str]) -> list[str]:
     """The arguments after ``-m zoo`` in a trial's command (``fit --config ... --model.pe=learned``).
 

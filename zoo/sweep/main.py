@@ -16,7 +16,7 @@ from rich.console import Console
 
 from zoo.folder_lock import FolderInUse, hold, release
 from zoo.run_folders import folder_problem
-from zoo.sweep.command import trial_command, zoo_arguments
+from zoo.sweep.command import check_command_passes_parameters, trial_command, zoo_arguments
 from zoo.sweep.runner import Runner, Terminated, trial_command_line
 from zoo.sweep.search import bayes_source, list_source
 from zoo.sweep.spec import SweepError, Trial, expand, load_sweep
@@ -102,12 +102,23 @@ def _hold(folder: Path) -> None:
         ) from None
 
 
+# What the runner sets for each trial, and why a sweep cannot vary it.
+PER_TRIAL = {
+    "run_name": "its run folder is named after its parameters",
+    "runs_dir": "give `zoo sweep --runs_dir DIR` for another folder of runs",
+    "ckpt_path": "a trial continues from its own last.ckpt",
+}
+
+
 def _checked_command(config: dict, extra: list[str], options) -> callable:
     """The trial command builder, after checking options, extra arguments and every parameter against the CLI."""
     for flag, value in (("--parallel", options.parallel), ("--count", options.count), ("--threads", options.threads)):
         if value is not None and value < 1:
             raise SweepError(f"{flag}={value} is not valid; it must be an integer >= 1")
-    swept = set(config["parameters"]) | {"run_name", "runs_dir", "ckpt_path"}
+    for key in config["parameters"]:
+        if key in PER_TRIAL:
+            raise SweepError(f"parameters.{key} is not valid: the sweep sets {key} for each trial ({PER_TRIAL[key]})")
+    swept = set(config["parameters"]) | set(PER_TRIAL)
     for argument in extra:
         key = argument.removeprefix("--").split("=", 1)[0]
         if argument.startswith("--") and key in swept:
@@ -117,6 +128,7 @@ def _checked_command(config: dict, extra: list[str], options) -> callable:
         return trial_command(config, params, extra)
 
     zoo_arguments(command_for({}))
+    check_command_passes_parameters(config)
     check_against_cli(config, command_for)
     return command_for
 

@@ -163,11 +163,12 @@ def _short_keys(keys: list[str]) -> dict:
 def _name_part(label: str, value: object) -> str:
     """A categorical name stands alone (``learned``); a number says whose it is (``n_heads4``)."""
     text = value if isinstance(value, str) else f"{label}{_format(value)}"
-    return re.sub(r"[^A-Za-z0-9_.=]+", "_", str(text))
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", str(text))  # "-" kept: 1e-30 and 1e+30 were both lr1e_30
 
 
 def _format(value: object) -> str:
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
+    """``lr0.001``, ``lr1e-30``, ``lr1e30`` (no ``+``)."""
+    return f"{value:.4g}".replace("e+", "e") if isinstance(value, float) else str(value)
 
 
 def expand(config: dict, count: int | None = None, seed: int = 0, names: dict | None = None) -> list[Trial]:

@@ -176,6 +176,24 @@ def check_metric_logged(metric: dict | None, class_path: str, where: str) -> Non
         raise SweepError(
             f"metric.name={metric['name']!r} is not logged by `zoo {where}` ({name}); it logs: {', '.join(logged)}"
         )
+    check_metric_goal(metric)
+
+
+def check_metric_goal(metric: dict) -> None:
+    """Raise ``SweepError`` if ``metric.goal`` is against the metric's direction (``maximize`` of a loss): the
+    run records keep a loss's lowest value as its best, which the sweep would then rank the wrong way."""
+    from zoo.tracking import EVALUATION_METRICS, lower_is_better
+
+    name, goal = metric["name"], metric.get("goal", "minimize")  # W&B's default goal
+    if name.rsplit("_", 1)[-1] not in EVALUATION_METRICS:
+        return
+    wanted = "minimize" if lower_is_better(name) else "maximize"
+    if goal != wanted:
+        better = "lower" if wanted == "minimize" else "higher"
+        raise SweepError(
+            f"metric.goal={goal!r} is not valid for metric.name={name!r}, whose {better} values are better (its "
+            f"run records keep the {'lowest' if better == 'lower' else 'highest'} as its best); set goal: {wanted}"
+        )
 
 
 def check_against_cli(config: dict, command_for) -> None:
