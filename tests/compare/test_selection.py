@@ -154,3 +154,22 @@ def test_a_run_evaluated_only_apart_is_left_out_saying_how_it_was_evaluated(tmp_
         "ed-s4": "test_bleu only as beam_size=5/test_bleu",
     }
     assert compare_json(runs, "--metric", "beam_size=5/test_bleu")["rows"][0]["runs"] == ["ed-s4"]
+
+
+def test_a_configuration_all_of_whose_runs_failed_keeps_its_knob_and_a_row(tmp_path, compare, compare_json):
+    """An lr sweep whose lr=1e30 runs all failed was a table of one row, with no lr column: which lr survived
+    was nowhere but in the footnote."""
+    runs = tmp_path / "runs"
+    for seed in (1, 2):
+        write_run(runs, f"lr-lr0.001-s{seed}", [(100, 30.0 + seed)], knobs={"model.lr": 0.001}, seed=seed)
+        write_run(runs, f"lr-lr1e30-s{seed}", [(100, 0.0)], knobs={"model.lr": 1e30}, seed=seed, status="failed")
+    result = compare_json(runs)
+    assert result["knobs"] == ["model.lr"]
+    assert [(row["model.lr"], row["n"], row["left_out"]) for row in result["rows"]] == [
+        (0.001, 2, []),
+        (1e30, 0, ["lr-lr1e30-s1", "lr-lr1e30-s2"]),
+    ]
+    assert result["rows"][1]["val_bleu_best_mean"] is None and result["rows"][1]["delta"] is None
+    _, out, _ = compare(runs, "--format", "markdown")
+    assert "| 1e+30 | 0 (2 left out) | — | — | — | — |" in out
+    assert "Left out of the statistics (--include_unfinished counts unfinished runs): lr-lr1e30-s1 (failed)" in out

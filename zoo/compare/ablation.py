@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from zoo.compare.configurations import (
     Configuration,
@@ -36,7 +36,9 @@ class Row:
         parameters, tokens_per_sec, wall_time_s: over seeds (tokens per second: each run's mean over its
             logged training steps).
         difference: against the baseline (of ``best`` or ``final``, as the comparison says); ``None`` for the
-            baseline.
+            baseline, and for a configuration with no run left in the statistics.
+        left_out: the runs of this configuration left out of the statistics (failed, unfinished, ...): a
+            configuration all of whose runs failed is a row of none, so that the table still shows it.
     """
 
     knobs: dict
@@ -48,6 +50,7 @@ class Row:
     tokens_per_sec: Spread
     wall_time_s: Spread
     difference: Difference | None
+    left_out: list[str] = field(default_factory=list)
 
     @property
     def unfinished(self) -> list[str]:
@@ -139,7 +142,7 @@ def _row(
         parameters=spread([run.final.get("parameters") for run in runs]),
         tokens_per_sec=spread([_tokens_per_sec(run) for run in runs]),
         wall_time_s=spread([run.wall_time_s for run in runs]),
-        difference=None if baseline is None else welch(baseline, values, alpha),
+        difference=None if baseline is None or not runs else welch(baseline, values, alpha),
     )
 
 
@@ -200,15 +203,21 @@ def compare(
     if not kept:
         reasons = ", ".join(f"{name} ({reason})" for name, reason in excluded)
         raise CompareError(f"no finished run with {metric} to compare; left out: {reasons}")
-    knobs = differing_knobs(kept)
+    # the knobs of every run with a config: an lr sweep whose lr=1e30 runs all failed still shows its lr column
+    knobs = differing_knobs([run for run in runs if run.config])
     groups = group_by_configuration(kept, knobs)
     for config, members in groups.items():
         groups[config], reruns = _one_run_per_seed(members)
         excluded += reruns
     base = parse_baseline(baseline, groups, knobs) if baseline else default_baseline(groups, knobs)
     base_values = [metric_value(run, metric, which) for run in groups[base]]
+    counted = {id(run) for run in kept}
+    left_out = group_by_configuration([run for run in runs if run.config and id(run) not in counted], knobs)
     rows = [
-        _row(config, groups[config], knobs, metric, None if config == base else base_values, which, alpha)
-        for config in _table3_order(list(groups), base)
+        _row(config, groups.get(config, []), knobs, metric, None if config == base else base_values, which, alpha)
+        for config in _table3_order(list({**groups, **left_out}), base)
     ]
+    for row in rows:
+        config = tuple(row.knobs.values())
+        row.left_out = [run.name for run in left_out.get(config, [])]
     return Comparison(metric, which, lower_is_better(metric), alpha, knobs, rows, excluded)

@@ -78,13 +78,20 @@ def cells(comparison: Comparison, row: Row) -> list[str]:
     return [
         "base" if row.is_baseline else "",
         *knobs,
-        str(len(row.runs)) + (f" ({len(row.unfinished)} unfinished)" if row.unfinished else ""),
+        _count(row),
         *(mean_std(s, decimals) for s in values),
         *_vs_baseline(row, decimals),
         human(row.parameters.mean),
         human(row.tokens_per_sec.mean),
         duration(row.wall_time_s.mean),
     ]
+
+
+def _count(row: Row) -> str:
+    """``3``, ``3 (1 unfinished)``, or ``0 (2 left out)`` for a configuration none of whose runs is counted."""
+    if not row.runs:
+        return f"0 ({len(row.left_out)} left out)"
+    return str(len(row.runs)) + (f" ({len(row.unfinished)} unfinished)" if row.unfinished else "")
 
 
 LAST_TEST = (

@@ -19,7 +19,8 @@ FORMATS = ("table", "markdown", "csv", "json")
 
 def print_table(comparison: Comparison, file) -> None:
     """The terminal table, baseline in bold, differences beyond seed noise in colour, then the notes."""
-    table = Table(title=f"{comparison.metric}: {len(comparison.rows)} configurations", title_justify="left")
+    count = len(comparison.rows)
+    table = Table(title=f"{comparison.metric}: {count} configuration{'s' * (count != 1)}", title_justify="left")
     for i, header in enumerate(headers(comparison)):
         table.add_column(header, justify="left" if i <= len(comparison.knobs) else "right")
     for row in comparison.rows:
@@ -60,6 +61,7 @@ def record(comparison: Comparison, row: Row) -> dict:
         **_numbers("tokens_per_sec", row.tokens_per_sec),
         **_numbers("wall_time_s", row.wall_time_s),
         "runs": [run.name for run in row.runs],
+        "left_out": row.left_out,
     }
 
 
@@ -69,7 +71,7 @@ def to_csv(comparison: Comparison) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
     writer.writeheader()
-    writer.writerows({**r, "runs": ";".join(r["runs"])} for r in rows)
+    writer.writerows({**r, "runs": ";".join(r["runs"]), "left_out": ";".join(r["left_out"])} for r in rows)
     return out.getvalue()
 
 

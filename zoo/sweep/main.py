@@ -147,7 +147,8 @@ def _planned_trials(config: dict, options, state: SweepState) -> list[Trial]:
 
 def _dry_run(config: dict, trials: list[Trial], command_for, options, console: Console) -> int:
     runs_dir = Path(options.runs_dir)
-    console.print(f"sweep {config['name']} ({config['method']}): {len(trials)} trials, metric {_metric(config)}")
+    count = f"{len(trials)} trial{'s' * (len(trials) != 1)}"
+    console.print(f"sweep {config['name']} ({config['method']}): {count}, metric {_metric(config)}")
     for number, trial in enumerate(trials, 1):
         done = "to run"
         if is_finished(runs_dir / trial.name):

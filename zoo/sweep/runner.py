@@ -274,9 +274,11 @@ def _metric_text(metric: str | None, value: dict | None) -> str:
 
 
 def _last_line(running: Running) -> str:
-    """The last line of a trial's log, which for a crash is the error."""
+    """The last line of a trial's log, which for a crash is the error; nothing for a trial that wrote nothing
+    after its command (the log's first line, ``$ ...``, which is no reason)."""
     try:
         lines = [line for line in Path(running.log.name).read_text(errors="replace").splitlines() if line.strip()]
     except OSError:
         return ""
+    lines = lines[1:] if lines and lines[0].startswith("$ ") else lines
     return f"| {lines[-1].strip()[:200]}" if lines else ""
