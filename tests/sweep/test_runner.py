@@ -106,6 +106,14 @@ def test_failures_are_recorded_and_the_others_finish(tmp_path, monkeypatch):
     assert "done  fake-c  best val_loss 2.5 at step 6" in console
 
 
+def test_a_trials_wall_time_is_that_of_all_its_attempts(tmp_path):
+    """It was the last attempt's, while its run record sums them."""
+    runner = make_runner(tmp_path)
+    runner.state.update("fake-a", wall_time_s=100.0)  # an earlier attempt, interrupted
+    runner.run(source([Trial("fake-a", {"action": "finish", "loss": 1.5}, "x=a")]))
+    assert 100.0 < runner.state.trials["fake-a"]["wall_time_s"] < 160.0
+
+
 def test_a_killed_trial_is_not_left_running_in_its_record(tmp_path):
     runner = make_runner(tmp_path)
     runner.run(source([Trial("fake-k", {"action": "die", "loss": 0}, "x=k")]))

@@ -150,7 +150,9 @@ class Runner:
         summary = run_summary(run_dir)
         status = _status(summary, code, interrupted)
         value = None if code == REFUSED else metric_of(summary, self.metric)  # refused: the record is not its
-        self.state.update(trial.name, status=status, exit_code=code, wall_time_s=wall, metric=value)
+        before = self.state.trials.get(trial.name, {}).get("wall_time_s") or 0.0  # of its earlier attempts
+        total = round(before + wall, 1)
+        self.state.update(trial.name, status=status, exit_code=code, wall_time_s=total, metric=value)
         self.counts[status] += 1
         detail = f"{_metric_text(self.metric, value)}  {wall:.0f} s"
         if status != "finished":
