@@ -312,7 +312,14 @@ def _newest_first(folders) -> list[Path]:
     return sorted(folders, key=lambda p: (p / "checkpoints" / "last.ckpt").stat().st_mtime, reverse=True)
 
 
-def find_resumable(runs_dir: Path, name: str, flat_config: dict, family: str | None = None, prefix: str = "") -> Path:
+def find_resumable(
+    runs_dir: Path,
+    name: str,
+    flat_config: dict,
+    family: str | None = None,
+    prefix: str = "",
+    preferred: tuple[Path, ...] = (),
+) -> Path:
     """The most recent ``runs_dir/name[-k]`` with ``checkpoints/last.ckpt`` whose recorded configuration equals
     ``flat_config`` (but for the budget).
 
@@ -324,6 +331,7 @@ def find_resumable(runs_dir: Path, name: str, flat_config: dict, family: str | N
             run of ``family-*`` is named in the error with the fields in which it differs.
         prefix: compare only the fields starting with it (``"model."`` to evaluate a run's checkpoint with
             other evaluation settings).
+        preferred: run folders to take first where they fit (those whose ``config.yaml`` the command was given).
 
     Raises:
         RunFolderError: if there is none, naming the fields in which the latest run of that name differs.
@@ -335,8 +343,20 @@ def find_resumable(runs_dir: Path, name: str, flat_config: dict, family: str | N
         folders = _newest_first({*folders, *_with_checkpoint(runs_dir, f"{family}-*", None)})
     records = {folder: recorded_config(folder) for folder in folders}  # each read once
     fitting = [f for f in folders if records[f] is not None and not differences(records[f], flat_config, prefix)]
+    chosen = [folder for folder in fitting if folder.resolve() in {p.resolve() for p in preferred}]
+    if chosen:
+        return chosen[0]
     if fitting:  # of the runs an evaluation may take, the one of the fewest other settings, then the latest
-        return min(fitting, key=lambda folder: len(differences(records[folder], flat_config)))
+        apart = {folder: differences(records[folder], flat_config) for folder in fitting}
+        nearest = min(fitting, key=lambda folder: len(apart[folder]))
+        rivals = [f for f in fitting if len(apart[f]) == len(apart[nearest]) and apart[f] != apart[nearest]]
+        if rivals:  # as near, in other ways (trained on two other data sets): no choice to make silently
+            shown = "; ".join(f"{f} ({', '.join(apart[f])})" for f in [nearest, *rivals][:3])
+            raise RunFolderError(
+                f"ckpt_path='last': {len(rivals) + 1} runs of this model differ from this command as much, each in "
+                f"another way: {shown}; pass --ckpt_path with the checkpoint of one"
+            )
+        return nearest
     if folders and (recorded := records[folders[0]]) is not None and differences(recorded, flat_config):
         raise RunFolderError(
             f"ckpt_path='last': {folders[0]} was trained with another configuration: "

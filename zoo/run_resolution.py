@@ -17,7 +17,15 @@ from pathlib import Path
 from jsonargparse import Namespace
 
 from zoo.folder_lock import FolderInUse, hold
-from zoo.run_folders import RunFolderError, differences, find_resumable, new_run_dir, run_family, run_name
+from zoo.run_folders import (
+    RunFolderError,
+    differences,
+    find_resumable,
+    new_run_dir,
+    recorded_config,
+    run_family,
+    run_name,
+)
 
 EVALUATING = ("validate", "test", "predict")
 
@@ -158,11 +166,13 @@ def resolve_run_dir(subcommand: str, config: Namespace, flat: dict) -> Path | No
         )
     if ckpt_path == "last":
         try:
-            found = find_resumable(runs_dir, name, flat, family, prefix=prefix)
+            found = find_resumable(runs_dir, name, flat, family, prefix=prefix, preferred=_given_runs(config))
         except RunFolderError as error:
             raise RunFolderError(f"{error}{_moved_run_hint(config, runs_dir)}") from None
         config.ckpt_path = str(found / "checkpoints" / "last.ckpt")
         _check_checkpoint(config, evaluating)
+        if evaluating and (other := differences(recorded_config(found) or {}, flat, "data.")):  # e.g. other data
+            print(f"zoo: --ckpt_path last is the run {found.name}, trained on other data: {', '.join(other)}")
         return found
     if ckpt_path:
         if not Path(ckpt_path).is_file():
@@ -180,12 +190,17 @@ def resolve_run_dir(subcommand: str, config: Namespace, flat: dict) -> Path | No
     return new_run_dir(runs_dir, name) if subcommand == "fit" else None
 
 
+def _given_runs(config: Namespace) -> tuple[Path, ...]:
+    """The run folders whose own ``config.yaml`` the command was given with ``--config``."""
+    folders = [Path(str(g.absolute if hasattr(g, "absolute") else g)).parent for g in config.get("config") or []]
+    return tuple(folder for folder in folders if (folder / "summary.json").is_file())
+
+
 def _moved_run_hint(config: Namespace, runs_dir: Path) -> str:
     """Where ``--config`` is a run's own ``config.yaml`` in another runs folder than ``runs_dir`` (which that file
     records: the folder was moved, or the run was made with another ``--runs_dir``), the option to pass."""
-    for given in config.get("config") or []:
-        folder = Path(str(given.absolute if hasattr(given, "absolute") else given)).parent
-        if (folder / "summary.json").is_file() and folder.parent.resolve() != runs_dir.resolve():
+    for folder in _given_runs(config):
+        if folder.parent.resolve() != runs_dir.resolve():
             return f" (--config is the record of a run in {folder.parent}: pass --runs_dir {folder.parent})"
     return ""
 
@@ -227,7 +242,6 @@ def evaluation_tokenizers(subcommand: str, config: Namespace, run_dir: Path | No
             run's record holds: unused, it would be recorded as a setting of the evaluation.
     """
     from zoo.data.tokenizer import checkpoint_tokenizers
-    from zoo.run_folders import recorded_config
 
     ckpt_path = config.get("ckpt_path") if subcommand in EVALUATING else None
     tokenizers = checkpoint_tokenizers(load_checkpoint(ckpt_path)) if ckpt_path else None

@@ -360,3 +360,29 @@ def test_seed_everything_true_draws_a_seed_for_each_run_and_records_it(data_dir,
     seeds = {json.loads((run / "config.json").read_text())["seed_everything"] for run in runs}
     assert len(seeds) == 2 and all(isinstance(seed, int) for seed in seeds)
     assert {run.name.split("-s")[-1].split("-")[0] for run in runs} == {str(seed) for seed in seeds}
+
+
+def test_an_evaluation_on_other_data_takes_the_given_run_and_never_chooses_between_two(data_dir, cli_env, capsys):
+    """Runs of one model trained on two other data sets are as near to a third: the newest was taken, silently."""
+    folders = {}
+    for name, start in (("first", 0), ("second", 3000), ("third", 6000)):
+        folders[name] = cli_env / name
+        folders[name].mkdir()
+        text = (data_dir / "tinyshakespeare" / "train.txt").read_text()[start : start + 3000]
+        for split in ("train", "validation"):
+            (folders[name] / f"{split}.txt").write_text(text)
+    args = [*shakespeare_args(data_dir), "--trainer.max_steps=2", "--data.block_size=16", "--model.max_len=16"]
+    for name in ("first", "second"):
+        main([*args, f"--data.path={folders[name]}"])
+    first = next(run for run in (cli_env / "runs").iterdir() if run.name.startswith("do-first-"))
+    evaluate = [f"--data.path={folders['third']}", "--ckpt_path=last"]
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main(["validate", *args[1:], *evaluate])
+    err = capsys.readouterr().err
+    assert "zoo: error: ckpt_path='last': 2 runs of this model differ from this command as much, each in another " in err
+    assert "pass --ckpt_path with the checkpoint of one" in err
+    main(["validate", f"--config={first / 'config.yaml'}", *evaluate])  # its config.yaml names the run
+    out = capsys.readouterr().out
+    assert f"zoo: --ckpt_path last is the run {first.name}, trained on other data: data.path=" in out
+    assert any("path=third@" in key for key in read_run(first)["summary"]["settings_evaluations"])
