@@ -251,6 +251,7 @@ def evaluation_tokenizers(subcommand: str, config: Namespace, run_dir: Path | No
         if recorded and field in recorded and recorded[field] != value:
             raise ValueError(
                 f"{field}={value!r} is not used by `{subcommand}` of a checkpoint, which reads the data with the "
-                f"checkpoint's own tokenizer (the run has {field}={recorded[field]!r}); leave it out"
+                f"checkpoint's own tokenizer (the run has {field}={recorded[field]!r}); leave it out, or give the "
+                f"run's own config (--config {run_dir / 'config.yaml'}) where a config file sets it"
             )
     return tokenizers

@@ -73,6 +73,7 @@ def test_a_label_that_is_no_class_index(split, row, label, data_dir, cli_env, ca
         ("train", 1.0, "a label as 1.0"),
         ("train", 0.5, "the label 0.5 in row 50"),
         ("validation", 0.5, "the label 0.5 in row 20"),
+        ("validation", 10**30, "the label 1e+30 in row 20, beyond 64-bit integers"),  # it said "a label as 1.0"
     ],
 )
 def test_one_float_label_is_named_not_the_first_row(split, label, shown, data_dir, cli_env, capsys):

@@ -75,7 +75,8 @@ def test_a_folder_of_the_test_split_alone_is_tested_with_the_checkpoints_tokeniz
         )
     assert capsys.readouterr().err.endswith(
         "zoo: error: data.vocab_size=500 is not used by `test` of a checkpoint, which reads the data with the "
-        "checkpoint's own tokenizer (the run has data.vocab_size=200); leave it out\n"
+        "checkpoint's own tokenizer (the run has data.vocab_size=200); leave it out, or give the run's own config "
+        f"(--config {trained / 'config.yaml'}) where a config file sets it\n"
     )
     with pytest.raises(SystemExit):
         main(["validate", f"--config={trained / 'config.yaml'}", f"--data.path={other}", f"--ckpt_path={checkpoint}"])

@@ -380,7 +380,7 @@ def test_an_evaluation_on_other_data_takes_the_given_run_and_never_chooses_betwe
     with pytest.raises(SystemExit):
         main(["validate", *args[1:], *evaluate])
     err = capsys.readouterr().err
-    assert "zoo: error: ckpt_path='last': 2 runs of this model differ from this command as much, each in another " in err
+    assert "zoo: error: ckpt_path='last': 2 runs of this model differ from this command as much, each in " in err
     assert "pass --ckpt_path with the checkpoint of one" in err
     main(["validate", f"--config={first / 'config.yaml'}", *evaluate])  # its config.yaml names the run
     out = capsys.readouterr().out

@@ -173,3 +173,7 @@ def test_a_configuration_all_of_whose_runs_failed_keeps_its_knob_and_a_row(tmp_p
     _, out, _ = compare(runs, "--format", "markdown")
     assert "| 1e+30 | 0 (2 left out) | — | — | — | — |" in out
     assert "Left out of the statistics (--include_unfinished counts unfinished runs): lr-lr1e30-s1 (failed)" in out
+    status, _, err = compare(runs, "--baseline", "lr=1e+30")  # it was "matches no configuration"
+    assert status == 2 and "--baseline 'lr=1e+30' names a configuration none of whose runs is counted (" in err
+    _, _, err = compare(runs, "--baseline", "lr=5")
+    assert "values here: model.lr: 0.001, 1e+30" in err

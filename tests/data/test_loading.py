@@ -66,6 +66,8 @@ def test_a_language_model_reads_json_lines_as_well_as_text(data_dir, tmp_path):
         ("a.json", '[\n {"x": 1},\n {"x": 2},,\n]\n', 3),  # one JSON document
         ("a.json", '[\n {"x": 1}\n]\n', None),
         ("a.jsonl", '{"x": 1}\n{"x": 2}\n', None),
+        ("a.jsonl", '\ufeff{"x": 1}\n{"x": 2}\n', None),  # a byte-order mark, which datasets reads
+        ("a.json", '\ufeff{"x": 1}\n{"x"\n', 2),
     ],
 )
 def test_a_bad_json_file_is_named_at_its_first_bad_line(tmp_path, name, text, line):

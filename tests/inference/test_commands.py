@@ -105,6 +105,7 @@ def test_average_of_the_last_checkpoints(translation_checkpoints, tmp_path, caps
         ({"pe": "rope"}, "model.pe='rope', not 'sinusoidal'"),  # same weights and shapes, another function
         ({"norm_position": "post"}, "model.norm_position='post', not 'pre'"),
         ({"tokenizers": "other"}, "another tokenizer"),  # the same ids for other tokens
+        ({"bias": "DELETE"}, "model.bias='unset', not True"),  # a checkpoint from before a knob: it was a KeyError
     ],
 )
 def test_average_of_another_model_is_refused(translation_checkpoints, tmp_path, capsys, change, reason):
@@ -114,6 +115,8 @@ def test_average_of_another_model_is_refused(translation_checkpoints, tmp_path, 
     if "tokenizers" in change:
         (holder,) = [v for v in other.values() if isinstance(v, dict) and "tokenizers" in v]
         holder["tokenizers"] = {name: text.replace('"<unk>"', '"<UNK>"') for name, text in holder["tokenizers"].items()}
+    elif change == {"bias": "DELETE"}:
+        del other["hyper_parameters"]["bias"]
     else:
         assert {k: other["hyper_parameters"][k] for k in change} != change
         other["hyper_parameters"].update(change)

@@ -86,6 +86,10 @@ def test_bad_value_names_the_parameter_and_the_value(run_sweep):
             {"command": ["${env}", "${interpreter}", "-m", "zoo", "fit", "--model.pe=alibi", "${args}"]},
             "command: '--model.pe=alibi' sets model.pe, which parameters.model.pe sets for each trial; leave one",
         ),
+        (  # every trial carried one checkpoint
+            {"command": ["${env}", "${interpreter}", "-m", "zoo", "fit", "${args}", "--ckpt_path=x.ckpt"]},
+            "command: '--ckpt_path=x.ckpt' sets ckpt_path, which the sweep sets for each trial; leave it out",
+        ),
         (  # the runner's own --runs_dir came last and won: two trials of one model, in one folder
             {"parameters": {"runs_dir": {"values": ["a", "b"]}}},
             "parameters.runs_dir is not valid: the sweep sets runs_dir for each trial (give `zoo sweep --runs_dir "
@@ -202,3 +206,19 @@ def test_a_command_that_only_its_parameters_make_valid_is_not_refused(tmp_path, 
     assert main([path, "--runs_dir", str(tmp_path / "runs"), "--dry-run", "--", *budget]) == 0, capsys.readouterr()
     out = capsys.readouterr().out
     assert " 1 timed-constant  (to run)" in out and " 2 timed-inverse_sqrt  (to run)" in out
+
+
+@pytest.mark.parametrize(
+    ("name", "goal", "wrong"),
+    [("val_exact_match", "minimize", True), ("val_exact_match", "maximize", False), ("val_ppl", "maximize", True),
+     ("test_bleu", "minimize", True), ("val_bpc", "minimize", False), ("tokens_per_sec", "minimize", False)],
+)  # fmt: skip
+def test_a_goal_against_the_metrics_direction_is_refused(name, goal, wrong):
+    from zoo.sweep.spec import SweepError
+    from zoo.sweep.validate import check_metric_goal
+
+    if not wrong:
+        check_metric_goal({"name": name, "goal": goal})
+        return
+    with pytest.raises(SweepError, match=rf"metric.goal='{goal}' is not valid for metric.name='{name}', whose "):
+        check_metric_goal({"name": name, "goal": goal})

@@ -169,6 +169,22 @@ def _check_one_task(runs: list[Run]) -> None:
         )
 
 
+def _baseline(text: str | None, groups: dict, left_out: dict, knobs: list[str]) -> Configuration:
+    """The baseline configuration (:func:`.configurations.parse_baseline`, or the default); a ``--baseline``
+    that names a configuration whose runs were all left out is told so (it was "matches no configuration")."""
+    if not text:
+        return default_baseline(groups, knobs)
+    try:
+        return parse_baseline(text, groups, knobs)
+    except CompareError:
+        named = parse_baseline(text, {**left_out, **groups}, knobs)  # its error lists the values of every run
+    names = ", ".join(run.name for run in left_out[named])
+    raise CompareError(
+        f"--baseline {text!r} names a configuration none of whose runs is counted ({names}: see the runs left "
+        f"out); choose another, or count unfinished runs too with --include_unfinished"
+    )
+
+
 def compare(
     runs: list[Run],
     metric: str | None = None,
@@ -209,10 +225,10 @@ def compare(
     for config, members in groups.items():
         groups[config], reruns = _one_run_per_seed(members)
         excluded += reruns
-    base = parse_baseline(baseline, groups, knobs) if baseline else default_baseline(groups, knobs)
-    base_values = [metric_value(run, metric, which) for run in groups[base]]
     counted = {id(run) for run in kept}
     left_out = group_by_configuration([run for run in runs if run.config and id(run) not in counted], knobs)
+    base = _baseline(baseline, groups, left_out, knobs)
+    base_values = [metric_value(run, metric, which) for run in groups[base]]
     rows = [
         _row(config, groups.get(config, []), knobs, metric, None if config == base else base_values, which, alpha)
         for config in _table3_order(list({**groups, **left_out}), base)

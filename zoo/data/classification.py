@@ -85,8 +85,11 @@ def check_labels(labels: list, split: str, path: str, column: str) -> None:
         ValueError: naming the split, the row, the value and the field ``data.label_column``.
     """
     fractional = next((row for row, label in enumerate(labels) if isinstance(label, float) and label % 1), None)
+    huge = next((row for row, label in enumerate(labels) if isinstance(label, float) and abs(label) >= 2**63), None)
     if all(isinstance(label, float) for label in labels) and labels:  # one float in the file makes every label one
         shown = f"the label {labels[fractional]!r} in row {fractional}" if fractional is not None else "a label as 1.0"
+        if fractional is None and huge is not None:  # an integer past int64 is read as a float too
+            shown = f"the label {labels[huge]:g} in row {huge}, beyond 64-bit integers"
         raise ValueError(
             f"the {split!r} split of data.path={path!r} has {shown}, so every label was read as a number with a "
             f"fraction; data.label_column={column!r} must hold class indices 0, 1, ... (integers)"

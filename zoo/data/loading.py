@@ -154,7 +154,7 @@ def _bad_json_line(file) -> int | None:
     """The first line of ``file`` that is not JSON, or ``None``. A ``.json`` file is one JSON document (as
     ``json.load`` reads it) unless its first line is a whole JSON value, which makes it JSON lines (as
     ``datasets`` reads it)."""
-    with open(file, encoding="utf-8") as handle:
+    with open(file, encoding="utf-8-sig") as handle:  # a byte-order mark, which datasets reads, is no bad line
         lines = handle.read().splitlines()
     filled = [(number, line) for number, line in enumerate(lines, 1) if line.strip()]
     if str(file).endswith(".json") and filled and not _is_json(filled[0][1]):

@@ -58,15 +58,23 @@ def _other_model(checkpoint: dict, first: dict) -> str | None:
     state, reference = checkpoint["state_dict"], first["state_dict"]
     if state.keys() != reference.keys() or any(state[k].shape != reference[k].shape for k in state):
         return "other weights or shapes"
-    saved, wanted = checkpoint.get("hyper_parameters", {}), first.get("hyper_parameters", {})
+    saved, wanted = checkpoint.get("hyper_parameters") or {}, first.get("hyper_parameters") or {}
     task = saved.get("_class_path")
     if task != wanted.get("_class_path"):
-        return f"a {str(task).rpartition('.')[2]}, not a {str(wanted.get('_class_path')).rpartition('.')[2]}"
+        return f"{_task_of(task)}, not {_task_of(wanted.get('_class_path'))}"
     knobs = import_class(task).architecture if task else ()
-    differs = [f"model.{k}={saved[k]!r}, not {wanted[k]!r}" for k in knobs if saved.get(k) != wanted.get(k)]
+    differs = [
+        f"model.{k}={saved.get(k, 'unset')!r}, not {wanted.get(k, 'unset')!r}"  # unset: a knob added since
+        for k in knobs
+        if saved.get(k) != wanted.get(k)
+    ]
     if checkpoint_tokenizers(checkpoint) != checkpoint_tokenizers(first):
         differs.append("another tokenizer")
     return ", ".join(differs) or None
+
+
+def _task_of(class_path: str | None) -> str:
+    return f"a {class_path.rpartition('.')[2]}" if class_path else "no task recorded (no hyper_parameters)"
 
 
 def run(argv: list[str]) -> None:

@@ -72,12 +72,17 @@ def trial_command(config: dict, params: dict, extra: list[str]) -> list[str]:
 PARAMETER_MACROS = ("${args}", "${args_no_hyphens}", "${args_no_equals}", "${args_no_boolean_flags}", "${args_json}")
 
 
-def check_command_passes_parameters(config: dict) -> None:
+def check_command_passes_parameters(config: dict, per_trial: tuple[str, ...] = ()) -> None:
     """Refuse a ``command`` that would not pass a trial's parameters to it, or would pass one twice.
+
+    Args:
+        config: the sweep configuration.
+        per_trial: the fields the runner sets for each trial (``run_name``, ``runs_dir``, ``ckpt_path``).
 
     Raises:
         SweepError: it has no ``${args}`` (or another macro of the parameters): every trial would train the
-            same model under another name; or one of its fixed arguments sets a swept parameter.
+            same model under another name; or one of its fixed arguments sets a swept parameter or a field of
+            ``per_trial``.
     """
     command = [str(part) for part in config.get("command") or DEFAULT_COMMAND]
     if not any(part in PARAMETER_MACROS for part in command):
@@ -89,6 +94,8 @@ def check_command_passes_parameters(config: dict) -> None:
         key = part.removeprefix("--").split("=", 1)[0]
         if part.startswith("--") and key in config["parameters"]:
             raise SweepError(f"command: {part!r} sets {key}, which parameters.{key} sets for each trial; leave one")
+        if part.startswith("--") and key in per_trial:
+            raise SweepError(f"command: {part!r} sets {key}, which the sweep sets for each trial; leave it out")
 
 
 def zoo_arguments(command: list[str]) -> list[str]:

@@ -128,7 +128,7 @@ def _checked_command(config: dict, extra: list[str], options) -> callable:
         return trial_command(config, params, extra)
 
     zoo_arguments(command_for({}))
-    check_command_passes_parameters(config)
+    check_command_passes_parameters(config, tuple(PER_TRIAL))
     check_against_cli(config, command_for)
     return command_for
 

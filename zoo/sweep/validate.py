@@ -185,7 +185,7 @@ def check_metric_goal(metric: dict) -> None:
     from zoo.tracking import EVALUATION_METRICS, lower_is_better
 
     name, goal = metric["name"], metric.get("goal", "minimize")  # W&B's default goal
-    if name.rsplit("_", 1)[-1] not in EVALUATION_METRICS:
+    if not any(name.endswith(f"_{known}") for known in EVALUATION_METRICS):  # val_exact_match too
         return
     wanted = "minimize" if lower_is_better(name) else "maximize"
     if goal != wanted:
