@@ -312,6 +312,24 @@ def _newest_first(folders) -> list[Path]:
     return sorted(folders, key=lambda p: (p / "checkpoints" / "last.ckpt").stat().st_mtime, reverse=True)
 
 
+def _nearest(fitting: list[Path], apart: dict[Path, list[str]]) -> Path:
+    """Of the runs an evaluation may take (most recent first), the one of the fewest other fields (``apart``).
+
+    Raises:
+        RunFolderError: another run is as near in other ways (trained on two other data sets): no choice to
+            make silently.
+    """
+    nearest = min(fitting, key=lambda folder: len(apart[folder]))
+    rivals = [f for f in fitting if len(apart[f]) == len(apart[nearest]) and apart[f] != apart[nearest]]
+    if rivals:
+        shown = "; ".join(f"{f} ({', '.join(apart[f])})" for f in [nearest, *rivals][:3])
+        raise RunFolderError(
+            f"ckpt_path='last': {len(rivals) + 1} runs of this model differ from this command as much, each in "
+            f"another way: {shown}; pass --ckpt_path with the checkpoint of one"
+        )
+    return nearest
+
+
 def find_resumable(
     runs_dir: Path,
     name: str,
@@ -320,8 +338,9 @@ def find_resumable(
     prefix: str = "",
     preferred: tuple[Path, ...] = (),
 ) -> Path:
-    """The most recent ``runs_dir/name[-k]`` with ``checkpoints/last.ckpt`` whose recorded configuration equals
-    ``flat_config`` (but for the budget).
+    """The run folder with ``checkpoints/last.ckpt`` whose recorded configuration fits ``flat_config``: equals it
+    but for the budget (or, with ``prefix``, in the fields of ``prefix``). Of several, one of ``preferred``,
+    else the one of the fewest other fields (:func:`_nearest`), the most recent first.
 
     Args:
         runs_dir: where run folders are.
@@ -334,7 +353,8 @@ def find_resumable(
         preferred: run folders to take first where they fit (those whose ``config.yaml`` the command was given).
 
     Raises:
-        RunFolderError: if there is none, naming the fields in which the latest run of that name differs.
+        RunFolderError: if there is none, naming the fields in which the latest run of that name differs; or
+            when two runs are as near in other ways.
     """
     folders = _with_checkpoint(runs_dir, f"{name}*", name)
     # evaluation settings may differ, and so may the name's hash; with no run of this name, a run of the family
@@ -346,17 +366,8 @@ def find_resumable(
     chosen = [folder for folder in fitting if folder.resolve() in {p.resolve() for p in preferred}]
     if chosen:
         return chosen[0]
-    if fitting:  # of the runs an evaluation may take, the one of the fewest other settings, then the latest
-        apart = {folder: differences(records[folder], flat_config) for folder in fitting}
-        nearest = min(fitting, key=lambda folder: len(apart[folder]))
-        rivals = [f for f in fitting if len(apart[f]) == len(apart[nearest]) and apart[f] != apart[nearest]]
-        if rivals:  # as near, in other ways (trained on two other data sets): no choice to make silently
-            shown = "; ".join(f"{f} ({', '.join(apart[f])})" for f in [nearest, *rivals][:3])
-            raise RunFolderError(
-                f"ckpt_path='last': {len(rivals) + 1} runs of this model differ from this command as much, each in "
-                f"another way: {shown}; pass --ckpt_path with the checkpoint of one"
-            )
-        return nearest
+    if fitting:
+        return _nearest(fitting, {folder: differences(records[folder], flat_config) for folder in fitting})
     if folders and (recorded := records[folders[0]]) is not None and differences(recorded, flat_config):
         raise RunFolderError(
             f"ckpt_path='last': {folders[0]} was trained with another configuration: "
