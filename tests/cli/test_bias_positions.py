@@ -11,10 +11,9 @@ import pytest
 
 from tests.cli.helpers import CONFIGS, TINY_MODEL, VARIANTS, read_run
 from tests.conftest import REPO
+from tests.nn.test_attention_bias import BIASES
 from zoo.cli import main
 from zoo.registry import POSITIONAL_ENCODINGS
-
-BIASES = [name for name in POSITIONAL_ENCODINGS.names() if POSITIONAL_ENCODINGS.get(name).scope == "stack"]
 
 STEPS = [
     "--trainer.max_steps=3",

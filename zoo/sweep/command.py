@@ -91,11 +91,16 @@ def check_command_passes_parameters(config: dict, per_trial: tuple[str, ...] = (
             f"`zoo fit`, and every trial would train the same model; add '${{args}}' to it"
         )
     for part in command:
-        key = part.removeprefix("--").split("=", 1)[0]
-        if part.startswith("--") and key in config["parameters"]:
+        key = option_key(part)
+        if key in config["parameters"]:
             raise SweepError(f"command: {part!r} sets {key}, which parameters.{key} sets for each trial; leave one")
-        if part.startswith("--") and key in per_trial:
+        if key in per_trial:
             raise SweepError(f"command: {part!r} sets {key}, which the sweep sets for each trial; leave it out")
+
+
+def option_key(argument: str) -> str | None:
+    """The field an argument sets (``--model.pe=rope`` -> ``model.pe``), or ``None`` for no ``--`` option."""
+    return argument.removeprefix("--").split("=", 1)[0] if argument.startswith("--") else None
 
 
 def zoo_arguments(command: list[str]) -> list[str]:

@@ -16,7 +16,7 @@ from rich.console import Console
 
 from zoo.folder_lock import FolderInUse, hold, release
 from zoo.run_folders import folder_problem
-from zoo.sweep.command import check_command_passes_parameters, trial_command, zoo_arguments
+from zoo.sweep.command import check_command_passes_parameters, option_key, trial_command, zoo_arguments
 from zoo.sweep.runner import Runner, Terminated, trial_command_line
 from zoo.sweep.search import bayes_source, list_source
 from zoo.sweep.spec import SweepError, Trial, expand, load_sweep
@@ -120,8 +120,8 @@ def _checked_command(config: dict, extra: list[str], options) -> callable:
             raise SweepError(f"parameters.{key} is not valid: the sweep sets {key} for each trial ({PER_TRIAL[key]})")
     swept = set(config["parameters"]) | set(PER_TRIAL)
     for argument in extra:
-        key = argument.removeprefix("--").split("=", 1)[0]
-        if argument.startswith("--") and key in swept:
+        key = option_key(argument)
+        if key in swept:
             raise SweepError(f"extra argument {argument!r} sets {key}, which the sweep sets for each trial")
 
     def command_for(params: dict) -> list[str]:
