@@ -24,6 +24,7 @@ from lightning.pytorch.utilities.exceptions import SIGTERMException
 from zoo.cli_parser import COMMAND_LINE, ZooArgumentParser
 from zoo.config_checks import MAX_SEED, VALID_SEED, ConfigError, check_options, check_val_check_interval
 from zoo.data import ZooDataModule
+from zoo.errors import print_error, raised_on_purpose
 from zoo.folder_lock import release
 from zoo.knob_help import knob_help
 from zoo.nonfinite import NonFiniteAction, NonFiniteLossError
@@ -193,7 +194,7 @@ class ZooCLI(LightningCLI):
             self._warn_of_slow_precision()  # once the configuration is known to be good
         except (ValueError, FileNotFoundError, ConnectionError, MisconfigurationException, ImportError) as error:
             remove_unused_run_dir(run_dir)  # e.g. a trainer value Lightning refuses
-            if isinstance(error, ValueError) and not _raised_on_purpose(_root_cause(error)):
+            if isinstance(error, ValueError) and not raised_on_purpose(_root_cause(error)):
                 raise  # a bug (`a, b = [x]` in a new component), not a check: its traceback says where
             raise ConfigError(str(_root_cause(error))) from error
         except BaseException as error:
@@ -360,13 +361,6 @@ def _raised_in_lightning(error: BaseException) -> bool:
     return bool(frames) and f"{os.sep}lightning{os.sep}" in frames[-1].filename
 
 
-def _raised_on_purpose(error: BaseException) -> bool:
-    """Whether ``error`` comes from a ``raise`` statement (a check, which names what is wrong), not from an
-    operation that failed (unpacking, ``int("x")``) where the traceback is the message."""
-    frames = traceback.extract_tb(error.__traceback__)
-    return not frames or (frames[-1].line or "").lstrip().startswith("raise")
-
-
 def _root_cause(error: BaseException) -> BaseException:
     """The error a class raised itself, unwrapped from jsonargparse's messages around it (of a union type, or of
     a link's function: :meth:`ZooCLI._vocab_size`, which prepares the data)."""
@@ -406,12 +400,10 @@ def main(args: list[str] | None = None) -> None:
         _check_files(argv)
         ZooCLI(args=args)
     except (ConfigError, RunFolderError) as error:
-        if os.environ.get("ZOO_DEBUG"):  # where the check was, for a contributor
-            traceback.print_exception(error, file=sys.stderr)
-        print(f"zoo: error: {error}", file=sys.stderr)
+        print_error("zoo", error)
         sys.exit(2)
     except NonFiniteLossError as error:
-        print(f"zoo: error: {error}", file=sys.stderr)
+        print_error("zoo", error)
         sys.exit(1)
     except SIGTERMException:  # Lightning's SystemExit without a code would exit 0, as if the run had finished
         sys.exit(128 + signal.SIGTERM)

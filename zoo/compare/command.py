@@ -11,6 +11,7 @@ from zoo.compare.errors import CompareError
 from zoo.compare.records import load_local_runs
 from zoo.compare.render import FORMATS, render
 from zoo.compare.wandb_runs import load_wandb_runs
+from zoo.errors import print_error
 from zoo.run_folders import folder_problem
 
 
@@ -85,7 +86,7 @@ def main(argv: list[str]) -> int:
     try:
         run(argv)
     except CompareError as error:
-        print(f"zoo compare: error: {error}", file=sys.stderr)
+        print_error("zoo compare", error)
         return 2
     except SystemExit as done:  # --help
         return int(done.code or 0)

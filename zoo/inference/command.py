@@ -10,6 +10,7 @@ from pathlib import Path
 
 import torch
 
+from zoo.errors import print_error, raised_on_purpose
 from zoo.inference.checkpoint import InferenceError
 
 
@@ -69,13 +70,16 @@ def checked_text(text: str, where: str) -> str:
 
 def main_of(command: str, run: Callable[[list[str]], None]) -> Callable[[list[str]], int]:
     """``main(argv) -> exit status`` for ``python -m zoo <command>``: 0, or 2 after one line
-    ``zoo <command>: error: ...`` on stderr."""
+    ``zoo <command>: error: ...`` on stderr (:func:`zoo.errors.print_error`); a ``ValueError`` that no check
+    raised is a bug and keeps its traceback."""
 
     def main(argv: list[str]) -> int:
         try:
             run(argv)
         except (InferenceError, ValueError) as error:  # ValueError: a setting refused by the decoder
-            print(f"zoo {command}: error: {error}", file=sys.stderr)
+            if not isinstance(error, InferenceError) and not raised_on_purpose(error):
+                raise  # a bug, not a check: its traceback says where
+            print_error(f"zoo {command}", error)
             return 2
         except SystemExit as done:  # --help
             return int(done.code or 0)

@@ -9,11 +9,11 @@ import argparse
 import os
 import shlex
 import signal
-import sys
 from pathlib import Path
 
 from rich.console import Console
 
+from zoo.errors import print_error
 from zoo.folder_lock import FolderInUse, hold, release
 from zoo.run_folders import folder_problem
 from zoo.sweep.command import check_command_passes_parameters, option_key, trial_command, zoo_arguments
@@ -80,7 +80,7 @@ def main(argv: list[str]) -> int:
             _hold(state.folder)  # a sweep started at the same moment, before either had a folder
     except SweepError as error:
         release()
-        print(f"zoo sweep: error: {error}", file=sys.stderr)
+        print_error("zoo sweep", error)
         return 2
     if options.dry_run:
         return _dry_run(config, trials, command_for, options, console)

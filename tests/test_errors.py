@@ -1,0 +1,43 @@
+"""Every command reports a refused input the same way: one line, the traceback above it under ZOO_DEBUG=1,
+and a bug's own traceback kept."""
+
+import pytest
+
+from zoo.compare.command import main as compare_main
+from zoo.inference.command import main_of
+from zoo.sweep.main import main as sweep_main
+
+
+def refuse(argv: list[str]) -> None:
+    raise ValueError("--beam_size=0 is not valid; it must be >= 1")
+
+
+def bug(argv: list[str]) -> None:
+    int(argv[0])  # a ValueError that no check raised
+
+
+COMMANDS = {
+    "compare": (compare_main, ["no-such-runs"], "zoo compare: error: "),
+    "sweep": (sweep_main, ["no-such-sweep.yaml"], "zoo sweep: error: "),
+    "inference": (main_of("generate", refuse), [], "zoo generate: error: --beam_size=0 is not valid"),
+}
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_a_refusal_is_one_line_and_zoo_debug_shows_where_it_was_raised(name, capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    command, argv, line = COMMANDS[name]
+    assert command(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(line) and err.count("\n") == 1, err
+    monkeypatch.setenv("ZOO_DEBUG", "1")
+    assert command(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("Traceback (most recent call last):") and "raise " in err, err
+    assert err.splitlines()[-1].startswith(line), err
+
+
+def test_a_bug_in_an_inference_command_keeps_its_traceback():
+    """A ValueError from an operation (not a check's raise) is not a user's mistake: one line would hide where."""
+    with pytest.raises(ValueError, match="invalid literal for int"):
+        main_of("generate", bug)(["x"])
