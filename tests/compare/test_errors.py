@@ -49,6 +49,9 @@ def test_a_bad_baseline(runs_dir, compare):
         "--baseline key 'norm' is not a knob that differs here; knobs: model.pe"
     )
     assert one_error_line(compare, runs_dir, "--baseline", "rope") == "--baseline 'rope': 'rope' is not KEY=VALUE"
+    assert one_error_line(compare, runs_dir, "--baseline", "pe=rope,model.pe=sinusoidal") == (
+        "--baseline 'pe=rope,model.pe=sinusoidal' gives model.pe twice; give each knob one value"
+    )  # the last value won, silently
 
 
 def test_bad_arguments_and_no_runs(runs_dir, compare):
@@ -116,3 +119,20 @@ def test_a_damaged_summary_is_one_line(runs_dir, compare):
     damaged.write_text("")
     status, _, err = compare(runs_dir)
     assert status == 2 and err.count("\n") == 1 and f"{damaged} is damaged (not JSON); resuming the run" in err, err
+
+
+def test_a_trial_killed_before_its_summary_is_listed_as_left_out_and_another_sweeps_run_is_not_taken(
+    runs_dir, compare_json
+):
+    """A sweep's runs are found by the group in their summary.json; a trial killed after its config.json but
+    before its summary.json has none, and vanished from its sweep's table (its configuration's n fell from 3
+    to 2 with no word). A run of another sweep whose name a trial shares is not this sweep's."""
+    trials = {f"ed-{pe}-s{seed}": {"status": "finished"} for pe in ("sinusoidal", "rope") for seed in (1, 2, 3)}
+    (runs_dir / "pe-sweep").mkdir()
+    (runs_dir / "pe-sweep" / "sweep.json").write_text(json.dumps({"trials": {**trials, "ed-t5-s1": {}}}))
+    (runs_dir / "ed-sinusoidal-s3" / "summary.json").unlink()
+    write_run(runs_dir, "ed-t5-s1", [(100, 2.0)], knobs={"model.pe": "t5"}, group="other-sweep")
+    table = compare_json("pe-sweep", "--runs_dir", runs_dir)
+    assert [entry["run"] for entry in table["excluded"]] == ["ed-sinusoidal-s3"]
+    assert "summary.json" in table["excluded"][0]["reason"]
+    assert sorted((row["model.pe"], row["n"]) for row in table["rows"]) == [("rope", 3), ("sinusoidal", 2)]

@@ -63,7 +63,27 @@ def test_one_seed_says_n_too_small(tmp_path, compare_json):
 
 
 def test_spread_and_welch_edge_cases():
-    assert spread([]) == spread([float("nan")])
+    assert spread([]) == spread([None])
     assert (spread([]).mean, spread([]).n) == (None, 0)
     same = welch([1.0, 1.0], [2.0, 2.0])
     assert (same.delta, same.p, same.verdict) == (1.0, None, "no seed variance")
+
+
+@pytest.mark.parametrize("value", [math.inf, math.nan])
+def test_a_seed_that_diverged_is_counted_not_dropped(runs_dir, compare, compare_json, value):
+    """A seed whose final value is inf or nan left the mean and spread of the other two, while n said 3, and
+    Welch's nan p read "within noise": the diverged seed vanished."""
+    import json
+
+    summary = runs_dir / "ed-rope-s3" / "summary.json"
+    record = json.loads(summary.read_text())
+    record["final"]["val_bleu"] = value
+    summary.write_text(json.dumps(record))
+    rope = compare_json(runs_dir, "--value", "final")["rows"][1]
+    assert rope["n"] == 3 and rope["val_bleu_final_std"] is None
+    assert math.isinf(rope["val_bleu_final_mean"]) if math.isinf(value) else math.isnan(rope["val_bleu_final_mean"])
+    assert (rope["p_value"], rope["verdict"]) == (None, "not finite")
+    status, out, _ = compare(runs_dir, "--value", "final", "--format", "markdown")
+    assert status == 0 and f"| {value:.2f} |" in out and "| not finite |" in out
+    assert "Runs whose val_bleu is not finite (diverged), counted" in out and "ed-rope-s3" in out
+    assert spread([1.0, value, None]).n == 2

@@ -171,3 +171,19 @@ def test_a_categorical_distribution_is_what_a_list_of_values_means():
     plain = definition({"model.pe": {"values": ["learned", "rope"]}})
     spelt = definition({"model.pe": {"distribution": "categorical", "values": ["rope", "learned"]}})
     assert definition_changes(plain, spelt) == [] == definition_changes(spelt, plain)
+
+
+def test_value_and_a_one_value_list_are_one_spelling_and_the_seed_may_grow_from_either():
+    """`value: 1` is `values: [1]`: extending the seed to more values was refused when the file said `value`
+    (the README says the seed may grow). Another single value of a knob is still another sweep: the record
+    would list both, and the trials' names (which leave out a fixed knob) would change."""
+    then = definition({"model.pe": {"values": ["learned", "rope"]}, "seed_everything": {"value": 1}})
+    more = definition({"model.pe": {"values": ["learned", "rope"]}, "seed_everything": {"values": [1, 2]}})
+    assert definition_changes(then, more) == []
+    assert extended(then, more)["parameters"]["seed_everything"] == {"values": [1, 2]}
+    spelt = definition({"model.pe": {"values": ["learned", "rope"]}, "seed_everything": {"values": [1]}})
+    assert definition_changes(then, spelt) == definition_changes(spelt, then) == []
+    width = definition({**GRID, "model.d_model": {"values": [64]}})
+    assert definition_changes(width, definition({**GRID, "model.d_model": {"values": [32]}})) == [
+        "parameters.model.d_model={'values': [32]} (the sweep has {'values': [64]})"
+    ]

@@ -3,7 +3,7 @@
 import json
 
 from zoo.sweep.command import trial_command
-from zoo.sweep.search import bayes_source, list_source
+from zoo.sweep.search import PROPOSALS, BayesSource, list_source
 from zoo.sweep.spec import expand
 from zoo.sweep.state import SweepState
 
@@ -84,8 +84,24 @@ def test_bayes_proposes_from_the_run_records_until_the_count(tmp_path):
             json.dumps({"status": "finished", "best": {"val_loss": {"value": lr, "step": 1}}})
         )
         state.update(run_dir.name, params={"model.lr": lr}, status="finished", run_dir=str(run_dir))
-    source = bayes_source(config, state, list_source([], 5, 3), count=5, seed=0)
+    source = BayesSource(config, state, list_source([], 5, 3), count=5, seed=0)
     proposed = [source(), source(), source()]
     assert [number for _, number in proposed[:2]] == ["[4/5]", "[5/5]"] and proposed[2] is None
     for trial, _ in proposed[:2]:
         assert 0.0 <= trial.params["model.lr"] <= 1.0 and state.trials[trial.name]["status"] == "pending"
+
+
+def test_bayes_never_proposes_an_existing_trial_and_stops_when_its_space_has_no_other(tmp_path):
+    """A finite space smaller than the count: the engine proposes the trials that exist (finished, or running
+    now) again; none is started twice, and the search ends saying why instead of retrying forever."""
+    config = sweep("bayes", **{"model.norm": {"values": ["layernorm", "rmsnorm"]}, "seed_everything": {"value": 1}})
+    state = SweepState(tmp_path, "s")
+    source = BayesSource(config, state, list_source([], 4, 0), count=4, seed=0)
+    first, second = source(), source()  # the second while the first is pending (running)
+    assert {first[0].name, second[0].name} == {"s-layernorm-s1", "s-rmsnorm-s1"}
+    assert source.exhausted is None
+    assert source() is None and len(state.trials) == 2
+    assert source.exhausted == (
+        f"the Bayesian search proposed only existing trials ({PROPOSALS} in a row): its space holds no other than "
+        "the 2 so far, fewer than the 4 asked for"
+    )

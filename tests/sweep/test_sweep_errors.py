@@ -222,3 +222,93 @@ def test_a_goal_against_the_metrics_direction_is_refused(name, goal, wrong):
         return
     with pytest.raises(SweepError, match=rf"metric.goal='{goal}' is not valid for metric.name='{name}', whose "):
         check_metric_goal({"name": name, "goal": goal})
+
+
+def test_a_trial_folder_holding_another_sweeps_run_is_refused(tmp_path, capsys, monkeypatch):
+    """Sweep 'bad-rope' (seeds only) names its trials as sweep 'bad''s trials of model.pe=rope: it would take
+    them as its own finished trials."""
+    monkeypatch.chdir(REPO)
+    runs = tmp_path / "runs"
+    (runs / "bad-rope-s1").mkdir(parents=True)
+    (runs / "bad-rope-s1" / "summary.json").write_text('{"status": "finished", "group": "bad"}')
+    parameters = {"model.pe": {"value": "rope"}, "seed_everything": {"values": [1]}}
+    code = main([write_sweep(tmp_path, name="bad-rope", parameters=parameters), "--runs_dir", str(runs), "--dry-run"])
+    assert code == 2
+    assert capsys.readouterr().err == (
+        f"zoo sweep: error: trial bad-rope-s1's run folder {runs / 'bad-rope-s1'} holds a run of sweep 'bad' (the "
+        "group in its summary.json), not of 'bad-rope'; give this sweep another name (name: in its file) or pass "
+        "another --runs_dir\n"
+    )
+
+
+def test_early_terminate_is_said_to_be_not_applied(tmp_path, capsys, monkeypatch, data_dir):
+    """W&B's hyperband stopping is a server's; a local sweep that took the file silently ran every trial."""
+    monkeypatch.chdir(REPO)
+    file = write_sweep(tmp_path, early_terminate={"type": "hyperband", "min_iter": 3})
+    extra = ["--", f"--data.path={data_dir / 'tinyshakespeare'}"]
+    assert main([file, "--runs_dir", str(tmp_path / "runs"), "--dry-run", *extra]) == 0
+    assert (
+        "sweep bad: early_terminate is not applied by zoo sweep (every trial trains to its budget); under wandb "
+        "agent, W&B's server stops the trials it selects\n"
+    ) in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("macro", "parameters", "booleans"),
+    [
+        ("${args_json}", {"model.pe": {"values": ["learned", "rope"]}}, False),
+        ("${args_no_hyphens}", {"model.pe": {"values": ["learned", "rope"]}}, False),
+        ("${args_no_boolean_flags}", {"model.tie_embeddings": {"values": [True, False]}}, True),
+    ],
+)
+def test_a_parameter_macro_zoo_fit_cannot_read_is_named(run_sweep, macro, parameters, booleans):
+    """They were accepted as passing the parameters, then the CLI refused what they made ('--model needs a
+    value', 'unrecognized arguments: {}'), naming neither the macro nor what to write instead."""
+    command = ["${env}", "${interpreter}", "-m", "zoo", "fit", "--config", SHAKESPEARE, macro]
+    assert run_sweep(command=command, parameters=parameters) == (
+        f"command: {macro} passes the parameters in a form `zoo fit` cannot read (it takes --key=value"
+        f"{', true and false included' * booleans}); use '${{args}}' (or '${{args_no_equals}}')"
+    )
+
+
+def test_nested_parameters_say_to_use_dotted_keys(run_sweep):
+    nested = {"model": {"parameters": {"norm": {"values": ["layernorm", "rmsnorm"]}}}}
+    assert run_sweep(parameters=nested).endswith(
+        "parameters.model nests parameters (W&B's nested form), which zoo sweep does not read; name each knob by "
+        "its dotted key instead, e.g. parameters: {model.norm: {values: [...]}}"
+    )
+
+
+def test_two_draws_of_one_name_say_what_to_do(run_sweep):
+    lr = {"model.lr": {"distribution": "log_uniform_values", "min": 0.001, "max": 0.0010001}}
+    message = run_sweep("--count", "4", method="random", parameters=lr)
+    assert message.startswith("two trials would share the run name 'bad-lr0.001': ")
+    assert message.endswith(
+        "(a number is named by its first 4 significant digits); choose values, or a range, that differ within "
+        "those digits"
+    )
+
+
+def test_a_trial_killed_after_its_record_finished_is_finished_in_the_sweeps_state(
+    tmp_path, capsys, monkeypatch, data_dir
+):
+    """A kill -9 during W&B's finish, after the run record said finished, left sweep.json at 'killed' for good:
+    the next run skipped the trial as finished and said 0 failed."""
+    import json
+
+    monkeypatch.chdir(REPO)
+    runs = tmp_path / "runs"
+    for name in ("bad-learned", "bad-rope"):
+        (runs / name).mkdir(parents=True)
+        (runs / name / "summary.json").write_text('{"status": "finished", "group": "bad"}')
+    (runs / "bad").mkdir()
+    trials = {"bad-learned": {"status": "killed", "exit_code": -9}, "bad-rope": {"status": "finished"}}
+    (runs / "bad" / "sweep.json").write_text(json.dumps({"trials": trials}))
+    extra = ["--", f"--data.path={data_dir / 'tinyshakespeare'}"]
+    assert main([write_sweep(tmp_path), "--runs_dir", str(runs), *extra]) == 0
+    assert "skip  bad-learned  finished earlier" in capsys.readouterr().out
+    state = json.loads((runs / "bad" / "sweep.json").read_text())
+    assert {name: entry["status"] for name, entry in state["trials"].items()} == {
+        "bad-learned": "finished",
+        "bad-rope": "finished",
+    }

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import math
 
-from zoo.compare.ablation import Comparison, Row
+from zoo.compare.ablation import Comparison, Row, metric_value
 from zoo.compare.records import UNFINISHED_STATUSES
 from zoo.compare.statistics import TEST_NAME, Spread
 
 
 def decimals_for(value: float | None, significant: int = 4) -> int:
     """Decimals that show ``value`` to ``significant`` digits (36.81 -> 2, 0.9172 -> 4), at most 6."""
-    if not value:
+    if not value or not math.isfinite(value):
         return significant - 1
     return min(6, max(0, significant - 1 - math.floor(math.log10(abs(value)))))
 
@@ -111,6 +111,12 @@ def notes(comparison: Comparison) -> list[str]:
         "Blank knob cells: as in the baseline (layout of Table 3, Vaswani et al. 2017). tokens/s: each run's mean "
         "over its logged training steps; wall time: training and evaluation.",
     ]
+    diverged = [run.name for row in comparison.rows for run in row.runs if _not_finite(comparison, run)]
+    if diverged:
+        lines.append(
+            f"Runs whose {comparison.metric} is not finite (diverged), counted: their configuration's mean is inf "
+            f"or nan and its Δ is not finite: {', '.join(diverged)}."
+        )
     joint = _joint_differences(comparison)
     if joint:
         shown = "; ".join(joint[:5]) + (f"; and {len(joint) - 5} more" if len(joint) > 5 else "")
@@ -130,6 +136,11 @@ def notes(comparison: Comparison) -> list[str]:
         hint = " (--include_unfinished counts unfinished runs)" if unfinished else ""
         lines.append(f"Left out of the statistics{hint}: {left_out}.")
     return lines
+
+
+def _not_finite(comparison: Comparison, run) -> bool:
+    values = [metric_value(run, comparison.metric, which) for which in ("best", "final")]
+    return any(value is not None and not math.isfinite(value) for value in values)
 
 
 def _joint_differences(comparison: Comparison) -> list[str]:

@@ -93,15 +93,18 @@ def parse_baseline(text: str, groups: dict[Configuration, list[Run]], knobs: lis
     (``pe=rope`` for ``model.pe=rope``); knobs it leaves out are chosen as in :func:`default_baseline`.
 
     Raises:
-        CompareError: for a malformed pair, a key that is not a differing knob, or values that match no
-            configuration (naming the values each knob takes).
+        CompareError: for a malformed pair, a key that is not a differing knob or is given twice, or values
+            that match no configuration (naming the values each knob takes).
     """
     wanted = {}
     for pair in text.split(","):
         key, sep, value = pair.partition("=")
         if not sep:
             raise CompareError(f"--baseline {text!r}: {pair!r} is not KEY=VALUE")
-        wanted[knobs.index(_knob_named(key.strip(), knobs))] = value.strip()
+        index = knobs.index(_knob_named(key.strip(), knobs))
+        if index in wanted:
+            raise CompareError(f"--baseline {text!r} gives {knobs[index]} twice; give each knob one value")
+        wanted[index] = value.strip()
     matching = {c: runs for c, runs in groups.items() if all(value_matches(c[i], v) for i, v in wanted.items())}
     if not matching:
         values = "; ".join(f"{k}: {', '.join(sorted({str(c[i]) for c in groups}))}" for i, k in enumerate(knobs))

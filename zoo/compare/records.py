@@ -147,10 +147,13 @@ def resolve_spec(spec: str, runs_dir: Path) -> list[Path]:
         if matches:
             return matches
         raise CompareError(f"{spec!r} matches no run folder (a folder with summary.json or config.json)")
-    members = sorted(p for p in runs_dir.glob("*") if is_run_folder(p) and _group_of(p) == spec)
+    state = _read_json(runs_dir / spec / "sweep.json", None)
+    members = sorted(
+        {p for p in runs_dir.glob("*") if is_run_folder(p) and _group_of(p) == spec}
+        | _trial_folders(state, runs_dir, spec)
+    )
     if members:
         return members
-    state = _read_json(runs_dir / spec / "sweep.json", None)
     if state is not None:
         statuses = Counter(trial.get("status", "unknown") for trial in state.get("trials", {}).values())
         counts = ", ".join(f"{n} {status}" for status, n in sorted(statuses.items())) or "no trial started"
@@ -163,6 +166,14 @@ def resolve_spec(spec: str, runs_dir: Path) -> list[Path]:
         f"{spec!r} is not a run folder (no summary.json or config.json), a glob of run folders, or a sweep name in "
         f"{runs_dir}/ (sweeps there: {sweeps})"
     )
+
+
+def _trial_folders(state: dict | None, runs_dir: Path, sweep: str) -> set[Path]:
+    """The run folders of the trials ``sweep.json`` lists, but for those holding another sweep's run: a trial
+    killed before its record was written has a folder with no ``summary.json``, hence no group, and is still
+    one of this sweep's runs (left out of the statistics, with its reason)."""
+    folders = {runs_dir / name for name in (state or {}).get("trials", {})}
+    return {p for p in folders if is_run_folder(p) and _group_of(p) in (None, sweep)}
 
 
 def load_local_runs(specs: list[str], runs_dir: Path) -> list[Run]:

@@ -70,6 +70,7 @@ def trial_command(config: dict, params: dict, extra: list[str]) -> list[str]:
 
 
 PARAMETER_MACROS = ("${args}", "${args_no_hyphens}", "${args_no_equals}", "${args_no_boolean_flags}", "${args_json}")
+FIT_MACROS = ("${args}", "${args_no_equals}")  # the forms `zoo fit` reads: --key=value and --key value
 
 
 def check_command_passes_parameters(config: dict, per_trial: tuple[str, ...] = ()) -> None:
@@ -81,8 +82,9 @@ def check_command_passes_parameters(config: dict, per_trial: tuple[str, ...] = (
 
     Raises:
         SweepError: it has no ``${args}`` (or another macro of the parameters): every trial would train the
-            same model under another name; or one of its fixed arguments sets a swept parameter or a field of
-            ``per_trial``.
+            same model under another name; a macro whose form `zoo fit` cannot read (``${args_json}``,
+            ``${args_no_hyphens}``, ``${args_no_boolean_flags}``); or one of its fixed arguments sets a swept
+            parameter or a field of ``per_trial``.
     """
     command = [str(part) for part in config.get("command") or DEFAULT_COMMAND]
     if not any(part in PARAMETER_MACROS for part in command):
@@ -90,12 +92,26 @@ def check_command_passes_parameters(config: dict, per_trial: tuple[str, ...] = (
             f"command has no ${{args}}: the parameters ({', '.join(config['parameters'])}) would never reach "
             f"`zoo fit`, and every trial would train the same model; add '${{args}}' to it"
         )
+    readable = FIT_MACROS if _has_booleans(config) else (*FIT_MACROS, "${args_no_boolean_flags}")
+    unread = [part for part in command if part in PARAMETER_MACROS and part not in readable]
+    if unread:
+        raise SweepError(
+            f"command: {unread[0]} passes the parameters in a form `zoo fit` cannot read (it takes --key=value"
+            f"{', true and false included' * _has_booleans(config)}); use '${{args}}' (or '${{args_no_equals}}')"
+        )
     for part in command:
         key = option_key(part)
         if key in config["parameters"]:
             raise SweepError(f"command: {part!r} sets {key}, which parameters.{key} sets for each trial; leave one")
         if key in per_trial:
             raise SweepError(f"command: {part!r} sets {key}, which the sweep sets for each trial; leave it out")
+
+
+def _has_booleans(config: dict) -> bool:
+    """Whether a parameter takes ``true`` or ``false``, which ``${args_no_boolean_flags}`` passes as a bare flag
+    or not at all."""
+    specs = [spec for spec in config["parameters"].values() if isinstance(spec, dict)]
+    return any(isinstance(value, bool) for spec in specs for value in [spec.get("value"), *spec.get("values", [])])
 
 
 def option_key(argument: str) -> str | None:

@@ -18,13 +18,14 @@ from zoo.folder_lock import FolderInUse, hold, release
 from zoo.run_folders import folder_problem
 from zoo.sweep.command import check_command_passes_parameters, option_key, trial_command, zoo_arguments
 from zoo.sweep.runner import Runner, Terminated, trial_command_line
-from zoo.sweep.search import bayes_source, list_source
+from zoo.sweep.search import BayesSource, list_source
 from zoo.sweep.spec import SweepError, Trial, expand, load_sweep
 from zoo.sweep.state import SweepState, is_finished, metric_of, run_summary
 from zoo.sweep.validate import (
     check_against_cli,
     check_finished_trials,
     check_same_sweep,
+    check_trial_folders_are_ours,
     check_trials,
     extended,
     sweep_definition,
@@ -74,6 +75,7 @@ def main(argv: list[str]) -> int:
         options.definition = extended(recorded, definition)
         trials = _planned_trials(config, options, state)
         check_trials(trials, command_for)
+        check_trial_folders_are_ours(trials, Path(options.runs_dir), config["name"])
         check_finished_trials(trials, command_for, Path(options.runs_dir))
         if not options.dry_run:
             state.folder.mkdir(parents=True, exist_ok=True)
@@ -82,6 +84,11 @@ def main(argv: list[str]) -> int:
         release()
         print_error("zoo sweep", error)
         return 2
+    if config.get("early_terminate"):
+        console.print(
+            f"sweep {config['name']}: early_terminate is not applied by zoo sweep (every trial trains to its budget); "
+            "under wandb agent, W&B's server stops the trials it selects"
+        )
     if options.dry_run:
         return _dry_run(config, trials, command_for, options, console)
     try:
@@ -180,17 +187,21 @@ def _run(config: dict, trials: list[Trial], command_for, state: SweepState, opti
         if is_finished(runs_dir / trial.name):
             value = metric_of(run_summary(runs_dir / trial.name), _metric_name(config))
             runner.say("", "skip", trial, "finished earlier" + (f": {value['value']:.4g}" if value else ""))
+            if trial.name in state.trials and state.trials[trial.name].get("status") != "finished":
+                state.update(trial.name, status="finished")  # killed after its record was complete
         else:
             pending.append(trial)
     total = options.count or config.get("run_cap") if config["method"] == "bayes" else len(trials)
     source = list_source(pending, total, len(trials) - len(pending))
     if config["method"] == "bayes":
-        source = bayes_source(config, state, source, total, options.seed)
+        source = BayesSource(config, state, source, total, options.seed)
     try:
         runner.run(source)
     except KeyboardInterrupt as stop:
         console.print(f"interrupted: finished runs are kept; continue with: {_again(options)}")
         return 128 + signal.SIGTERM if isinstance(stop, Terminated) else 130
+    if getattr(source, "exhausted", None):
+        console.print(f"sweep {config['name']}: {source.exhausted}")
     counts = runner.counts
     failed = counts["failed"] + counts["killed"] + counts["interrupted"]
     how = [

@@ -39,9 +39,16 @@ def list_source(trials: list[Trial], total: int, done: int) -> Source:
     return next_trial
 
 
-def bayes_source(config: dict, state: SweepState, retries: Source, count: int, seed: int) -> Source:
+PROPOSALS = 20  # proposals of existing trials in a row after which a Bayesian search has run out of new ones
+
+
+class BayesSource:
     """First the trials an earlier ``zoo sweep`` proposed and did not finish, then new proposals of W&B's
     Bayesian search (``sweeps.next_run``), given every trial so far, until ``count`` trials exist.
+
+    The engine may propose a point that is already a trial (finished, failed, or running now: a finite space
+    smaller than ``count``, or a value that rounds to an existing trial's name); such a proposal is drawn again,
+    and after :data:`PROPOSALS` of them in a row the search stops, with :attr:`exhausted` saying why.
 
     Args:
         config: the sweep configuration (method bayes, with a metric).
@@ -50,23 +57,31 @@ def bayes_source(config: dict, state: SweepState, retries: Source, count: int, s
         count: how many trials the sweep has in all.
         seed: seeds numpy's generator, which the Gaussian-process search draws from.
     """
-    import numpy as np
 
-    engine = sweeps_engine()
-    np.random.seed(seed)
-    checked = {key: value for key, value in config.items() if key not in NEWER_KEYS}
+    def __init__(self, config: dict, state: SweepState, retries: Source, count: int, seed: int) -> None:
+        import numpy as np
 
-    def next_trial():
-        retry = retries()
+        self.engine, self.config, self.state, self.retries, self.count = sweeps_engine(), config, state, retries, count
+        self.checked = {key: value for key, value in config.items() if key not in NEWER_KEYS}
+        self.exhausted: str | None = None
+        np.random.seed(seed)
+
+    def __call__(self) -> tuple[Trial, str] | None:
+        retry = self.retries()
         if retry is not None:
             return retry
-        if len(state.trials) >= count:
-            return None
-        trial = trial_of(config, engine.next_run(checked, _history(config, state)))
-        state.update(trial.name, params=trial.params, job_type=trial.job_type or None, status="pending")
-        return trial, f"[{len(state.trials)}/{count}]"
-
-    return next_trial
+        for _ in range(PROPOSALS):
+            if len(self.state.trials) >= self.count:
+                return None
+            trial = trial_of(self.config, self.engine.next_run(self.checked, _history(self.config, self.state)))
+            if trial.name not in self.state.trials:
+                self.state.update(trial.name, params=trial.params, job_type=trial.job_type or None, status="pending")
+                return trial, f"[{len(self.state.trials)}/{self.count}]"
+        self.exhausted = (
+            f"the Bayesian search proposed only existing trials ({PROPOSALS} in a row): its space holds no other "
+            f"than the {len(self.state.trials)} so far, fewer than the {self.count} asked for"
+        )
+        return None
 
 
 def _history(config: dict, state: SweepState) -> list:

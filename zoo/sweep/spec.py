@@ -96,6 +96,12 @@ def check_sweep(config: object, where: str = "sweep") -> None:
     if not isinstance(parameters, dict) or not parameters:
         raise SweepError(f"{where}: 'parameters' is missing or empty: give at least one knob to sweep")
     for key, spec in parameters.items():
+        if isinstance(spec, dict) and isinstance(spec.get("parameters"), dict):
+            inner = next(iter(spec["parameters"]), "norm")
+            raise SweepError(
+                f"{where}: parameters.{key} nests parameters (W&B's nested form), which zoo sweep does not read; "
+                f"name each knob by its dotted key instead, e.g. parameters: {{{key}.{inner}: {{values: [...]}}}}"
+            )
         if not isinstance(spec, dict) or not any(name in spec for name in PARAMETER_FIELDS):
             raise SweepError(
                 f"{where}: parameters.{key} needs one of 'value', 'values' or a distribution (min/max), got {spec!r}"
@@ -227,7 +233,9 @@ def _unique(trials: list[Trial]) -> list[Trial]:
     for trial in trials:
         if trial.name in seen and seen[trial.name].params != trial.params:
             raise SweepError(
-                f"two trials would share the run name {trial.name!r}: {seen[trial.name].params} and {trial.params}"
+                f"two trials would share the run name {trial.name!r}: {seen[trial.name].params} and {trial.params} "
+                f"(a number is named by its first 4 significant digits); choose values, or a range, that differ "
+                f"within those digits"
             )
         seen.setdefault(trial.name, trial)
     return list(seen.values())

@@ -16,6 +16,7 @@ import importlib
 import io
 import json
 import math
+from pathlib import Path
 
 from zoo.sweep.spec import SEED_KEY, SweepError
 
@@ -233,6 +234,26 @@ def check_against_cli(config: dict, command_for) -> None:
                 raise SweepError(f"parameters.{key}={value!r} is rejected by `zoo {where}`: {error}") from error
 
 
+def check_trial_folders_are_ours(trials, runs_dir: Path, sweep: str) -> None:
+    """Refuse a trial whose run folder holds a run of another sweep: trial names are ``<sweep>-<values>``, so
+    a sweep named ``rc-rmsnorm`` and sweep ``rc``'s trials of ``model.norm=rmsnorm`` name the same folders, and
+    this sweep would take the other's runs as its own (or continue them).
+
+    Raises:
+        SweepError: naming the trial, its folder and the sweep its record belongs to.
+    """
+    from zoo.sweep.state import run_summary
+
+    for trial in trials:
+        group = (run_summary(runs_dir / trial.name) or {}).get("group")
+        if group not in (None, sweep):
+            raise SweepError(
+                f"trial {trial.name}'s run folder {runs_dir / trial.name} holds a run of sweep {group!r} (the group "
+                f"in its summary.json), not of {sweep!r}; give this sweep another name (name: in its file) or "
+                f"pass another --runs_dir"
+            )
+
+
 def check_finished_trials(trials, command_for, runs_dir) -> None:
     """Refuse to skip a finished trial whose recorded configuration is not what the sweep would run now (the
     extra arguments after ``--`` or the config file changed, or the training budget): its result would be
@@ -301,7 +322,10 @@ def _values_only(then: dict, now: dict) -> bool:
 
 
 def _one_form(spec: object) -> object:
-    """A parameter spec without ``distribution: categorical`` beside its ``values``, which W&B assumes."""
+    """A parameter spec in one spelling: ``value: x`` as ``values: [x]`` (one trial either way) and without
+    ``distribution: categorical`` beside its ``values``, which W&B assumes."""
+    if isinstance(spec, dict) and "value" in spec and "values" not in spec:
+        spec = {**{key: value for key, value in spec.items() if key != "value"}, "values": [spec["value"]]}
     if isinstance(spec, dict) and "values" in spec and spec.get("distribution") == "categorical":
         return {key: value for key, value in spec.items() if key != "distribution"}
     return spec
@@ -309,8 +333,11 @@ def _one_form(spec: object) -> object:
 
 def _newly_varied(key: str, then: dict, now: dict) -> bool:
     """Whether a parameter that had one value now has several: the names of the trials run so far do not say
-    its value (only varied knobs and the seed are in a trial's name), so extending it would rename them."""
-    return key != SEED_KEY and len(then["values"]) == 1 and len(now["values"]) > 1
+    its value (only varied knobs and the seed are in a trial's name), so extending it would rename them; so
+    would another single value, which the record would list beside the first."""
+    known = {json.dumps(value, sort_keys=True) for value in then["values"]}
+    added = any(json.dumps(value, sort_keys=True) not in known for value in now["values"])
+    return key != SEED_KEY and len(then["values"]) == 1 and added
 
 
 def extended(recorded: dict | None, current: dict) -> dict:
@@ -322,9 +349,9 @@ def extended(recorded: dict | None, current: dict) -> dict:
     more (but for the seed): :func:`definition_changes` names it."""
     if not recorded or recorded.get("method") != current["method"] or current["method"] not in EXTENSIBLE_METHODS:
         return current
-    parameters = dict(current["parameters"])
+    parameters = {key: _one_form(spec) for key, spec in current["parameters"].items()}
     for key, spec in recorded.get("parameters", {}).items():
-        now = parameters.get(key)
+        now, spec = parameters.get(key), _one_form(spec)
         if now is not None and _values_only(spec, now):
             known = [json.dumps(value, sort_keys=True) for value in spec["values"]]
             added = [value for value in now["values"] if json.dumps(value, sort_keys=True) not in known]
@@ -340,8 +367,8 @@ def definition_changes(recorded: dict, current: dict) -> list[str]:
     (:func:`extended`)."""
     from zoo.run_folders import BUDGET_FIELDS, changed_fields, identity, shown
 
-    def flat(definition: dict) -> dict:
-        parameters = {f"parameters.{key}": _one_form(spec) for key, spec in definition.get("parameters", {}).items()}
+    def flat(definition: dict, form=_one_form) -> dict:
+        parameters = {f"parameters.{key}": form(spec) for key, spec in definition.get("parameters", {}).items()}
         search = {key: definition.get(key) for key in ("method", "metric")}
         base = definition.get("base", {})
         budget = {key: base[key] for key in BUDGET_FIELDS if key in base}
@@ -352,7 +379,10 @@ def definition_changes(recorded: dict, current: dict) -> list[str]:
         if key in now and recorded.get("method") in EXTENSIBLE_METHODS and _values_only(then[key], now[key]):
             if not _newly_varied(key.removeprefix("parameters."), then[key], now[key]):
                 now[key] = then[key]
-    return [f"{key}={shown(now, key)} (the sweep has {shown(then, key)})" for key in changed_fields(then, now)]
+    written = [flat(definition, lambda spec: spec) for definition in (recorded, current)]  # as the files spell them
+    return [
+        f"{key}={shown(written[1], key)} (the sweep has {shown(written[0], key)})" for key in changed_fields(then, now)
+    ]
 
 
 def check_same_sweep(recorded: dict | None, current: dict, name: str, where) -> None:
