@@ -62,11 +62,11 @@ def test_run_name_knobs_are_config_fields():
 def test_every_exported_task_and_data_module_is_known_to_the_help():
     """``--help`` and the typo suggestions read the packages' exports: a new task needs no list of its own."""
     from zoo.data import ClassificationDataModule, LanguageModelDataModule, TranslationDataModule
-    from zoo.knob_help import _data_modules
+    from zoo.knob_help import data_modules
     from zoo.tasks import ClassificationTask, LanguageModelTask, TranslationTask
 
     assert set(TASKS) == {ClassificationTask, LanguageModelTask, TranslationTask}
-    assert {ClassificationDataModule, LanguageModelDataModule, TranslationDataModule} <= set(_data_modules())
+    assert {ClassificationDataModule, LanguageModelDataModule, TranslationDataModule} <= set(data_modules())
 
 
 def test_a_task_monitoring_a_metric_it_does_not_log_is_refused_when_defined():

@@ -14,6 +14,7 @@ import lightning.pytorch as pl
 from lightning.pytorch.callbacks import Callback, ModelCheckpoint
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 
+from zoo.checkpoint_file import CheckpointFileError
 from zoo.run_folders import checkpoint_files
 from zoo.run_resolution import load_checkpoint
 from zoo.tracking import define_summaries
@@ -180,7 +181,11 @@ def set_aside_later_checkpoints(run_dir: Path, step: int, resumed_from: str) -> 
     ]
     last = folder / "last.ckpt"
     if last.is_file() and os.path.realpath(last) != os.path.realpath(resumed_from):
-        if load_checkpoint(str(last)).get("global_step", 0) > step:
+        try:
+            newer = load_checkpoint(str(last)).get("global_step", 0) > step
+        except CheckpointFileError:  # damaged (a kill -9 while it was written): set aside too, never deleted
+            newer = True
+        if newer:
             later.append(last)
     if not later:
         return None

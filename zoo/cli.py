@@ -275,7 +275,7 @@ class ZooCLI(LightningCLI):
             config.model.init_args.vocab_size = self.model.hparams.vocab_size  # the linked value, for the record
             record_data_folder(config)
             text = self._parser(self.subcommand).dump(config, skip_link_targets=False, skip_unset=False)
-            self.session.start_fit(self.trainer, flat_config(config), text)
+            self.session.start_fit(self.trainer, self.model, flat_config(config), text)
 
     def after_fit(self) -> None:
         if self.session is not None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from lightning.pytorch.cli import LightningArgumentParser
 
 from zoo.config_checks import VALID_SEED
-from zoo.knob_help import field_names, field_owners
+from zoo.knob_help import TASKS, accepted_fields, data_modules, field_names, field_owners
 
 
 class ZooArgumentParser(LightningArgumentParser):
@@ -69,6 +69,29 @@ COMMAND_LINE: list[str] = []
 _UNKNOWN_OPTION = re.compile(r"^Option '(\w+)' is not accepted")
 
 
+def _configured_class(group: str) -> type | None:
+    """The task (``group="model"``) or data module (``"data"``) that this command line configures: the
+    ``class_path`` of the last ``--config`` file that sets one, or a later ``--model CLASS`` / ``--data CLASS``;
+    ``None`` where that is not a class of the zoo's."""
+    from zoo.yaml_files import load_yaml
+
+    path = None
+    for flag, value in zip(COMMAND_LINE, COMMAND_LINE[1:] + [""], strict=True):
+        flag, _, inline = flag.partition("=")
+        value = inline or value
+        if flag == "--config":
+            try:
+                section = (load_yaml(value) or {}).get(group)
+            except (OSError, ValueError, AttributeError):
+                continue
+            path = section.get("class_path", path) if isinstance(section, dict) else section or path
+        elif flag in (f"--{group}", f"--{group}.class_path"):
+            path = value
+    name = str(path).rpartition(".")[2]
+    classes = TASKS if group == "model" else data_modules()
+    return next((cls for cls in classes if cls.__name__ == name), None)
+
+
 def _unknown_option(message: str) -> str | None:
     """jsonargparse's message for an unknown model or data field, with the group and the nearest valid names."""
     match = _UNKNOWN_OPTION.search(message.strip())
@@ -76,6 +99,8 @@ def _unknown_option(message: str) -> str | None:
         return None
     name = match.group(1)
     groups = [g for g in ("model", "data") if any(a.startswith(f"--{g}.{name}") for a in COMMAND_LINE)] or ["model"]
+    refusing = [g for g in groups if name not in accepted_fields(_configured_class(g) or object)]
+    groups = refusing or groups  # --model.max_len=16 --data.max_len=16 where only the model takes max_len
     owners = field_owners(groups[0], name)
     if owners:  # a field of other tasks or data modules than the config's
         return (

@@ -61,7 +61,7 @@ def knob_help() -> str:
     return "\n".join(lines)
 
 
-def _data_modules() -> tuple[type, ...]:
+def data_modules() -> tuple[type, ...]:
     from zoo.data import ZooDataModule
 
     return exported_subclasses("zoo.data", ZooDataModule)
@@ -70,7 +70,7 @@ def _data_modules() -> tuple[type, ...]:
 def field_names(group: str) -> list[str]:
     """Every constructor argument of the tasks (``group="model"``) or data modules (``"data"``), for
     suggestions after a typo."""
-    classes = (TaskModule, *TASKS) if group == "model" else _data_modules()
+    classes = (TaskModule, *TASKS) if group == "model" else data_modules()
     names = {p.name for cls in classes for p in inspect.signature(cls.__init__).parameters.values()}
     return sorted(names - {"self", "kwargs", "args"})
 
@@ -78,18 +78,22 @@ def field_names(group: str) -> list[str]:
 def field_owners(group: str, name: str) -> list[str]:
     """The tasks (``group="model"``) or data modules (``"data"``) that take the field ``name``, by class name;
     every one of them when it is a field of their base."""
-    classes = TASKS if group == "model" else _data_modules()
-    return [cls.__name__ for cls in classes if name in _accepted(cls)]
+    classes = TASKS if group == "model" else data_modules()
+    return [cls.__name__ for cls in classes if name in accepted_fields(cls)]
 
 
-def _accepted(cls: type) -> set[str]:
-    """The constructor arguments of ``cls`` and of the zoo bases it passes its keyword arguments to."""
-    return {
-        p.name
-        for klass in cls.__mro__
-        if "__init__" in vars(klass) and klass.__module__.startswith("zoo.")
-        for p in inspect.signature(klass.__init__).parameters.values()
-    } - {"self", "kwargs", "args"}
+def accepted_fields(cls: type) -> set[str]:
+    """The constructor arguments of ``cls`` and of the zoo bases it passes its ``**kwargs`` to (as the CLI
+    reads them: a class whose ``__init__`` takes no ``**kwargs`` takes none of its bases' arguments)."""
+    names: set[str] = set()
+    for klass in cls.__mro__:
+        if "__init__" not in vars(klass) or not klass.__module__.startswith("zoo."):
+            continue
+        parameters = inspect.signature(klass.__init__).parameters.values()
+        names |= {p.name for p in parameters}
+        if not any(p.kind is p.VAR_KEYWORD for p in parameters):
+            break
+    return names - {"self", "kwargs", "args"}
 
 
 def bool_fields(cls: type) -> list[str]:

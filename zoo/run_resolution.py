@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import functools
 import json
-import zipfile
 from pathlib import Path
 
 from jsonargparse import Namespace
 
+from zoo.checkpoint_file import CheckpointFileError, read_checkpoint_file
 from zoo.folder_lock import FolderInUse, hold
 from zoo.run_folders import (
     RunFolderError,
@@ -38,27 +38,27 @@ def import_class(class_path: str) -> type:
 
 def load_checkpoint(ckpt_path: str) -> dict:
     """The checkpoint at ``ckpt_path``, memory-mapped (tensors are not read) and loaded once for all the checks
-    before training (again if the file has changed since)."""
+    before training (again if the file has changed since).
+
+    Raises:
+        CheckpointFileError: if it is not a zoo checkpoint (:func:`zoo.checkpoint_file.read_checkpoint_file`).
+    """
     return _load_checkpoint_version(str(ckpt_path), Path(ckpt_path).stat().st_mtime_ns)
 
 
 @functools.lru_cache(maxsize=1)
 def _load_checkpoint_version(ckpt_path: str, mtime_ns: int) -> dict:
-    import torch
-
-    return torch.load(ckpt_path, map_location="cpu", weights_only=True, mmap=True)
+    return read_checkpoint_file(ckpt_path, mmap=True)
 
 
 def check_loadable(ckpt_path: str) -> None:
-    """Raise ``RunFolderError`` in one line if ``ckpt_path`` is not a checkpoint that loads with
-    ``weights_only=True`` (memory-mapped: the tensors are not read)."""
-    if not zipfile.is_zipfile(ckpt_path):
-        raise RunFolderError(f"ckpt_path={ckpt_path!r} is not a checkpoint (not a file written by torch.save)")
+    """Raise ``RunFolderError`` in one line if ``ckpt_path`` is not a zoo checkpoint that loads with
+    ``weights_only=True`` (memory-mapped: the tensors are not read): a foreign file gave Lightning's
+    ``KeyError: 'pytorch-lightning_version'`` once the run had started."""
     try:
         load_checkpoint(ckpt_path)
-    except Exception as error:  # torch raises many kinds for a file that is not a checkpoint
-        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise RunFolderError(f"ckpt_path={ckpt_path!r} is not a checkpoint that zoo can load ({reason})") from None
+    except CheckpointFileError as error:
+        raise RunFolderError(str(error)) from None
 
 
 def check_same_run(run_dir: Path, flat: dict, prefix: str) -> None:

@@ -32,6 +32,7 @@ from zoo.predictions import PredictionWriter
 from zoo.resume import LoggingStep, SaveLastEvery, StepSeed
 from zoo.run_folders import recorded_config
 from zoo.run_resolution import load_checkpoint
+from zoo.schedules import changed_horizon
 from zoo.tracking import RunRecord, define_summaries, flatten, make_wandb_logger, record_checkpoints
 
 RUN_DIR_ENV = "ZOO_RUN_DIR"  # how the launching process tells DDP child ranks which run folder is theirs
@@ -97,13 +98,18 @@ class RunSession:
             callbacks.append(SaveLastEvery(self.config.checkpoint_every_n_steps))
         return callbacks
 
-    def start_fit(self, trainer: Trainer, config: dict, config_text: str) -> None:
+    def start_fit(self, trainer: Trainer, model: LightningModule, config: dict, config_text: str) -> None:
         """Before training: record the configuration (``config``: the flat resolved fields; ``config_text``:
         the same as YAML, written to ``config.yaml``) in every logger, and when resuming, drop what a killed
         process logged after the checkpoint (it is redone) and set aside the checkpoints of later steps (a
-        resume from an earlier checkpoint starts another branch of the run)."""
+        resume from an earlier checkpoint starts another branch of the run); a resume with another budget says
+        what that does to a schedule that ends at the last step (:func:`zoo.schedules.changed_horizon`)."""
         if self.config.get("ckpt_path"):  # first: the record says "running" before W&B takes seconds to start
             step = load_checkpoint(self.config.ckpt_path).get("global_step", 0)
+            then = (recorded_config(self.run_dir) or {}).get("trainer.max_steps")
+            note = changed_horizon(model.hparams, step, then, trainer.max_steps)
+            if note:
+                rank_zero_info(f"zoo: resumed at step {step} with trainer.max_steps={trainer.max_steps}: {note}")
             self.record.rewind(step)
             self.record.reopen()
             aside = (

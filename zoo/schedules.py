@@ -60,3 +60,35 @@ def needs_total_steps(name: str) -> bool:
     """
     parameter = inspect.signature(SCHEDULES.get(name)).parameters["total_steps"]
     return parameter.default is inspect.Parameter.empty
+
+
+def changed_horizon(hparams, step: int, then_steps: int | None, now_steps: int | None) -> str | None:
+    """What a resume with another ``trainer.max_steps`` does to a schedule that ends at the last step: the
+    schedule is a function of the budget, so the learning rate at the resumed step jumps to its value on the
+    new horizon (a longer budget raises it, a shorter one lowers it). ``None`` when nothing changes.
+
+    Args:
+        hparams: the task's hyperparameters (``lr``, ``schedule``, ``warmup_steps``, ``min_lr_ratio``).
+        step: the optimiser step the run resumes at.
+        then_steps: the run's recorded ``trainer.max_steps``; ``now_steps``: the command's.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> hp = SimpleNamespace(lr=1e-3, schedule="cosine", warmup_steps=0, min_lr_ratio=0.1)
+        >>> print(changed_horizon(hp, 1000, 2000, 4000))  # doctest: +NORMALIZE_WHITESPACE
+        the cosine schedule now ends at step 4000 instead of 2000: the learning rate at step 1000 is 8.68e-04,
+        not 5.49e-04
+    """
+    valid = [isinstance(n, int) and n > 0 for n in (then_steps, now_steps)]
+    if not all(valid) or then_steps == now_steps or not needs_total_steps(hparams.schedule):
+        return None
+    rates = [
+        hparams.lr * schedule_factor(hparams.schedule, step, hparams.warmup_steps, total, hparams.min_lr_ratio)
+        for total in (now_steps, then_steps)
+    ]
+    if math.isclose(*rates):
+        return None
+    return (
+        f"the {hparams.schedule} schedule now ends at step {now_steps} instead of {then_steps}: the learning rate at "
+        f"step {step} is {rates[0]:.2e}, not {rates[1]:.2e}"
+    )

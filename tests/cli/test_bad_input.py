@@ -107,6 +107,11 @@ def fails(capsys, args) -> str:
             "zoo: error: seed_everything=true draws a seed on each of the trainer.num_nodes=2 nodes, which would "
             "seed their ranks apart; give one seed, e.g. --seed_everything=1\n",
         ),
+        (  # a page of allocator traceback; deeper, hours of building layers before any message
+            "--model.num_encoder_layers=100000000",
+            "zoo: error: model.num_encoder_layers=100000000, model.num_decoder_layers=3, model.d_model=256, "
+            "model.d_ff=512 make at least ",
+        ),
         (
             "--trainer.accelerator=tpu",
             "zoo: error: trainer.accelerator='tpu' needs a package that is not installed: Requirement 'torch_xla",
@@ -647,3 +652,56 @@ def test_a_bug_in_a_component_keeps_its_traceback_and_a_check_can_show_its_own(d
     err = fails(capsys, [*args, "--model.dropout=2"])
     assert err.startswith("Traceback (most recent call last):") and "raise ValueError" in err
     assert err.endswith("zoo: error: model.dropout=2.0 is not valid; it must be in [0, 1)\n")
+
+
+@pytest.mark.parametrize(
+    ("typed", "message"),
+    [
+        (  # the quickstart's module takes no **kwargs: its base's max_len is no field of it
+            ["--data.max_len=16"],
+            "zoo: error: data.max_len is not a field of this config's data; it is a field of ClassificationDataModule "
+            "and TranslationDataModule only",
+        ),
+        (  # the model's max_len is valid: the refused one is the data's
+            ["--model.pe=learned", "--model.max_len=16", "--data.max_len=16"],
+            "zoo: error: data.max_len is not a field of this config's data;",
+        ),
+        (  # the advice named data.max_len, which this data module cannot set
+            ["--model.pe=learned", "--model.max_len=16"],
+            "zoo: error: model.max_len=16 is shorter than the 20-token sequences that data.max_length allows, and "
+            "model.pe='learned' has no position beyond max_len; raise model.max_len to 20, lower data.max_length, ",
+        ),
+    ],
+)
+def test_the_quickstarts_fields_are_its_own(typed, message, cli_env, capsys):
+    err = fails(capsys, ["fit", "--config", str(CONFIGS / "quickstart.yaml"), *typed])
+    assert err.startswith(message), err
+    assert not (cli_env / "runs").exists()
+
+
+FOREIGN = {
+    "a dict": ({"a": 1}, "is not a Lightning checkpoint (no state_dict of weights)"),
+    "no weights": ({"state_dict": {}}, "is not a Lightning checkpoint (no state_dict of weights)"),
+    "a tensor": (None, "is not a Lightning checkpoint (it holds a Tensor)"),
+    "not Lightning's": ({"state_dict": {"w": 1}}, "is not a checkpoint that Lightning wrote (no "),
+    "not the zoo's": (
+        {"state_dict": {"w": 1}, "pytorch-lightning_version": "2.5", "hyper_parameters": {}},
+        "is not a zoo checkpoint (no task class in its hyper_parameters)",
+    ),
+}
+
+
+@pytest.mark.parametrize("command", ["fit", "validate", "test", "predict"])
+@pytest.mark.parametrize("kind", FOREIGN)
+def test_a_file_that_is_no_zoo_checkpoint_is_one_line(command, kind, data_dir, cli_env, capsys):
+    """test, validate and predict gave Lightning's KeyError: 'pytorch-lightning_version' (or an AttributeError
+    for a tensor); fit said the file held 'weights only', an average to evaluate with validate or test."""
+    import torch
+
+    content, reason = FOREIGN[kind]
+    path = cli_env / "foreign.ckpt"
+    torch.save(torch.zeros(3) if content is None else content, path)
+    args = [command, "--config", TRANSLATION, f"--data.path={data_dir / 'multi30k'}", f"--ckpt_path={path}"]
+    err = fails(capsys, args)
+    assert err == f"zoo: error: ckpt_path={str(path)!r} {reason}" + err.partition(reason)[2], err
+    assert err.count("\n") == 1 and not (cli_env / "runs").exists()

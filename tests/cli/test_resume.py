@@ -8,7 +8,7 @@ from tests.cli.helpers import read_run, shakespeare_args
 from zoo.cli import main
 
 
-def test_resume_continues_the_same_run(data_dir, cli_env):
+def test_resume_continues_the_same_run(data_dir, cli_env, caplog):
     args = [
         *shakespeare_args(data_dir),
     ]
@@ -22,6 +22,12 @@ def test_resume_continues_the_same_run(data_dir, cli_env):
     assert steps == list(range(8)), steps  # the second fit started at step 4, not 0
     lrs = [line["lr"] for line in read_run(run_dir)["metrics"] if "lr" in line]
     assert lrs[4] != lrs[0]  # the schedule went on instead of restarting its warm-up at step 0
+    # the cosine schedule is a function of the budget: the learning rate at step 4 is that of an 8-step run,
+    # which a longer budget makes higher than the 4-step run's, and the resume says so
+    assert (
+        "zoo: resumed at step 4 with trainer.max_steps=8: the cosine schedule now ends at step 8 instead of 4: the "
+        "learning rate at step 4 is "
+    ) in caplog.text
 
 
 def checkpoint_names(run_dir) -> set[str]:

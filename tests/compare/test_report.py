@@ -42,3 +42,18 @@ def test_a_report_path_that_cannot_be_written_fails_before_the_table(runs_dir, c
             err
             == f"zoo compare: error: --report='{report}' cannot be written ({problem}); name an .html file to write\n"
         )
+
+
+def test_a_report_replaces_its_own_file_only(runs_dir, compare, tmp_path):
+    """An existing file at --report was overwritten without a word: a user's notes.html was lost."""
+    report = tmp_path / "r.html"
+    assert compare(runs_dir, "--report", report)[0] == 0
+    assert compare(runs_dir, "--report", report)[0] == 0  # its own report: refreshed
+    notes = tmp_path / "notes.html"
+    notes.write_text("<p>my notes</p>")
+    status, out, err = compare(runs_dir, "--report", notes)
+    assert (status, out) == (2, "") and notes.read_text() == "<p>my notes</p>"
+    assert err == (
+        f"zoo compare: error: --report='{notes}' cannot be written ({notes} exists and was not written by `python "
+        f"-m zoo compare`; remove it or name another file); name an .html file to write\n"
+    )

@@ -85,6 +85,14 @@ def test_attention_maps_of_a_language_model(language_model_checkpoints, tmp_path
     out = tmp_path / "maps.png"
     args = ["attention", "--ckpt_path", language_model_checkpoints["last"], "--text", "To be", "--out", str(out)]
     assert run(args, capsys)[0] == 0 and png_size(out) == (2 * 300, 1 * 300)
+    assert run(args, capsys)[0] == 0  # its own maps: drawn again
+    out.write_bytes(b"\x89PNG\r\n\x1a\n a picture of the user's")  # replaced without a word, once
+    code, _, err = run(args, capsys)
+    assert code == 2 and out.read_bytes().endswith(b"a picture of the user's")
+    assert err == (
+        f"zoo attention: error: --out='{out}': {out} exists and was not written by `python -m zoo attention`; "
+        "remove it or name another file\n"
+    )
 
 
 def test_average_of_the_last_checkpoints(translation_checkpoints, tmp_path, capsys):
@@ -139,6 +147,11 @@ def test_average_of_another_model_is_refused(translation_checkpoints, tmp_path, 
         ("translate", ["--max_len_b", "-1"], "--max_len_b=-1 is not valid; it must be an integer >= 0"),
         ("translate", ["--n_best", "2"], "--n_best=2 is not valid; it must be at most --beam_size=1"),
         ("translate", ["--input", "missing.txt"], "--input='missing.txt' is not a file"),
+        (
+            "translate",
+            ["--max_len_b", str(10**20)],
+            f"--max_len_b={10**20} is not valid; it must be at most 2147483647",
+        ),  # noqa: E501
         ("translate", ["--beam_size", "0"], "--beam_size=0 is not valid; it must be positive"),
         ("translate", ["--beam_size", "-2"], "--beam_size=-2 is not valid; it must be positive"),
         ("translate", ["--input", "binary.txt"], "--input='binary.txt' is not UTF-8 text (byte 1: 0x80)"),
@@ -170,7 +183,7 @@ def test_bad_input_is_one_line(translation_checkpoints, capsys, command, extra, 
     [
         (b"", "is not a checkpoint (not a file written by torch.save)"),
         (b"garbage", "is not a checkpoint (not a file written by torch.save)"),
-        (None, "is not a Lightning checkpoint (no state_dict)"),  # torch.save of something else
+        (None, "is not a Lightning checkpoint (no state_dict of weights)"),  # torch.save of something else
         ("TRUNCATED", "is not a checkpoint"),
     ],
 )
@@ -196,6 +209,10 @@ def test_average_of_a_damaged_checkpoint_is_one_line(translation_checkpoints, ca
         (["--temperature", "nan"], "--temperature=nan is not valid; it must be a finite number >= 0"),
         (["--beam_size", "4", "--top_k", "5"], "--top_k set with --beam_size=4: beam search does not sample"),
         (["--prompt", "a\udce4b"], "--prompt is not UTF-8 text (character 1: byte 0xe4)"),
+        (["--max_new_tokens", str(10**23)], f"--max_new_tokens={10**23} is not valid; it must be at most 2147483647"),
+        (["--num_samples", str(2**31)], "--num_samples=2147483648 is not valid; it must be at most 2147483647"),
+        (["--seed", "-1"], "--seed=-1 is not valid; it must be an integer in [0, 4294967295]"),
+        (["--seed", str(10**23)], f"--seed={10**23} is not valid; it must be an integer in [0, 4294967295]"),
     ],
 )
 def test_bad_generation_input_is_one_line(language_model_checkpoints, capsys, extra, message):
@@ -307,6 +324,19 @@ def test_generate_says_which_prompt_characters_the_tokenizer_never_saw(language_
     assert run([*args, "--prompt", "ROMEO:"], capsys)[2] == ""
 
 
+def test_translate_says_which_input_characters_a_character_tokenizer_never_saw(language_model_checkpoints, capsys):
+    """translate dropped them from the translation without a word (generate said so of its prompt); the check is
+    one function for both (a byte-level BPE, as the Multi30k model's, has no unseen character)."""
+    from zoo.inference.command import warn_of_unseen_characters
+
+    tokenizer = load_trained(language_model_checkpoints["last"]).source_tokenizer
+    warn_of_unseen_characters("translate", tokenizer, "".join(["Ein Hund 日本", "rennt ☃ ."]), "the input")
+    assert capsys.readouterr().err == (
+        "zoo translate: warning: the input has 3 character(s) the tokenizer never saw in training (日 本 ☃): each "
+        "is <unk>, which decodes to nothing\n"
+    )
+
+
 def test_attention_on_a_text_longer_than_the_learned_positions_says_to_shorten_it(language_model_checkpoints, capsys):
     args = ["attention", "--ckpt_path", language_model_checkpoints["last"], "--text", "a" * 65]
     code, _, err = run([*args, "--out", "maps.png"], capsys)
@@ -314,3 +344,19 @@ def test_attention_on_a_text_longer_than_the_learned_positions_says_to_shorten_i
         "zoo attention: error: --text (or its translation) is 65 tokens, more than the 64 learned positions of "
         "the model (model.max_len); shorten --text or --target\n"
     )
+
+
+def test_a_checkpoint_whose_weights_were_changed_is_one_line(language_model_checkpoints, tmp_path, capsys):
+    """A weight re-shaped or missing in a copy of a checkpoint gave load_state_dict's traceback."""
+    checkpoint = torch.load(language_model_checkpoints["last"], weights_only=True)
+    name = next(key for key in checkpoint["state_dict"] if key.endswith("in_proj.weight"))
+    checkpoint["state_dict"][name] = checkpoint["state_dict"][name][:1]
+    damaged = tmp_path / "damaged.ckpt"
+    torch.save(checkpoint, damaged)
+    code, _, err = run(["generate", "--ckpt_path", str(damaged), "--max_new_tokens", "2"], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(
+        f"zoo generate: error: ckpt_path='{damaged}' holds weights that do not fit the model its hyperparameters "
+        f"describe (size mismatch for {name}"
+    ), err
+    assert err.endswith("; the file was changed after training\n")

@@ -162,7 +162,7 @@ def test_dry_run_says_which_trials_continue_from_their_last_checkpoint(tmp_path,
     )
     (tmp_path / "runs" / "lbl-rope-s1" / "checkpoints").mkdir(parents=True)
     (tmp_path / "runs" / "lbl-rope-s1" / "checkpoints" / "last.ckpt").write_bytes(b"")
-    assert main([str(sweep), "--runs_dir", str(tmp_path / "runs"), "--dry-run"]) == 0
+    assert main([str(sweep), "--runs_dir", str(tmp_path / "runs"), "--dry-run", "--", "--data.path=."]) == 0
     out = capsys.readouterr().out
     assert "lbl-learned-s1  (to run)" in out and "lbl-rope-s1  (to continue from its last.ckpt)" in out
 

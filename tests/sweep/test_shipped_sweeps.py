@@ -15,6 +15,7 @@ from zoo.sweep.spec import load_sweep
 
 SWEEPS = sorted((REPO / "sweeps").glob("*.yaml"))
 REGISTRIES = {"model.norm": NORMS, "model.pe": POSITIONAL_ENCODINGS}
+DATA = {"do": "tinyshakespeare", "eo": "sst2", "ed": "multi30k"}
 AXES = {"pe": "model.pe", "norm": "model.norm", "position": "model.norm_position", "heads": "model.n_heads"}
 
 
@@ -25,7 +26,7 @@ def test_every_variant_has_a_sweep_per_axis_and_a_grid():
 
 
 @pytest.mark.parametrize("path", SWEEPS, ids=[path.stem for path in SWEEPS])
-def test_sweep_file_is_valid_and_dry_run_lists_the_grid(path, capsys, monkeypatch, tmp_path):
+def test_sweep_file_is_valid_and_dry_run_lists_the_grid(path, capsys, monkeypatch, tmp_path, data_dir):
     monkeypatch.chdir(REPO)  # the configs named in the commands are relative to the repository
     config = load_sweep(path)
     assert config["name"] == path.stem
@@ -34,7 +35,8 @@ def test_sweep_file_is_valid_and_dry_run_lists_the_grid(path, capsys, monkeypatc
     for key, registry in REGISTRIES.items():
         for value in config["parameters"].get(key, {}).get("values", []):
             assert value in registry.names(), f"{path.name}: {key}={value} is not registered"
-    assert main([str(path), "--dry-run", "--runs_dir", str(tmp_path)]) == 0
+    data = data_dir / DATA[path.stem.split("-")[0]]  # the hub id is refused offline, before any trial
+    assert main([str(path), "--dry-run", "--runs_dir", str(tmp_path), "--", f"--data.path={data}"]) == 0
     out = capsys.readouterr().out
     listed = re.findall(r"^\s+\d+ (\S+)  \(to run\)$", out, flags=re.MULTILINE)
     commands = re.findall(r"^ {7}(\S.*)$", out, flags=re.MULTILINE)  # as the runner starts them

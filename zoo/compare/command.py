@@ -12,6 +12,7 @@ from zoo.compare.records import load_local_runs
 from zoo.compare.render import FORMATS, render
 from zoo.compare.wandb_runs import load_wandb_runs
 from zoo.errors import print_error
+from zoo.output_files import replaceable_problem
 from zoo.run_folders import folder_problem
 
 
@@ -70,6 +71,7 @@ def _check_report_path(report: Path) -> None:
     problem = folder_problem(report.parent)
     if report.is_dir():
         problem = f"{report} is a folder"
+    problem = problem or replaceable_problem(report, "compare")  # a report of its own it may replace
     if problem:
         raise CompareError(f"--report={str(report)!r} cannot be written ({problem}); name an .html file to write")
 

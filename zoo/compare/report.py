@@ -12,6 +12,7 @@ import plotly.offline
 from zoo.compare.ablation import Comparison
 from zoo.compare.cells import cells, headers, notes
 from zoo.compare.figures import by_knob, learning_curves
+from zoo.output_files import mark
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
@@ -56,7 +57,8 @@ def report_html(comparison: Comparison) -> str:
     charts = "".join(plotly.io.to_html(f, include_plotlyjs=False, full_html=False) for f in figures)
     title = html.escape(f"zoo compare: {comparison.metric}")
     return (
-        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{title}</title><style>{STYLE}</style>'
+        f'<!DOCTYPE html><html><head><meta charset="utf-8"><meta name="generator" content="{mark("compare")}">'
+        f"<title>{title}</title><style>{STYLE}</style>"
         f"<script>{plotly.offline.get_plotlyjs()}</script></head><body><h1>{title}</h1>"
         f"{_table(comparison)}{charts}</body></html>"
     )

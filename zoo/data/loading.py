@@ -34,6 +34,29 @@ def _hub_reachable(timeout: float = 3.0) -> bool:
         return False
 
 
+def check_reachable(path: str) -> None:
+    """Raise in one line naming ``data.path`` if it can be neither a local folder nor a hub id that loads: the
+    checks made before any data is read (so that a sweep makes them before its first trial).
+
+    Raises:
+        ValueError: an empty path. FileNotFoundError: a path that looks local (or is a file) and is no folder.
+        ConnectionError: a hub id while the hub cannot be reached (offline).
+    """
+    if not str(path).strip():
+        raise ValueError(f"data.path={path!r} is empty; it must be a local folder or a hub id")
+    local = Path(path).expanduser().absolute()
+    if local.is_dir():
+        return
+    if local.exists() or _looks_local(path):
+        raise FileNotFoundError(f"data.path={path!r} is not a folder (resolved to {local.resolve()})")
+    if not _hub_reachable():
+        raise ConnectionError(
+            f"data.path={path!r} is not a local folder (there is none at {local}), and as a hub id it cannot be "
+            f"loaded: the Hugging Face hub cannot be reached; pass --data.path with a local copy (a folder that "
+            f"datasets.load_dataset reads)"
+        )
+
+
 def load_splits(path: str, splits: list[str], name: str | None = None, text_options: dict | None = None, **kwargs):
     """Load ``splits`` of the data set at ``path``.
 
@@ -60,8 +83,7 @@ def load_splits(path: str, splits: list[str], name: str | None = None, text_opti
     datasets.disable_progress_bars()
     datasets.logging.set_verbosity(datasets.logging.CRITICAL)  # its errors reach the user as ours, in one line
     huggingface_hub.utils.logging.set_verbosity_error()
-    if not str(path).strip():
-        raise ValueError(f"data.path={path!r} is empty; it must be a local folder or a hub id")
+    check_reachable(path)
     local = Path(path).expanduser().absolute()  # "." is a folder datasets cannot name
     if local.is_dir():
         try:
@@ -83,14 +105,6 @@ def load_splits(path: str, splits: list[str], name: str | None = None, text_opti
             loaded = None if where else _each_split_alone(local, builder.config.data_files or {}, kwargs)
             if loaded is None:
                 raise ValueError(f"data.path={path!r} could not be read: {_reader_error(error)}{where}") from error
-    elif local.exists() or _looks_local(path):
-        raise FileNotFoundError(f"data.path={path!r} is not a folder (resolved to {local.resolve()})")
-    elif not _hub_reachable():
-        raise ConnectionError(
-            f"data.path={path!r} is not a local folder (there is none at {local}), and as a hub id it cannot be "
-            f"loaded: the Hugging Face hub cannot be reached; pass --data.path with a local copy (a folder that "
-            f"datasets.load_dataset reads)"
-        )
     else:
         loaded = datasets.load_dataset(path, name, **_reader_options(path, name, kwargs, text_options))
     for split in splits:

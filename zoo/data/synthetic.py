@@ -62,6 +62,12 @@ class ReversalDataModule(TranslationDataModule):
         self.generation = {"num_train": num_train, "min_length": min_length, "max_length": max_length, "seed": seed}
         self.path = str(self._generate())
 
+    @property
+    def longest_sequence(self) -> tuple[int, str]:
+        """The most tokens a sequence has: ``max_length`` digits and the spaces between them, with ``<bos>`` or
+        ``<eos>`` (``2 * max_length``), set by ``data.max_length`` (``data.max_len`` is not a field here)."""
+        return min(self.max_len, 2 * self.generation["max_length"]), "data.max_length"
+
     def _generate(self):
         folder = self.cache_dir / "synthetic" / f"reverse-{cache_key(**self.generation)}"
         if (folder / "test.jsonl").exists():

@@ -14,6 +14,7 @@ from zoo.inference.command import checked_text, main_of, parser
 from zoo.inference.figure import AttentionMap, draw_attention, figure_size
 from zoo.inference.text import translate_texts
 from zoo.nn.attention_maps import recorded_attention
+from zoo.output_files import replaceable_problem
 from zoo.registry import POSITIONAL_ENCODINGS
 from zoo.tasks import ClassificationTask, TranslationTask
 
@@ -96,6 +97,8 @@ def run(argv: list[str]) -> None:
         raise InferenceError(f"--out={args.out!r}: the folder {str(Path(args.out).parent)!r} does not exist")
     if Path(args.out).suffix.lower() != ".png" or Path(args.out).is_dir():
         raise InferenceError(f"--out={args.out!r} is not valid; name a .png file, e.g. --out maps.png")
+    if problem := replaceable_problem(Path(args.out), "attention"):  # maps of its own it may replace
+        raise InferenceError(f"--out={args.out!r}: {problem}")
     model = load_trained(args.ckpt_path, args.device)
     if args.target is not None and not isinstance(model.task, TranslationTask):
         raise InferenceError("--target is for translation models only")

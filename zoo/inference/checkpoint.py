@@ -4,13 +4,12 @@ tokenizers, which travel inside every checkpoint (:meth:`zoo.data.base.ZooDataMo
 from __future__ import annotations
 
 import inspect
-import zipfile
 from dataclasses import dataclass
-from pathlib import Path
 
 import torch
 from tokenizers import Tokenizer
 
+from zoo.checkpoint_file import CheckpointFileError, read_checkpoint_file
 from zoo.data.tokenizer import checkpoint_tokenizers, load_tokenizer
 from zoo.tasks import TaskModule
 
@@ -71,24 +70,17 @@ def check_device(device: str) -> None:
 
 
 def read_checkpoint(ckpt_path: str, field: str = "ckpt_path") -> dict:
-    """The contents of a Lightning checkpoint file, loaded with ``weights_only=True`` onto the CPU.
+    """The contents of a zoo checkpoint file, loaded with ``weights_only=True`` onto the CPU.
 
     Raises:
         InferenceError: in one line naming ``field`` and the file, if it is missing, not a file written by
-            ``torch.save`` (empty, truncated, another format), or not a Lightning checkpoint (no ``state_dict``).
+            ``torch.save`` (empty, truncated, another format), or not a zoo checkpoint
+            (:func:`zoo.checkpoint_file.read_checkpoint_file`).
     """
-    if not Path(ckpt_path).is_file():
-        raise InferenceError(f"{field}={ckpt_path!r} is not a file")
-    if not zipfile.is_zipfile(ckpt_path):
-        raise InferenceError(f"{field}={ckpt_path!r} is not a checkpoint (not a file written by torch.save)")
     try:
-        checkpoint = torch.load(ckpt_path, map_location="cpu", weights_only=True)
-    except Exception as error:  # torch raises many kinds for a damaged file
-        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise InferenceError(f"{field}={ckpt_path!r} is not a checkpoint that zoo can load ({reason})") from None
-    if not isinstance(checkpoint, dict) or "state_dict" not in checkpoint:
-        raise InferenceError(f"{field}={ckpt_path!r} is not a Lightning checkpoint (no state_dict)")
-    return checkpoint
+        return read_checkpoint_file(ckpt_path, field)
+    except CheckpointFileError as error:
+        raise InferenceError(str(error)) from None
 
 
 def load_trained(ckpt_path: str, device: str = "cpu") -> TrainedModel:
@@ -111,6 +103,13 @@ def load_trained(ckpt_path: str, device: str = "cpu") -> TrainedModel:
     task_class = getattr(__import__(module, fromlist=[name]), name)
     accepted = set(inspect.signature(task_class.__init__).parameters) | set(inspect.signature(TaskModule).parameters)
     task = task_class(**{k: v for k, v in hparams.items() if k in accepted})
-    task.load_state_dict(checkpoint["state_dict"])
+    try:
+        task.load_state_dict(checkpoint["state_dict"])
+    except RuntimeError as error:  # a weight missing, added or of another shape than its hyperparameters make
+        first = next((line.strip() for line in str(error).splitlines()[1:] if line.strip()), str(error))
+        raise InferenceError(
+            f"ckpt_path={ckpt_path!r} holds weights that do not fit the model its hyperparameters describe "
+            f"({first.rstrip('.')}); the file was changed after training"
+        ) from None
     task.to(device).eval()
     return TrainedModel(task, {k: load_tokenizer(v) for k, v in tokenizers.items()}, ckpt_path)

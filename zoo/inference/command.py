@@ -13,10 +13,22 @@ import torch
 from zoo.errors import print_error, raised_on_purpose
 from zoo.inference.checkpoint import InferenceError
 
+LARGEST_COUNT = 2**31 - 1  # a count (tokens, beams, samples, sentences) beyond it overflows the decoder's tensors
+
 
 class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str):  # one line, and no sys.exit inside an in-process call
         raise InferenceError(message)
+
+    def parse_args(self, args=None, namespace=None):
+        """The arguments, each integer but ``--seed`` at most :data:`LARGEST_COUNT` in size (a larger one was
+        a traceback from deep in the decoder, or 'Overflow when unpacking long long')."""
+        parsed = super().parse_args(args, namespace)
+        for action in self._actions:
+            value = getattr(parsed, action.dest, None)
+            if action.type is int and action.dest != "seed" and value is not None and abs(value) > LARGEST_COUNT:
+                raise InferenceError(f"--{action.dest}={value} is not valid; it must be at most {LARGEST_COUNT}")
+        return parsed
 
 
 def parser(command: str, description: str) -> argparse.ArgumentParser:
@@ -26,6 +38,15 @@ def parser(command: str, description: str) -> argparse.ArgumentParser:
     default_device = "cuda" if torch.cuda.is_available() else "cpu"
     p.add_argument("--device", default=default_device, help=f"where the model runs (default: {default_device})")
     return p
+
+
+def _out_of_memory(error: BaseException) -> str:
+    """The line for a decoding that ran out of memory: the allocator's own words, and the settings that size it."""
+    said = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return (
+        f"not enough memory for these settings ({said}); lower --beam_size, --num_samples, --batch_size or "
+        f"--max_new_tokens"
+    )
 
 
 def positive(name: str, value: float | None, optional: bool = False) -> None:
@@ -76,6 +97,14 @@ def main_of(command: str, run: Callable[[list[str]], None]) -> Callable[[list[st
     def main(argv: list[str]) -> int:
         try:
             run(argv)
+        except (torch.OutOfMemoryError, MemoryError) as error:
+            print_error(f"zoo {command}", InferenceError(_out_of_memory(error)))
+            return 2
+        except RuntimeError as error:
+            if "can't allocate memory" not in str(error):
+                raise
+            print_error(f"zoo {command}", InferenceError(_out_of_memory(error)))
+            return 2
         except (InferenceError, ValueError) as error:  # ValueError: a setting refused by the decoder
             if not isinstance(error, InferenceError) and not raised_on_purpose(error):
                 raise  # a bug, not a check: its traceback says where
@@ -87,3 +116,18 @@ def main_of(command: str, run: Callable[[list[str]], None]) -> Callable[[list[st
 
     main.__doc__ = f"Entry point of ``python -m zoo {command} ARGS`` (usable in-process); returns the exit status."
     return main
+
+
+def warn_of_unseen_characters(command: str, tokenizer, text: str, what: str) -> None:
+    """Say on stderr which characters of ``text`` (``what``: "the prompt", "the input") ``tokenizer`` never saw
+    in training: each is ``<unk>``, which the model reads as one unknown token and which decodes to nothing."""
+    from zoo.data.tokenizer import UNK_ID
+
+    unseen = [char for char in dict.fromkeys(text) if UNK_ID in tokenizer.encode(char).ids]
+    if unseen:
+        shown = " ".join(unseen[:20]) + (" ..." if len(unseen) > 20 else "")
+        print(
+            f"zoo {command}: warning: {what} has {len(unseen)} character(s) the tokenizer never saw in "
+            f"training ({shown}): each is <unk>, which decodes to nothing",
+            file=sys.stderr,
+        )

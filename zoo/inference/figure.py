@@ -9,6 +9,8 @@ from pathlib import Path
 from matplotlib.figure import Figure
 from torch import Tensor
 
+from zoo.output_files import mark
+
 PANEL_INCHES = 3.0  # each head's map
 DPI = 100
 
@@ -47,4 +49,4 @@ def draw_attention(maps: list[AttentionMap], out: Path) -> None:
             ax.set_title(f"{attention.title}, head {head + 1}", fontsize=7)
             ax.set_xticks(range(len(attention.columns)), attention.columns, rotation=90, **font)
             ax.set_yticks(range(len(attention.rows)), attention.rows, **font)
-    figure.savefig(out, dpi=DPI)
+    figure.savefig(out, dpi=DPI, metadata={"Software": mark("attention")})

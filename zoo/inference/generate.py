@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-
-from zoo.data.tokenizer import UNK_ID
+from zoo.config_checks import MAX_SEED
 from zoo.decoding.sampling import check_sampling
 from zoo.inference.checkpoint import InferenceError, load_trained
-from zoo.inference.command import checked_text, main_of, parser, positive
+from zoo.inference.command import checked_text, main_of, parser, positive, warn_of_unseen_characters
 from zoo.inference.text import generate_text
 from zoo.tasks import LanguageModelTask
 
@@ -34,6 +32,8 @@ def run(argv: list[str]) -> None:
     positive("max_new_tokens", args.max_new_tokens)
     positive("num_samples", args.num_samples)
     positive("beam_size", args.beam_size)
+    if args.seed is not None and not 0 <= args.seed <= MAX_SEED:  # as fit's seed_everything
+        raise InferenceError(f"--seed={args.seed} is not valid; it must be an integer in [0, {MAX_SEED}]")
     sampling = [f"--{name}" for name in ("temperature", "top_k", "top_p") if getattr(args, name) is not None]
     if args.beam_size > 1 and sampling:
         raise InferenceError(
@@ -49,26 +49,12 @@ def run(argv: list[str]) -> None:
         raise InferenceError(f"--num_samples={args.num_samples} is not valid with beam search; at most --beam_size")
     model = load_trained(args.ckpt_path, args.device)
     model.require(LanguageModelTask, "generate")
-    _warn_of_unseen_characters(model, prompt)
+    warn_of_unseen_characters("generate", model.source_tokenizer, prompt, "the prompt")
     texts = generate_text(
         model, prompt, args.max_new_tokens, args.num_samples, temperature, args.top_k, args.top_p,
         args.seed, args.beam_size, args.length_penalty,
     )  # fmt: skip
     print("\n---\n".join(texts))
-
-
-def _warn_of_unseen_characters(model, prompt: str) -> None:
-    """Say on stderr which characters of the prompt the tokenizer never saw in training: each is ``<unk>``,
-    which the model reads as one unknown token and which decodes to nothing."""
-    tokenizer = model.source_tokenizer
-    unseen = [char for char in dict.fromkeys(prompt) if UNK_ID in tokenizer.encode(char).ids]
-    if unseen:
-        shown = " ".join(unseen[:20]) + (" ..." if len(unseen) > 20 else "")
-        print(
-            f"zoo generate: warning: the prompt has {len(unseen)} character(s) the tokenizer never saw in "
-            f"training ({shown}): each is <unk>, which decodes to nothing",
-            file=sys.stderr,
-        )
 
 
 main = main_of("generate", run)

@@ -9,7 +9,7 @@ from tqdm import tqdm
 
 from zoo.decoding.beam import check_decoder_settings
 from zoo.inference.checkpoint import InferenceError, load_trained
-from zoo.inference.command import main_of, parser, positive, read_text
+from zoo.inference.command import main_of, parser, positive, read_text, warn_of_unseen_characters
 from zoo.inference.text import source_limit, translate_texts
 from zoo.tasks import TranslationTask
 
@@ -43,6 +43,7 @@ def run(argv: list[str]) -> None:
     if args.input is not None and not Path(args.input).is_file():
         raise InferenceError(f"--input={args.input!r} is not a file")
     lines = read_text(args.input, f"--input={args.input!r}" if args.input else "stdin").splitlines()
+    warn_of_unseen_characters("translate", model.source_tokenizer, "".join(lines), "the input")
     _warn_of_cut_sentences(model, lines)
     with tqdm(total=len(lines), unit="sentence", disable=args.input is None, file=sys.stderr) as bar:
         found = translate_texts(

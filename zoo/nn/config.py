@@ -97,3 +97,17 @@ class TransformerConfig:
 # dropout only regularises training.
 REGULARISATION_KNOBS = ("dropout", "activation_dropout")
 ARCHITECTURE_KNOBS = tuple(name for name in TransformerConfig.field_names() if name not in REGULARISATION_KNOBS)
+
+
+def minimum_parameters(config: TransformerConfig, num_layers: int, vocab_size: int) -> int:
+    """A lower bound of the parameters of a stack of ``num_layers`` layers over ``vocab_size`` tokens, from
+    the sizes alone (no tensor made): each layer has at least its attention's four ``D x D`` projections and
+    its feed-forward network's two ``D x d_ff`` matrices, and the embedding ``V x D`` (Vaswani et al. 2017,
+    sections 3.2.2 and 3.3).
+
+    Example:
+        >>> minimum_parameters(TransformerConfig(d_model=512, d_ff=2048), 12, 37000)  # the paper's base: 65M
+        56692736
+    """
+    d, d_ff = config.d_model, config.d_ff
+    return num_layers * (4 * d * d + 2 * d * d_ff) + vocab_size * d

@@ -64,8 +64,9 @@ def check_before_training(namespace) -> None:
     """The checks ``fit`` makes of a parsed config before it loads data: the zoo's of the trainer fields and
     options (:func:`zoo.config_checks.check_options`), the task's of its knobs, by building the task with its
     network on the meta device (the vocabulary, which comes from the data, at a stand-in size), the data
-    module's of its settings, by building it (it loads nothing until ``fit`` prepares it), and the task's of
-    the data settings (``check_settings``: a ``data.block_size`` beyond ``model.max_len``).
+    module's of its settings, by building it (it loads nothing until ``fit`` prepares it), the task's of
+    the data settings (``check_settings``: a ``data.block_size`` beyond ``model.max_len``), and that
+    ``data.path`` is a folder, or a hub id with the hub in reach (:func:`zoo.data.loading.check_reachable`).
 
     Raises:
         SweepError: the one-line message of the check that failed.
@@ -78,9 +79,20 @@ def check_before_training(namespace) -> None:
         check_options(namespace, "fit")
         with torch.device("meta"):
             task = _built(namespace.model, vocab_size=STAND_IN_VOCABULARY)
-        task.check_settings(_built(namespace.data))
-    except (ConfigError, ValueError) as error:
+        datamodule = _built(namespace.data)
+        task.check_settings(datamodule)
+        _check_reachable_once(datamodule.path)  # a missing folder, or a hub id offline: every trial would fail
+    except (ConfigError, ValueError, FileNotFoundError, ConnectionError) as error:
         raise SweepError(str(error)) from error
+
+
+@functools.lru_cache(maxsize=8)
+def _check_reachable_once(path: str) -> None:
+    """:func:`zoo.data.loading.check_reachable`, once per path for all of a grid's trials (a hub id asks the
+    hub)."""
+    from zoo.data.loading import check_reachable
+
+    check_reachable(path)
 
 
 def _built(section, **overrides):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import time
 from typing import Literal
 
@@ -14,6 +15,7 @@ from torch import Tensor, nn
 
 from zoo.gradients import clip_by_norm, step_gradient_norm
 from zoo.nn import ARCHITECTURE_KNOBS, NORM_POSITIONS, TransformerConfig, count_parameters
+from zoo.nn.config import minimum_parameters
 from zoo.nn.positional import unlimited_encodings
 from zoo.registry import ACTIVATIONS, NORMS, POSITIONAL_ENCODINGS, SCHEDULES, check_at_least, check_between
 from zoo.schedules import schedule_factor
@@ -27,6 +29,26 @@ Schedule = Literal[tuple(SCHEDULES.names())]
 # The architecture knobs are the fields of TransformerConfig, with its defaults (tests/test_knobs.py checks that
 # TaskModule lists each of them).
 DEFAULT = TransformerConfig()
+
+
+LAYER_FIELDS = ("num_layers", "num_encoder_layers", "num_decoder_layers")
+
+
+def check_fits_in_memory(config: TransformerConfig, hparams) -> None:
+    """Raise ``ValueError`` before a network is built whose weights alone (fp32) cannot fit in this machine's
+    memory, from a lower bound of its parameters (:func:`zoo.nn.config.minimum_parameters`): such a network
+    failed in the allocator with a page of traceback, or, deep enough, built layers for hours."""
+    layers = sum(hparams.get(name) or 0 for name in LAYER_FIELDS)
+    least = minimum_parameters(config, layers, hparams.vocab_size)
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") if hasattr(os, "sysconf") else None
+    if memory and 4 * least > memory:
+        sizes = ", ".join(
+            f"model.{name}={hparams[name]}" for name in (*LAYER_FIELDS, "d_model", "d_ff") if name in hparams
+        )
+        raise ValueError(
+            f"{sizes} make at least {least:.3g} parameters ({4 * least / 2**30:.3g} GiB in fp32), more than this "
+            f"machine's {memory / 2**30:.3g} GiB of memory; lower them"
+        )
 
 
 class TaskModule(pl.LightningModule):
@@ -145,6 +167,7 @@ class TaskModule(pl.LightningModule):
         check_between("model.weight_decay", weight_decay, 0.0, float("inf"))
         if vocab_size <= 0:
             raise ValueError(f"model.vocab_size={vocab_size} is not valid; the CLI sets it from the data module")
+        check_fits_in_memory(self.config, self.hparams)
         self.network = self.build_network()
         if compile:
             self.network.compile()
