@@ -4,8 +4,10 @@ and what would be valid (``model.dropout='abc' is not valid; it must be a number
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import sys
+import traceback
 from pathlib import Path
 
 from lightning.pytorch.cli import LightningArgumentParser
@@ -27,6 +29,8 @@ class ZooArgumentParser(LightningArgumentParser):
         return text if not epilog else f"{text}\n{epilog}\n"
 
     def error(self, message: str, ex: Exception | None = None):
+        if ex is not None and os.environ.get("ZOO_DEBUG"):  # where the parser refused it, for a contributor
+            traceback.print_exception(ex, file=sys.stderr)
         text = str(message)
         choice = (
             _bad_choice(text)

@@ -78,7 +78,7 @@ def test_attention_maps_of_a_translation_model(translation_checkpoints, tmp_path
     code, printed, _ = run([*args, "--target", "A dog runs ."], capsys)
     # one encoder and one decoder layer: encoder self, decoder self and cross-attention, two heads each
     assert code == 0 and png_size(out) == (2 * 300, 3 * 300)
-    assert re.search(r"3 attention modules", printed)
+    assert re.search(r"3 attention modules x 2 heads, 600x900 pixels", printed)
 
 
 def test_attention_maps_of_a_language_model(language_model_checkpoints, tmp_path, capsys):

@@ -313,3 +313,11 @@ def test_a_trial_killed_after_its_record_finished_is_finished_in_the_sweeps_stat
         "bad-learned": "finished",
         "bad-rope": "finished",
     }
+
+
+def test_a_folder_of_sweep_files_is_named_as_a_folder(capsys, monkeypatch):
+    monkeypatch.chdir(REPO)  # it said "sweep file 'sweeps' not found"
+    assert main(["sweeps", "--dry-run"]) == 2
+    assert capsys.readouterr().err == (
+        "zoo sweep: error: sweep file 'sweeps' is a folder; name one of its sweep files (e.g. sweeps/do-pe.yaml)\n"
+    )

@@ -106,7 +106,8 @@ def run(argv: list[str]) -> None:
     maps = _maps(model, checked_text(args.text, "--text"), target)
     draw_attention(maps, Path(args.out))
     width, height = figure_size(maps)
-    print(f"{args.out}: {len(maps)} attention modules x heads, {width}x{height} pixels")
+    heads = max(m.weights.shape[0] for m in maps)
+    print(f"{args.out}: {len(maps)} attention modules x {heads} heads, {width}x{height} pixels")
 
 
 main = main_of("attention", run)

@@ -63,6 +63,8 @@ def load_sweep(path: str | Path) -> dict:
         SweepError: the file is missing, not YAML, or not a valid sweep (one line naming the field).
     """
     path = Path(path)
+    if path.is_dir():
+        raise SweepError(f"sweep file {str(path)!r} is a folder; name one of its sweep files (e.g. sweeps/do-pe.yaml)")
     if not path.is_file():
         raise SweepError(f"sweep file {str(path)!r} not found")
     try:
