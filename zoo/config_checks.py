@@ -20,6 +20,7 @@ class ConfigError(Exception):
 
 
 RUN_NAME = re.compile(r"[A-Za-z0-9._-]+")
+MAX_RUN_NAME = 200  # a file name is at most 255 bytes, and a rerun adds "-2", "-3", ...
 MAX_SEED = 2**32 - 1  # numpy's, which Lightning's seed_everything seeds too
 VALID_SEED = (
     f"it must be an integer in [0, {MAX_SEED}] (the run's seed, in its name), or true (a random seed, recorded in "
@@ -72,10 +73,10 @@ def check_options(config: Namespace, subcommand: str) -> None:
     """
     _check_bool_fields(config)
     name = config.get("run_name")
-    if name is not None and (not RUN_NAME.fullmatch(name) or name in (".", "..")):
+    if name is not None and (not RUN_NAME.fullmatch(name) or name in (".", "..") or len(name) > MAX_RUN_NAME):
         raise ConfigError(
-            f"run_name={name!r} is not valid; it must be a folder name of letters, digits, '.', '_' and '-' "
-            f"(the folder goes under runs_dir)"
+            f"run_name={name if len(name) <= 60 else name[:60] + '...'!r} is not valid; it must be a folder name of "
+            f"at most {MAX_RUN_NAME} letters, digits, '.', '_' and '-' (the folder goes under runs_dir)"
         )
     _check_trainer_fields(config.trainer)
     _check_checkpoint_options(config)
@@ -103,12 +104,44 @@ def _check_trainer_fields(trainer: Namespace) -> None:
             )
     for split in ("train", "val", "test", "predict"):
         _check_batch_limit(f"limit_{split}_batches", trainer.get(f"limit_{split}_batches"))
+    _check_devices(trainer.get("devices"))
+    _check_duration("max_time", trainer.get("max_time"))
     interval = trainer.get("val_check_interval")
-    if isinstance(interval, (int, float)) and interval <= 0:  # a string is a duration, Lightning checks it
+    if isinstance(interval, float) and 0 < interval < 1 and trainer.get("check_val_every_n_epoch") is None:
         raise ConfigError(
-            f"trainer.val_check_interval={interval} is not valid; it must be a positive number of training batches "
-            f"(steps, but with trainer.accumulate_grad_batches), or a fraction of an epoch in (0, 1] with "
-            f"trainer.check_val_every_n_epoch set"
+            f"trainer.val_check_interval={interval} is a fraction of an epoch, which Lightning takes only with "
+            f"trainer.check_val_every_n_epoch set (this config validates by steps: it is null); give a number of "
+            f"training batches, or set trainer.check_val_every_n_epoch=1"
+        )
+    not_a_duration = isinstance(interval, str) and not DURATION.fullmatch(interval.strip())  # 'nan', 'abc'
+    if not_a_duration or isinstance(interval, (int, float)) and not isinstance(interval, bool) and not interval > 0:
+        raise ConfigError(
+            f"trainer.val_check_interval={interval!r} is not valid; it must be a positive number of training "
+            f"batches (steps, but with trainer.accumulate_grad_batches), a fraction of an epoch in (0, 1] with "
+            f"trainer.check_val_every_n_epoch set, or a duration DD:HH:MM:SS"
+        )
+
+
+DURATION = re.compile(r"\d+:\d{1,2}:\d{1,2}:\d{1,2}")  # Lightning's DD:HH:MM:SS
+
+
+def _check_duration(field: str, value: object) -> None:
+    """Refuse a ``trainer.max_time`` string that is not Lightning's ``DD:HH:MM:SS`` (a mapping of units, or a
+    string that is, Lightning checks)."""
+    if isinstance(value, str) and not DURATION.fullmatch(value.strip()):
+        raise ConfigError(
+            f"trainer.{field}={value!r} is not valid; it must be a duration DD:HH:MM:SS (00:01:30:00 for an hour "
+            f"and a half) or a mapping such as {{hours: 1, minutes: 30}}"
+        )
+
+
+def _check_devices(value: object) -> None:
+    """Refuse a ``trainer.devices`` count Lightning refuses in words that name no valid value: 0 or below -1."""
+    count = int(value) if isinstance(value, str) and value.strip().lstrip("-").isdigit() else value
+    if isinstance(count, int) and not isinstance(count, bool) and (count == 0 or count < -1):
+        raise ConfigError(
+            f"trainer.devices={value!r} is not valid; it must be a positive number of devices, -1 or 'auto' (all "
+            f"of them), or a list of device indices such as [0, 1]"
         )
 
 
@@ -144,6 +177,8 @@ def _check_budget(trainer: Namespace) -> None:
                 f"trainer.{field}={value}: fit would train nothing; it must be {valid} (to evaluate a checkpoint "
                 f"without training, use `zoo validate` or `zoo test` with --ckpt_path)"
             )
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value < -1:
+            raise ConfigError(f"trainer.{field}={value} is not valid; it must be {valid}")
 
 
 def _check_schedule_horizon(config: Namespace) -> None:

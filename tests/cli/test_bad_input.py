@@ -187,12 +187,12 @@ def test_bad_generation_or_data_knob_of_the_language_model(override, message, da
 @pytest.mark.parametrize(
     ("override", "message"),
     [
-        ("--trainer.max_steps=-5", "`max_steps` must be a non-negative integer or -1 (infinite steps)."),
+        ("--trainer.max_steps=-5", "trainer.max_steps=-5 is not valid; it must be a positive number of steps, or -1"),
         (
             "--trainer.val_check_interval=0",
             "trainer.val_check_interval=0 is not valid; it must be a positive number of training batches (steps, but "
-            "with trainer.accumulate_grad_batches), or a fraction of an epoch in (0, 1] with "
-            "trainer.check_val_every_n_epoch set",
+            "with trainer.accumulate_grad_batches), a fraction of an epoch in (0, 1] with "
+            "trainer.check_val_every_n_epoch set, or a duration DD:HH:MM:SS",
         ),
         (
             "--trainer.limit_val_batches=-1",
@@ -200,8 +200,8 @@ def test_bad_generation_or_data_knob_of_the_language_model(override, message, da
             "fraction of them in [0.0, 1.0]",
         ),
         ("--trainer.limit_train_batches=1.5", "trainer.limit_train_batches=1.5 is not valid; it must be a number"),
-        ("--trainer.max_time=abc", "`Timer(duration='abc')` is not a valid duration."),
-        ("--trainer.val_check_interval=abc", "Invalid time format for `val_check_interval`: 'abc'."),
+        ("--trainer.max_time=abc", "trainer.max_time='abc' is not valid; it must be a duration DD:HH:MM:SS"),
+        ("--trainer.val_check_interval=abc", "trainer.val_check_interval='abc' is not valid; it must be a positive"),
         (
             "--trainer.logger=false",  # was silently ignored: the W&B run was made all the same
             "trainer.logger is set by zoo, not from the command line or a config; every run logs to W&B and to its "
@@ -262,8 +262,19 @@ def test_bad_generation_or_data_knob_of_the_language_model(override, message, da
         ),
         (
             "--run_name=../elsewhere",
-            "run_name='../elsewhere' is not valid; it must be a folder name of letters, digits, '.', '_' and '-'",
+            "run_name='../elsewhere' is not valid; it must be a folder name of at most 200 letters, digits, '.', "
+            "'_' and '-'",
         ),
+        # Lightning's own words named no valid value (or no field), or blamed runs_dir
+        (f"--run_name={'r' * 300}", f"run_name='{'r' * 60}...' is not valid; it must be a folder name of at most 200"),
+        ("--trainer.devices=0", "trainer.devices='0' is not valid; it must be a positive number of devices, -1 or "),
+        ("--trainer.val_check_interval=nan", "trainer.val_check_interval='nan' is not valid; it must be a positive "),
+        (
+            "--trainer.val_check_interval=0.5",
+            "trainer.val_check_interval=0.5 is a fraction of an epoch, which Lightning takes only with "
+            "trainer.check_val_every_n_epoch set",
+        ),
+        ("--trainer.max_steps=-2", "trainer.max_steps=-2 is not valid; it must be a positive number of steps, or -1"),
     ],
 )
 def test_bad_trainer_value_or_run_name_stops_in_one_line_and_leaves_no_folder(
