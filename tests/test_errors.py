@@ -41,3 +41,25 @@ def test_a_bug_in_an_inference_command_keeps_its_traceback():
     """A ValueError from an operation (not a check's raise) is not a user's mistake: one line would hide where."""
     with pytest.raises(ValueError, match="invalid literal for int"):
         main_of("generate", bug)(["x"])
+
+
+@pytest.mark.parametrize(
+    "error",
+    [RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to allocate 768 GB"), MemoryError()],
+)
+def test_an_inference_out_of_memory_is_one_line_naming_what_to_lower(error, capsys):
+    """--num_samples 100000000 was the allocator's traceback; another RuntimeError (a bug) keeps its own."""
+
+    def allocate(argv):
+        raise error
+
+    assert main_of("generate", allocate)([]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("zoo generate: error: not enough memory for these settings (") and err.count("\n") == 1
+    assert err.endswith("); lower --beam_size, --num_samples, --batch_size or --max_new_tokens\n")
+
+    def broken(argv):
+        raise RuntimeError("mat1 and mat2 shapes cannot be multiplied")
+
+    with pytest.raises(RuntimeError, match="shapes cannot be multiplied"):
+        main_of("generate", broken)([])

@@ -40,6 +40,11 @@ def parser(command: str, description: str) -> argparse.ArgumentParser:
     return p
 
 
+def _is_out_of_memory(error: BaseException) -> bool:
+    """Whether ``error`` is an allocation that failed (CPU allocator, CUDA, or Python's own)."""
+    return isinstance(error, (torch.OutOfMemoryError, MemoryError)) or "can't allocate memory" in str(error)
+
+
 def _out_of_memory(error: BaseException) -> str:
     """The line for a decoding that ran out of memory: the allocator's own words, and the settings that size it."""
     said = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
@@ -97,11 +102,8 @@ def main_of(command: str, run: Callable[[list[str]], None]) -> Callable[[list[st
     def main(argv: list[str]) -> int:
         try:
             run(argv)
-        except (torch.OutOfMemoryError, MemoryError) as error:
-            print_error(f"zoo {command}", InferenceError(_out_of_memory(error)))
-            return 2
-        except RuntimeError as error:
-            if "can't allocate memory" not in str(error):
+        except (RuntimeError, MemoryError) as error:  # torch.OutOfMemoryError is a RuntimeError
+            if not _is_out_of_memory(error):
                 raise
             print_error(f"zoo {command}", InferenceError(_out_of_memory(error)))
             return 2
