@@ -82,25 +82,28 @@ def field_owners(group: str, name: str) -> list[str]:
     return [cls.__name__ for cls in classes if name in accepted_fields(cls)]
 
 
-def accepted_fields(cls: type) -> set[str]:
-    """The constructor arguments of ``cls`` and of the zoo bases it passes its ``**kwargs`` to (as the CLI
-    reads them: a class whose ``__init__`` takes no ``**kwargs`` takes none of its bases' arguments)."""
-    names: set[str] = set()
+def _init_classes(cls: type):
+    """The zoo classes whose ``__init__`` arguments ``cls`` takes, as the CLI reads them: its own, then its
+    bases' for as long as each passes its ``**kwargs`` on (a class whose ``__init__`` takes none stops there)."""
     for klass in cls.__mro__:
         if "__init__" not in vars(klass) or not klass.__module__.startswith("zoo."):
             continue
-        parameters = inspect.signature(klass.__init__).parameters.values()
-        names |= {p.name for p in parameters}
-        if not any(p.kind is p.VAR_KEYWORD for p in parameters):
-            break
+        yield klass
+        if not any(p.kind is p.VAR_KEYWORD for p in inspect.signature(klass.__init__).parameters.values()):
+            return
+
+
+def accepted_fields(cls: type) -> set[str]:
+    """The constructor arguments of ``cls`` and of the zoo bases it passes its ``**kwargs`` to."""
+    names = {p.name for klass in _init_classes(cls) for p in inspect.signature(klass.__init__).parameters.values()}
     return names - {"self", "kwargs", "args"}
 
 
 def bool_fields(cls: type) -> list[str]:
-    """The constructor arguments of ``cls`` and its bases typed ``bool`` (``bias``, ``tie_embeddings``, ...)."""
+    """The constructor arguments of ``cls`` and of the bases it passes them to typed ``bool`` (``bias``,
+    ``tie_embeddings``, ...)."""
     names = []
-    for klass in cls.__mro__:
-        if "__init__" in vars(klass) and klass.__module__.startswith("zoo."):
-            hints = typing.get_type_hints(klass.__init__)
-            names += [name for name, hint in hints.items() if hint is bool and name not in names]
+    for klass in _init_classes(cls):
+        hints = typing.get_type_hints(klass.__init__)
+        names += [name for name, hint in hints.items() if hint is bool and name not in names]
     return names
