@@ -33,7 +33,8 @@ class ZooArgumentParser(LightningArgumentParser):
             traceback.print_exception(ex, file=sys.stderr)
         text = str(message)
         choice = (
-            _bad_choice(text)
+            _foreign_class("\n".join([text, *_causes(ex)]))
+            or _bad_choice(text)
             or _unknown_option(text)
             or _bad_type(text)
             or _bad_length(text)
@@ -48,6 +49,17 @@ class ZooArgumentParser(LightningArgumentParser):
         shown = "\n  ".join(lines[:6])
         sys.stderr.write(f"zoo: error: {shown}\n(python -m zoo fit --help lists every field and its type)\n")
         self.exit(2)
+
+
+def _causes(ex: BaseException | None) -> list[str]:
+    """The messages of the exceptions that caused ``ex`` (where jsonargparse keeps what was wrong with a
+    ``class_path``: ``Import path torch.nn.Linear does not correspond to a subclass of TaskModule``)."""
+    found: list[str] = []
+    while ex is not None and len(found) < 8:
+        ex = ex.__cause__ or ex.__context__
+        if ex is not None:
+            found.append(str(ex))
+    return found
 
 
 _MISSING = re.compile(r"the following arguments are required: (\w+)\.(?:data|model)\b")
@@ -145,7 +157,7 @@ def _typed(key: str) -> tuple[str, str | None]:
     ]
     if named:
         return named[-1][0].lstrip("-"), named[-1][1]
-    if "." in key:
+    if "." in key or key in ("model", "data"):
         return key, None
     group = "data" if key in field_names("data") and key not in field_names("model") else "model"
     return f"{group}.{key}", None
@@ -165,6 +177,31 @@ def _bad_length(message: str) -> str | None:
 
 
 _CLASS_HELP = re.compile(r"^--(model|data)\.help: (.*)$")
+_FOREIGN_CLASS = re.compile(r"Import path (\S+) does not correspond to a subclass of (TaskModule|ZooDataModule)")
+
+
+def _zoo_classes(group: str) -> list[str]:
+    """The importable names of the zoo's tasks (``group="model"``) or data modules (``"data"``)."""
+    from zoo.data import ZooDataModule
+    from zoo.tasks import TaskModule
+
+    base = TaskModule if group == "model" else ZooDataModule
+    return sorted(f"{c.__module__.rsplit('.', 1)[0]}.{c.__name__}" for c in _subclasses(base))
+
+
+def _foreign_class(message: str) -> str | None:
+    """A ``model`` or ``data`` ``class_path`` that imports but is no zoo task or data module
+    (``model: {class_path: torch.nn.Linear}``): the value, and the classes there are."""
+    match = _FOREIGN_CLASS.search(message)
+    if match is None:
+        return None
+    group = "model" if match.group(2) == "TaskModule" else "data"
+    kind = (
+        "a zoo task (a subclass of zoo.tasks.TaskModule)"
+        if group == "model"
+        else ("a zoo data module (a subclass of zoo.data.ZooDataModule)")
+    )
+    return f"{group}.class_path={match.group(1)!r} is not {kind}; choose one of: {', '.join(_zoo_classes(group))}"
 
 
 def _unknown_class_help(message: str) -> str | None:
@@ -172,12 +209,9 @@ def _unknown_class_help(message: str) -> str | None:
     match = _CLASS_HELP.search(message.strip())
     if match is None:
         return None
-    from zoo.data import ZooDataModule
-    from zoo.tasks import TaskModule
-
-    base = TaskModule if match.group(1) == "model" else ZooDataModule
-    classes = sorted(f"{c.__module__.rsplit('.', 1)[0]}.{c.__name__}" for c in _subclasses(base))
-    return f"--{match.group(1)}.help: {match.group(2).strip()}; choose one of: {', '.join(classes)}"
+    return (
+        f"--{match.group(1)}.help: {match.group(2).strip()}; choose one of: {', '.join(_zoo_classes(match.group(1)))}"
+    )
 
 
 def _subclasses(cls: type) -> list[type]:
@@ -197,7 +231,8 @@ def _bad_type(message: str) -> str | None:
         value = "?"
     problem = re.search(r"Problem with given class_path '([^']*)':\s*\n\s*(.+)$", message, re.M)
     if problem:  # a class that cannot be imported (--trainer.callbacks+=foo.Bar)
-        return f"{field}: class_path {problem.group(1)!r} cannot be imported ({problem.group(2).strip()})"
+        why = f"{field}: class_path {problem.group(1)!r} cannot be imported ({problem.group(2).strip()})"
+        return why + (f"; choose one of: {', '.join(_zoo_classes(field))}" if field in ("model", "data") else "")
     if field == "seed_everything":  # its type allows false, which zoo refuses
         return f"seed_everything={value} is not valid; {VALID_SEED}"
     return f"{field}={value!r} is not valid; {_valid_values(message)}"

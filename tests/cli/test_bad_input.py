@@ -573,6 +573,45 @@ def test_the_message_shows_the_value_that_failed(data_dir, cli_env, capsys, args
     assert f"zoo: error: {message}\n" in fails(capsys, [*shakespeare_args(data_dir), *args])
 
 
+TASKS = "zoo.tasks.ClassificationTask, zoo.tasks.LanguageModelTask, zoo.tasks.TranslationTask"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (  # it was "model.model=... is not valid; it must be null (unset)"
+            ["--model=torch.nn.Linear"],
+            f"model.class_path='torch.nn.Linear' is not a zoo task (a subclass of zoo.tasks.TaskModule); "
+            f"choose one of: {TASKS}",
+        ),
+        (
+            ["--data=torch.nn.Linear"],
+            "data.class_path='torch.nn.Linear' is not a zoo data module (a subclass of zoo.data.ZooDataModule); "
+            "choose one of: zoo.data.",
+        ),
+        (
+            ["--model=zoo.tasks.Nope"],
+            f"model: class_path 'zoo.tasks.Nope' cannot be imported (module 'zoo.tasks' has no attribute 'Nope'); "
+            f"choose one of: {TASKS}",
+        ),
+    ],
+)
+def test_a_class_path_that_is_no_zoo_class_names_the_zoo_classes(data_dir, cli_env, capsys, args, message):
+    err = fails(capsys, [*shakespeare_args(data_dir), *args])
+    assert err.startswith(f"zoo: error: {message}") and len(err.splitlines()) == 1
+    assert not (cli_env / "runs").exists()
+
+
+def test_a_config_file_with_a_foreign_task_names_the_zoo_tasks(data_dir, cli_env, capsys):
+    config = cli_env / "foreign.yaml"
+    config.write_text("model:\n  class_path: torch.nn.Linear\n  init_args:\n    in_features: 2\n    out_features: 3\n")
+    err = fails(capsys, [*shakespeare_args(data_dir), "--config", str(config)])
+    assert err == (
+        "zoo: error: model.class_path='torch.nn.Linear' is not a zoo task (a subclass of zoo.tasks.TaskModule); "
+        f"choose one of: {TASKS}\n"
+    )
+
+
 def test_an_unknown_command_names_every_command_and_the_nearest(cli_env, capsys):
     err = fails(capsys, ["swep", "sweeps/do-pe.yaml"])  # argparse listed only fit, validate, test, predict
     assert err == (
