@@ -12,6 +12,7 @@ import os
 import random
 import signal
 import sys
+import threading
 import traceback
 from pathlib import Path
 
@@ -154,6 +155,7 @@ class ZooCLI(LightningCLI):
             # Lightning's smoke test: no run folder, checkpoint or record that a later command could pick up
             print("zoo: fast_dev_run is a smoke test: nothing is saved (no run folder, checkpoint or W&B run)")
             return
+        stop_on_sigterm()  # until Lightning's own handler takes over in fit: a SIGTERM must not leave the folder
         try:
             inherited = inherited_run_dir()  # a DDP child rank: the rank that launched it holds the folder
             if inherited and config.get("ckpt_path") == "last":  # the file the launching rank resolved it to
@@ -202,6 +204,8 @@ class ZooCLI(LightningCLI):
             if isinstance(error, TypeError) and _raised_in_lightning(error):  # --trainer.devices=abc
                 raise ConfigError(str(error)) from error
             raise
+        finally:
+            restore_sigterm()
 
     def _check_vocab_size(self) -> None:
         """Refuse a ``model.vocab_size`` other than the data's: the CLI sets it from the tokenizer, and a value
@@ -373,6 +377,28 @@ def _root_cause(error: BaseException) -> BaseException:
     return error
 
 
+_DEFAULT_SIGTERM: list = []  # the handler that stop_on_sigterm replaced, while it is in place
+
+
+def stop_on_sigterm() -> None:
+    """Make SIGTERM raise Lightning's ``SIGTERMException`` while the run folder exists but training has not
+    started (the model and data are being built), so that the folder of a run that never started is removed as
+    after Ctrl-C; Python's default handler ends the process at once. Main thread only (where signals arrive)."""
+    if _DEFAULT_SIGTERM or threading.current_thread() is not threading.main_thread():
+        return
+
+    def stop(signum, frame):
+        raise SIGTERMException
+
+    _DEFAULT_SIGTERM.append(signal.signal(signal.SIGTERM, stop))
+
+
+def restore_sigterm() -> None:
+    """Put back the SIGTERM handler that :func:`stop_on_sigterm` replaced (before Lightning adds its own)."""
+    if _DEFAULT_SIGTERM:
+        signal.signal(signal.SIGTERM, _DEFAULT_SIGTERM.pop())
+
+
 TOOLS = {  # subcommands outside LightningCLI's four
     "sweep": "zoo.sweep",
     "compare": "zoo.compare",
@@ -408,6 +434,7 @@ def main(args: list[str] | None = None) -> None:
     except SIGTERMException:  # Lightning's SystemExit without a code would exit 0, as if the run had finished
         sys.exit(128 + signal.SIGTERM)
     finally:
+        restore_sigterm()  # a check that failed before the model was built
         release()  # the run folder, for the next command of this process
 
 

@@ -2,6 +2,7 @@
 interrupted run says so (issue: every number an ablation reports can be trusted)."""
 
 import json
+import os
 import shlex
 import signal
 from pathlib import Path
@@ -258,6 +259,20 @@ def test_sigterm_saves_the_step_and_resume_continues_it(data_dir, cli_env, capsy
     record = read_run(run_dir)
     steps = [line["step"] for line in record["metrics"] if "train_loss" in line]
     assert steps == list(range(6)) and record["summary"]["status"] == "finished"
+
+
+def test_sigterm_while_the_model_is_built_leaves_no_run_folder(data_dir, cli_env, monkeypatch):
+    """Python's default handler ended the process at once, before Lightning's handler was in place, and left
+    the empty run folder behind (Ctrl-C removed it)."""
+    from zoo.tasks import LanguageModelTask
+
+    before = signal.getsignal(signal.SIGTERM)
+    monkeypatch.setattr(LanguageModelTask, "check_data", lambda self, data: os.kill(os.getpid(), signal.SIGTERM))
+    with pytest.raises(SystemExit) as stopped:
+        main([*shakespeare_args(data_dir), "--trainer.max_steps=2"])
+    assert stopped.value.code == 128 + signal.SIGTERM
+    assert not (cli_env / "runs").exists()
+    assert signal.getsignal(signal.SIGTERM) is before  # put back for what runs next in this process
 
 
 def test_a_checkpoint_of_another_task_is_named_as_such(data_dir, cli_env, capsys):
