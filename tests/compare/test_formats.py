@@ -57,3 +57,32 @@ def test_a_row_that_differs_in_two_knobs_is_named_as_their_joint_effect(tmp_path
     status, out, _ = compare(runs, "--format", "markdown")
     (note,) = [line for line in out.splitlines() if line.startswith("Rows that differ")]
     assert status == 0 and note.endswith("not one knob's: model.pe=rope, trainer.max_steps=900."), note
+
+
+def test_how_often_metrics_are_logged_is_no_knob(tmp_path, compare_json):
+    """Rows that differed only in trainer.log_every_n_steps were called the joint effect of it and the knob."""
+    from tests.compare.conftest import ROPE, SINUSOIDAL, write_config
+
+    runs = tmp_path / "runs"
+    write_config(runs, "sinusoidal", SINUSOIDAL, **{"trainer.log_every_n_steps": 5})
+    write_config(runs, "rope", ROPE, **{"trainer.log_every_n_steps": 50, "trainer.enable_checkpointing": False})
+    result = compare_json(runs)
+    assert result["knobs"] == ["model.pe"] and not any("joint" in note for note in result["notes"])
+
+
+@pytest.mark.parametrize("columns", [80, 200])
+def test_a_narrow_terminal_folds_cells_instead_of_cutting_them(tmp_path, compare, monkeypatch, columns):
+    """At 80 columns, trainer.limit_train_batches and trainer.limit_val_batches were both ``trainer.li…``."""
+    import os
+
+    from tests.compare.conftest import ROPE, SINUSOIDAL, write_config
+
+    runs = tmp_path / "runs"
+    write_config(runs, "sinusoidal", SINUSOIDAL)
+    write_config(runs, "rope", ROPE, **{"trainer.limit_train_batches": 0.5, "trainer.limit_val_batches": 0.25})
+    monkeypatch.setattr("shutil.get_terminal_size", lambda fallback=None: os.terminal_size((columns, 24)))
+    status, out, _ = compare(runs)
+    table = out[: out.index("val_bleu: mean")]
+    assert status == 0 and "…" not in table
+    if columns == 200:
+        assert "trainer.limit_train_batches" in table and "31.17 ± 1.26" in table

@@ -10,8 +10,18 @@ from zoo.compare.records import Run
 from zoo.run_folders import BOOKKEEPING_FIELDS, UNMEASURED_DATA_FIELDS, is_seed
 
 # Fields that name, place or display a run but do not change what it learns: a run's bookkeeping fields
-# (zoo.run_folders, one list for run names, resume and this table) and a few more of display and data loading.
-BOOKKEEPING = set(BOOKKEEPING_FIELDS) | set(UNMEASURED_DATA_FIELDS) | {"trainer.default_root_dir", "trainer.logger"}
+# (zoo.run_folders, one list for run names, resume and this table) and a few more of display, logging and data
+# loading (kept in run identities, so that the names of runs recorded before stay theirs).
+BOOKKEEPING = (
+    set(BOOKKEEPING_FIELDS)
+    | set(UNMEASURED_DATA_FIELDS)
+    | {
+        "trainer.default_root_dir",
+        "trainer.logger",
+        "trainer.log_every_n_steps",  # how often training metrics are logged
+        "trainer.enable_checkpointing",
+    }
+)
 
 # The base model of Vaswani et al. 2017 (Table 3, first row): the tie-break for the default baseline.
 PAPER_VALUES = {

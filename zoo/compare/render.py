@@ -9,6 +9,7 @@ import shutil
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from zoo.compare.ablation import Comparison, Row
 from zoo.compare.cells import cells, headers, notes
@@ -22,7 +23,9 @@ def print_table(comparison: Comparison, file) -> None:
     count = len(comparison.rows)
     table = Table(title=f"{comparison.metric}: {count} configuration{'s' * (count != 1)}", title_justify="left")
     for i, header in enumerate(headers(comparison)):
-        table.add_column(header, justify="left" if i <= len(comparison.knobs) else "right")
+        # a narrow terminal folds a cell over lines: cut, a knob was trainer.li… and a number 31.…
+        justify = "left" if i <= len(comparison.knobs) else "right"
+        table.add_column(Text(header, overflow="fold", justify=justify), justify=justify, overflow="fold")
     for row in comparison.rows:
         beyond = row.difference is not None and row.difference.verdict == "beyond noise"
         table.add_row(*cells(comparison, row), style="bold" if row.is_baseline else "cyan" if beyond else None)
