@@ -126,6 +126,39 @@ def test_counts_below_one_name_the_option_and_value(run_sweep, flag, value):
     assert run_sweep(flag, value) == f"{flag}={value} is not valid; it must be an integer >= 1"
 
 
+@pytest.mark.parametrize("value", ["0", "two", "-1"])
+def test_an_exported_thread_count_that_is_no_count_is_refused(run_sweep, monkeypatch, value):
+    monkeypatch.setenv("OMP_NUM_THREADS", value)
+    assert run_sweep() == (
+        f"OMP_NUM_THREADS={value!r} is not valid; it must be an integer >= 1 (or unset, to share the cores among "
+        "the trials; --threads T sets it)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("threads", "exported", "expected"),
+    [
+        (3, "1", (3, "--threads")),
+        (None, "1", (1, "OMP_NUM_THREADS")),  # it was overridden by cores // parallel without a word
+        (None, " 4 ", (4, "OMP_NUM_THREADS")),
+    ],
+)
+def test_a_trials_threads_come_from_threads_then_the_environment(monkeypatch, threads, exported, expected):
+    from zoo.sweep.main import trial_threads
+
+    monkeypatch.setenv("OMP_NUM_THREADS", exported)
+    assert trial_threads(threads, 2) == expected
+
+
+def test_without_a_thread_count_the_cores_are_shared(monkeypatch):
+    from zoo.sweep.main import trial_threads
+
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: set(range(8)), raising=False)
+    monkeypatch.setattr("os.cpu_count", lambda: 8)
+    assert trial_threads(None, 3) == (2, "8 cores // --parallel 3")
+
+
 def test_a_sweep_file_that_is_not_yaml_names_its_line_and_column(tmp_path, capsys):
     path = tmp_path / "broken.yaml"
     path.write_text("name: x\nmethod: grid\nparameters:\n  model.pe: {values: [learned, rope]\n")

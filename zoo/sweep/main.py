@@ -122,6 +122,7 @@ def _checked_command(config: dict, extra: list[str], options) -> callable:
     for flag, value in (("--parallel", options.parallel), ("--count", options.count), ("--threads", options.threads)):
         if value is not None and value < 1:
             raise SweepError(f"{flag}={value} is not valid; it must be an integer >= 1")
+    trial_threads(options.threads, options.parallel)  # an OMP_NUM_THREADS it would pass on, before anything runs
     for key in config["parameters"]:
         if key in PER_TRIAL:
             raise SweepError(f"parameters.{key} is not valid: the sweep sets {key} for each trial ({PER_TRIAL[key]})")
@@ -169,17 +170,38 @@ def _dry_run(config: dict, trials: list[Trial], command_for, options, console: C
     return 0
 
 
+def trial_threads(threads: int | None, parallel: int) -> tuple[int, str]:
+    """The threads of each trial and where that number comes from: ``--threads``; else an exported
+    ``OMP_NUM_THREADS`` (what a ``zoo fit`` in that shell would use); else the cores shared among the
+    ``parallel`` trials.
+
+    Raises:
+        SweepError: for an ``OMP_NUM_THREADS`` that is not an integer >= 1.
+    """
+    if threads is not None:
+        return threads, "--threads"
+    exported = os.environ.get("OMP_NUM_THREADS", "").strip()
+    if exported:
+        if not exported.isdigit() or int(exported) < 1:
+            raise SweepError(
+                f"OMP_NUM_THREADS={exported!r} is not valid; it must be an integer >= 1 (or unset, to share the "
+                f"cores among the trials; --threads T sets it)"
+            )
+        return int(exported), "OMP_NUM_THREADS"
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, cores // parallel), f"{cores} core{'s' * (cores != 1)} // --parallel {parallel}"
+
+
 def _run(config: dict, trials: list[Trial], command_for, state: SweepState, options, console: Console) -> int:
     runs_dir = Path(options.runs_dir)
     state.describe(
         file=str(options.file), method=config["method"], metric=config.get("metric"), definition=options.definition
     )
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    threads = options.threads or max(1, cores // options.parallel)
+    threads, source = trial_threads(options.threads, options.parallel)
     runner = Runner(state, runs_dir, command_for, _metric_name(config), options.parallel, threads, console)
     console.print(
         f"sweep {config['name']} ({config['method']}, metric {_metric(config)}): {options.parallel} at once, "
-        f"{threads} threads each; state and logs in {state.folder}"
+        f"{threads} thread{'s' * (threads != 1)} each ({source}); state and logs in {state.folder}"
     )
     _close_stale_entries(state, runs_dir)
     pending = []
