@@ -141,6 +141,15 @@ def test_a_trial_with_a_checkpoint_is_resumed_and_one_without_is_set_aside(tmp_p
     assert attempt.name.startswith("fake-b-") and (attempt / "metrics.jsonl").exists()
 
 
+def test_an_empty_run_folder_is_removed_not_set_aside(tmp_path):
+    """An attempt stopped before it wrote anything left an empty folder in attempts/."""
+    runner = make_runner(tmp_path)
+    (tmp_path / "runs" / "fake-a").mkdir(parents=True)
+    runner.run(source([Trial("fake-a", {"action": "finish", "loss": 1})]))
+    assert seen(tmp_path, "fake-a")["ckpt_path"] is None
+    assert not (tmp_path / "runs" / "fake" / "attempts").exists()
+
+
 def test_ctrl_c_stops_the_running_trials_and_records_them_as_interrupted(tmp_path):
     runner = make_runner(tmp_path)
     trials = [Trial(f"fake-{k}", {"action": "wait", "loss": 0}) for k in range(3)]

@@ -93,7 +93,9 @@ class Runner:
                 trial, number, f"its run folder {run_dir} is in use by another command; rerun the sweep after it"
             )
             return
-        if run_dir.is_dir() and not (run_dir / "checkpoints" / "last.ckpt").is_file():
+        if run_dir.is_dir() and not any(run_dir.iterdir()):  # an attempt stopped before it wrote anything
+            run_dir.rmdir()
+        elif run_dir.is_dir() and not (run_dir / "checkpoints" / "last.ckpt").is_file():
             self.state.set_aside(run_dir)
         log_path = self.state.log_path(trial.name)
         log_path.parent.mkdir(parents=True, exist_ok=True)
