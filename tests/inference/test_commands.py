@@ -290,8 +290,13 @@ def test_translate_says_which_sentences_a_learned_position_table_cuts(capsys):
     model = TrainedModel(task.eval(), {"joint": tokenizer}, "model.ckpt")
     _warn_of_cut_sentences(model, ["abc", "abcdefgh", "abcdefg"])  # 7 tokens and <eos>: the 8 positions
     assert capsys.readouterr().err == (
-        "zoo translate: warning: 1 sentence(s) (line 2) are longer than the 7 tokens the model's learned positions "
-        "hold (model.max_len=8); only their first 7 tokens are translated\n"
+        "zoo translate: warning: 1 sentence (line 2) is longer than the 7 tokens the model's learned positions "
+        "hold (model.max_len=8); only its first 7 tokens are translated\n"
+    )
+    _warn_of_cut_sentences(model, ["abcdefgh", "abc", "abcdefghh"])
+    assert capsys.readouterr().err == (
+        "zoo translate: warning: 2 sentences (lines 1, 3) are longer than the 7 tokens the model's learned "
+        "positions hold (model.max_len=8); only their first 7 tokens are translated\n"
     )
     task.hparams.pe = "sinusoidal"  # a position for any length: nothing is cut
     _warn_of_cut_sentences(model, ["abcdefgh" * 10])
@@ -318,10 +323,14 @@ def test_generate_says_which_prompt_characters_the_tokenizer_never_saw(language_
     args = ["generate", "--ckpt_path", language_model_checkpoints["last"], "--max_new_tokens", "2", "--seed", "1"]
     code, _, err = run([*args, "--prompt", "ROMEO: 日本 ☃日"], capsys)
     assert code == 0 and err.splitlines()[-1] == (
-        "zoo generate: warning: the prompt has 3 character(s) the tokenizer never saw in training (日 本 ☃): each "
+        "zoo generate: warning: the prompt has 3 characters the tokenizer never saw in training (日 本 ☃): each "
         "is <unk>, which decodes to nothing"
     )
     assert run([*args, "--prompt", "ROMEO:"], capsys)[2] == ""
+    assert run([*args, "--prompt", "ROMEO: ☃"], capsys)[2].splitlines()[-1] == (
+        "zoo generate: warning: the prompt has 1 character the tokenizer never saw in training (☃): it is <unk>, "
+        "which decodes to nothing"
+    )
 
 
 def test_translate_says_which_input_characters_a_character_tokenizer_never_saw(language_model_checkpoints, capsys):
@@ -332,7 +341,7 @@ def test_translate_says_which_input_characters_a_character_tokenizer_never_saw(l
     tokenizer = load_trained(language_model_checkpoints["last"]).source_tokenizer
     warn_of_unseen_characters("translate", tokenizer, "".join(["Ein Hund 日本", "rennt ☃ ."]), "the input")
     assert capsys.readouterr().err == (
-        "zoo translate: warning: the input has 3 character(s) the tokenizer never saw in training (日 本 ☃): each "
+        "zoo translate: warning: the input has 3 characters the tokenizer never saw in training (日 本 ☃): each "
         "is <unk>, which decodes to nothing\n"
     )
 

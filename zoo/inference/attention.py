@@ -107,7 +107,8 @@ def run(argv: list[str]) -> None:
     draw_attention(maps, Path(args.out))
     width, height = figure_size(maps)
     heads = max(m.weights.shape[0] for m in maps)
-    print(f"{args.out}: {len(maps)} attention modules x {heads} heads, {width}x{height} pixels")
+    modules = f"{len(maps)} attention module{'s' * (len(maps) != 1)} x {heads} head{'s' * (heads != 1)}"
+    print(f"{args.out}: {modules}, {width}x{height} pixels")
 
 
 main = main_of("attention", run)

@@ -129,7 +129,8 @@ def warn_of_unseen_characters(command: str, tokenizer, text: str, what: str) -> 
     if unseen:
         shown = " ".join(unseen[:20]) + (" ..." if len(unseen) > 20 else "")
         print(
-            f"zoo {command}: warning: {what} has {len(unseen)} character(s) the tokenizer never saw in "
-            f"training ({shown}): each is <unk>, which decodes to nothing",
+            f"zoo {command}: warning: {what} has {len(unseen)} character{'s' * (len(unseen) > 1)} the tokenizer "
+            f"never saw in training ({shown}): {'each' if len(unseen) > 1 else 'it'} is <unk>, which decodes to "
+            "nothing",
             file=sys.stderr,
         )

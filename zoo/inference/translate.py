@@ -64,10 +64,12 @@ def _warn_of_cut_sentences(model, lines: list[str]) -> None:
     cut = [i + 1 for i, e in enumerate(model.source_tokenizer.encode_batch(lines)) if len(e.ids) > limit]
     if cut:
         shown = ", ".join(map(str, cut[:10])) + (", ..." if len(cut) > 10 else "")
+        many = len(cut) > 1
         print(
-            f"zoo translate: warning: {len(cut)} sentence(s) (line {shown}) are longer than the {limit} tokens the "
-            f"model's learned positions hold (model.max_len={model.task.hparams.max_len}); only their first "
-            f"{limit} tokens are translated",
+            f"zoo translate: warning: {len(cut)} sentence{'s' * many} (line{'s' * many} {shown}) "
+            f"{'are' if many else 'is'} longer than the {limit} tokens the model's learned positions hold "
+            f"(model.max_len={model.task.hparams.max_len}); only {'their' if many else 'its'} first {limit} tokens "
+            "are translated",
             file=sys.stderr,
         )
 
