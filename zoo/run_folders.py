@@ -371,8 +371,13 @@ def find_resumable(
     if folders and (recorded := records[folders[0]]) is not None and differences(recorded, flat_config):
         raise RunFolderError(
             f"ckpt_path='last': {folders[0]} was trained with another configuration: "
-            f"{', '.join(differences(recorded, flat_config, prefix))}; resume it with its own config "
-            f"(--config {folders[0] / 'config.yaml'}), or start a new run without --ckpt_path"
+            f"{', '.join(differences(recorded, flat_config, prefix))}; "
+            + (
+                f"evaluate it with its own config (--config {folders[0] / 'config.yaml'})"
+                if prefix  # an evaluation's fields: it starts no run
+                else f"resume it with its own config (--config {folders[0] / 'config.yaml'}), or start a new run "
+                "without --ckpt_path"
+            )
         )
     raise RunFolderError(
         f"ckpt_path='last': no {runs_dir}/{name}*/checkpoints/last.ckpt of this configuration to load; "

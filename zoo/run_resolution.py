@@ -68,9 +68,10 @@ def check_same_run(run_dir: Path, flat: dict, prefix: str) -> None:
     recorded = run_dir / "config.json"
     differs = differences(json.loads(recorded.read_text()), flat, prefix) if recorded.exists() else []
     if differs:
+        new_run = "" if prefix else ", or start a new run without --ckpt_path"  # prefix: an evaluation's fields
         raise RunFolderError(
             f"{run_dir} was trained with another configuration: {', '.join(differs)}; use its own config "
-            f"(--config {run_dir / 'config.yaml'}), or start a new run without --ckpt_path"
+            f"(--config {run_dir / 'config.yaml'}){new_run}"
         )
 
 
@@ -100,9 +101,10 @@ def check_resumable(ckpt_path: str) -> None:
         )
 
 
-def check_same_model(config: Namespace) -> None:
+def check_same_model(config: Namespace, evaluating: bool = False) -> None:
     """Raise ``RunFolderError`` if the architecture in ``config`` (the task's ``architecture`` knobs) differs
-    from the one the checkpoint was trained with (a resumed run cannot change shapes)."""
+    from the one the checkpoint was trained with (a resumed run cannot change shapes; an evaluated one cannot
+    load); ``evaluating``: for ``validate``, ``test`` or ``predict``, which start no run."""
     saved = load_checkpoint(config.ckpt_path).get("hyper_parameters", {})
     trained = saved.get("_class_path")
     if trained is not None and trained != config.model.class_path:
@@ -117,10 +119,12 @@ def check_same_model(config: Namespace) -> None:
         if key in saved and key in current and saved[key] != current[key]
     ]
     if differs:
+        own = Path(str(config.ckpt_path)).resolve().parent.parent / "config.yaml"  # runs/<name>/checkpoints/x.ckpt
+        where = f"--config {own}" if own.is_file() else "in its run folder's config.yaml"
+        new_run = "" if evaluating else ", or start a new run without --ckpt_path"
         raise RunFolderError(
             f"ckpt_path={config.ckpt_path!r} was trained with another architecture: {', '.join(differs)}; "
-            f"pass the values it was trained with (in its run folder's config.yaml), or start a new run without "
-            f"--ckpt_path"
+            f"pass the values it was trained with ({where}){new_run}"
         )
 
 
@@ -179,7 +183,7 @@ def resolve_run_dir(subcommand: str, config: Namespace, flat: dict) -> Path | No
             raise RunFolderError(f"ckpt_path={ckpt_path!r} is not a file")
         owner = Path(ckpt_path).resolve().parent.parent
         recorded = (owner / "summary.json").exists()
-        check_same_model(config)
+        check_same_model(config, evaluating)
         if recorded:  # another configuration before the budget: a larger budget would not make it right
             check_same_run(owner, flat, prefix)
         if not evaluating:
@@ -226,7 +230,7 @@ def hold_run_folder(run_dir: Path, subcommand: str) -> None:
 
 
 def _check_checkpoint(config: Namespace, evaluating: bool) -> None:
-    check_same_model(config)
+    check_same_model(config, evaluating)
     if not evaluating:
         check_resumable(config.ckpt_path)
         check_budget_left(config)

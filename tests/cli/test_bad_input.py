@@ -395,6 +395,21 @@ def test_resume_with_another_architecture_is_refused(data_dir, cli_env, capsys):
     assert [line["step"] for line in record["metrics"] if "val_loss" in line] == [2, 2]
 
 
+@pytest.mark.parametrize("command", ["fit", "validate"])
+def test_a_checkpoint_of_another_architecture_names_its_own_config(command, data_dir, cli_env, capsys):
+    """An evaluation was told to "start a new run without --ckpt_path", which no evaluation can."""
+    args = [*shakespeare_args(data_dir), "--trainer.max_steps=2"]
+    main(args)
+    run_dir = next((cli_env / "runs").iterdir()).resolve()
+    last = run_dir / "checkpoints" / "last.ckpt"
+    err = fails(capsys, [command, *args[1:], "--model.d_ff=128", f"--ckpt_path={last}"])
+    tail = ", or start a new run without --ckpt_path" if command == "fit" else ""
+    assert err == (
+        f"zoo: error: ckpt_path='{last}' was trained with another architecture: model.d_ff=128 (the checkpoint "
+        f"has 64); pass the values it was trained with (--config {run_dir / 'config.yaml'}){tail}\n"
+    )
+
+
 @pytest.mark.parametrize("subcommand", ["fit", "test"])
 def test_help_lists_every_knob_and_its_choices(subcommand, capsys):
     with pytest.raises(SystemExit):
