@@ -65,6 +65,20 @@ class StepProgressBar(RichProgressBar):
             return super()._get_train_description(current_epoch)
         return f"{'Step':{len(self.validation_description)}}"
 
+    def on_train_epoch_start(self, trainer, pl_module) -> None:
+        """One bar for the whole step budget: Lightning resets it at each epoch, which restarted its clock and
+        its rate (``600/600 0:00:10`` after 89 s) while the count went on. It starts at the step a resumed run
+        is at, without that jump counted in the rate."""
+        if self._step_budget() is None or self.is_disabled:
+            return super().on_train_epoch_start(trainer, pl_module)
+        if self.progress is not None and self.train_progress_bar_id is not None and not self._leave:
+            return self.refresh()
+        super().on_train_epoch_start(trainer, pl_module)
+        if self.progress is not None and self.train_progress_bar_id is not None:
+            self.progress.reset(
+                self.train_progress_bar_id, total=self.total_train_batches, completed=trainer.global_step
+            )
+
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx: int) -> None:
         if self._step_budget() is None:
             return super().on_train_batch_end(trainer, pl_module, outputs, batch, batch_idx)

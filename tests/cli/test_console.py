@@ -74,3 +74,28 @@ def test_the_wandb_sync_command_is_one_the_shell_runs_in_a_folder_with_a_space(d
     (line,) = [line for line in caplog.text.splitlines() if "wandb sync " in line]
     folder, pattern = shlex.split(line.split("wandb sync ", 1)[1])[0].split("/wandb/")
     assert len(list((cli_env / folder / "wandb").glob(pattern))) == 1
+
+
+def test_the_step_bar_is_one_clock_over_every_epoch(tmp_path):
+    """Lightning reset the bar at each epoch: after 600 steps over many epochs it read ``600/600 0:00:10`` (the
+    last epoch's time and rate) for an 89 s run."""
+    from lightning.pytorch import Trainer
+    from lightning.pytorch.demos.boring_classes import BoringModel
+
+    from zoo.progress import StepProgressBar
+
+    class Watch(StepProgressBar):
+        starts: list = []
+
+        def on_train_epoch_end(self, trainer, pl_module):
+            super().on_train_epoch_end(trainer, pl_module)
+            task = self.progress.tasks[self.train_progress_bar_id]
+            self.starts.append((task.start_time, task.completed, task.total))
+
+    bar = Watch()
+    trainer = Trainer(max_steps=6, limit_train_batches=2, limit_val_batches=0, callbacks=[bar], logger=False,
+                      enable_checkpointing=False, enable_model_summary=False, default_root_dir=tmp_path)  # fmt: skip
+    trainer.fit(BoringModel())
+    assert trainer.current_epoch == 3 and len(bar.starts) == 3
+    assert len({start for start, _, _ in bar.starts}) == 1  # one task, started once
+    assert [(done, total) for _, done, total in bar.starts] == [(2, 6), (4, 6), (6, 6)]
