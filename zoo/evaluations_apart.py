@@ -45,19 +45,31 @@ EVALUATION_PREFIXES = ("val_", "test_")
 class Apart(NamedTuple):
     """Why an evaluation is recorded apart: its ``kind`` (``partial``, ``full``, ``settings``; the run record
     lists its metrics under ``<kind>_evaluations``), its metrics' ``prefix`` and what it covered or which
-    settings differ (``reason``: ``"trainer.limit_test_batches=2 (2 of 31 batches)"``, ``"with beam_size=5"``)."""
+    settings differ (``reason``: ``"trainer.limit_test_batches=2 (2 of 31 batches)"``, ``"with beam_size=5"``).
+    The ``decoded`` metrics (``bleu``: :attr:`zoo.tasks.TaskModule.decoded_metrics`) get ``decoded_prefix``
+    instead, which also names the task's evaluation settings (``beam_size=5/``): a teacher-forced ``test_loss``
+    does not depend on the decoder, and a test with a beam of 5 is still the run's ``test_loss``."""
 
     kind: str
     prefix: str
     reason: str
+    decoded_prefix: str | None = None
+    decoded: tuple[str, ...] = ()
 
 
 def mark_apart(metrics: dict, apart: Apart | None) -> dict:
     """``metrics`` with each evaluation metric renamed ``<apart.prefix><name>`` when ``apart`` is set
-    (``partial/test_bleu``); unchanged otherwise."""
+    (``partial/test_bleu``), or ``<apart.decoded_prefix><name>`` for its decoded ones; unchanged otherwise."""
     if not apart:
         return metrics
-    return {apart.prefix + key if key.startswith(EVALUATION_PREFIXES) else key: v for key, v in metrics.items()}
+    return {_renamed(key, apart): v for key, v in metrics.items()}
+
+
+def _renamed(key: str, apart: Apart) -> str:
+    if not key.startswith(EVALUATION_PREFIXES):
+        return key
+    decoded = apart.decoded_prefix is not None and key.split("_", 1)[1] in apart.decoded
+    return (apart.decoded_prefix if decoded else apart.prefix) + key
 
 
 def base_metric(name: str) -> str:
@@ -90,20 +102,21 @@ class EvaluationsApart(Callback):
         self._mark(trainer, pl_module, "test", trainer.num_test_batches, trainer.test_dataloaders)
 
     def _mark(self, trainer: pl.Trainer, pl_module, stage: str, batches: list, dataloaders) -> None:
-        settings = [*self.data, *self._task_settings(pl_module, stage)]
+        decoder = self._task_settings(pl_module, stage)
+        settings = [*self.data, *decoder]
         subset = self._subset(trainer, stage, batches, dataloaders)
         if subset is None and not settings:
             return
-        prefix = f"{','.join(settings)}/" if settings else ""
+        start = subset.prefix if subset else ""
+        prefix = start + (f"{','.join(self.data)}/" if self.data else "")
         reasons = [*([subset.reason] if subset else []), *(["with " + ", ".join(settings)] if settings else [])]
         kind = subset.kind if subset else "settings"
-        apart = Apart(kind, (subset.prefix if subset else "") + prefix, "; ".join(reasons))
+        decoded = pl_module.decoded_metrics if decoder else ()
+        apart = Apart(kind, prefix, "; ".join(reasons), f"{start}{','.join(settings)}/" if decoder else None, decoded)
         for logger in self.loggers:
             logger.apart = apart
         split = {"val": "validation", "test": "test"}[stage]
-        rank_zero_info(
-            f"zoo: this {split} is not the run's ({apart.reason}): its metrics are recorded as {apart.prefix}{stage}_*"
-        )
+        rank_zero_info(f"zoo: this {split} is not the run's ({apart.reason}): {_recorded_as(apart, stage)}")
 
     def _task_settings(self, pl_module, stage: str) -> list[str]:
         return task_differences(pl_module, stage, self.recorded)
@@ -123,6 +136,15 @@ class EvaluationsApart(Callback):
             reason = f"the whole split, {evaluated} batches (the run validated on trainer.limit_val_batches="
             return Apart("full", FULL_PREFIX, f"{reason}{trained_with})")
         return None
+
+
+def _recorded_as(apart: Apart, stage: str) -> str:
+    """``its metrics are recorded as beam_size=5/test_*``, or for the decoded ones only."""
+    if apart.decoded_prefix is None:
+        return f"its metrics are recorded as {apart.prefix}{stage}_*"
+    names = ", ".join(f"{stage}_{name}" for name in apart.decoded)
+    rest = f"as {apart.prefix}{stage}_*" if apart.prefix else "under their own names (no decoder changes them)"
+    return f"its {names} are recorded as {apart.decoded_prefix}{stage}_*, its other metrics {rest}"
 
 
 def coverage(batches: list, dataloaders, limit) -> tuple[bool, int, int | None]:

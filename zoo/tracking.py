@@ -234,7 +234,7 @@ class RunRecord(Logger):
             listed = f"{self.apart.kind}_evaluations"
             self.summary[listed] = {
                 **self.summary.get(listed, {}),
-                **{key: self.apart.reason for key in values if key.startswith(self.apart.prefix)},
+                **{key: self.apart.reason for key in values if key not in metrics},  # the renamed ones
             }
         self.run_dir.mkdir(parents=True, exist_ok=True)
         with open(self.run_dir / "metrics.jsonl", "a") as f:

@@ -59,6 +59,9 @@ def test_fit_validate_test_on_real_data(variant, data_dir, cli_env, monkeypatch)
         assert summary["settings_evaluations"]["beam_size=2/val_bleu"] == "with beam_size=2"
         assert summary["partial_evaluations"]["partial/beam_size=2/test_bleu"].endswith("; with beam_size=2")
         assert summary["final"]["val_bleu"] == before and "beam_size=2/val_bleu" in summary["final"]
+        # a teacher-forced loss depends on no decoder: it stays the run's (it was beam_size=2/test_loss)
+        assert "beam_size=2/val_loss" not in summary["final"] and "beam_size=2/val_loss" not in str(summary)
+        assert "partial/test_loss" in summary["final"] and "partial/beam_size=2/test_loss" not in summary["final"]
     if variant == "decoder_only":  # the whole split, where the run's validations took 2 batches: apart as well
         final = read_run(run_dir)["summary"]["final"]["val_loss"]
         main(["validate", *common, f"--ckpt_path={last}", "--trainer.limit_val_batches=1.0"])
@@ -71,7 +74,7 @@ def test_fit_validate_test_on_real_data(variant, data_dir, cli_env, monkeypatch)
     if any((data_dir / data_name).glob("test*")):
         main(["test", *common, f"--ckpt_path={last}"])  # 2 batches (FEW_STEPS): a smoke check, not a result
         tested = [line for line in read_run(run_dir)["metrics"] if "partial/test_loss" in line]
-        assert [line["step"] for line in tested] == [6]  # the checkpoint's step, not 0
+        assert {line["step"] for line in tested} == {6}  # the checkpoint's step, not 0 (also beam_size=2's test)
         summary = read_run(run_dir)["summary"]
         assert not [key for key in [*summary["final"], *summary["best"]] if key.startswith("test_")]
         assert re.fullmatch(

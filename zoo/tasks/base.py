@@ -120,6 +120,10 @@ class TaskModule(pl.LightningModule):
     # The knobs a checkpoint is tied to (a resumed or evaluated run cannot change them); tasks add their own.
     architecture: tuple[str, ...] = ARCHITECTURE_KNOBS
 
+    # The evaluation metrics that depend on evaluation_settings (a translation's BLEU on its decoder); the others
+    # (a teacher-forced loss) do not, and keep their names when only those settings differ from the run's.
+    decoded_metrics: tuple[str, ...] = ()
+
     def evaluation_settings(self, stage: str) -> tuple[str, ...]:
         """The knobs besides the weights that the ``stage`` (``"val"``, ``"test"``, ``"predict"``) metrics or
         predictions depend on, and that a ``validate``/``test``/``predict`` of a checkpoint may set otherwise

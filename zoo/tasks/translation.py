@@ -41,6 +41,7 @@ class TranslationTask(TaskModule):
 
     monitor, monitor_mode, short_name = "val_bleu", "max", "ed"
     evaluation_metrics = ("loss", "ppl", "bleu", "exact_match")
+    decoded_metrics = ("bleu", "chrf", "exact_match")  # test_chrf is logged by test only
     architecture = (
         *TaskModule.architecture,
         "num_encoder_layers",
