@@ -15,7 +15,7 @@ def plotly_figures(page: str) -> list[dict]:
 
 
 def test_report_is_self_contained_with_curves_and_knob_charts(runs_dir, compare, tmp_path):
-    report = tmp_path / "out" / "report.html"
+    report = tmp_path / "report.html"
     status, out, err = compare(runs_dir, "--report", report)
     assert status == 0 and err == f"report: {report}\n"
     page = report.read_text()
@@ -34,14 +34,22 @@ def test_report_is_self_contained_with_curves_and_knob_charts(runs_dir, compare,
 
 def test_a_report_path_that_cannot_be_written_fails_before_the_table(runs_dir, compare, tmp_path):
     (tmp_path / "afile").write_text("x")
-    for report, problem in ((tmp_path / "afile" / "r.html", f"{tmp_path / 'afile'} is a file"), (tmp_path, None)):
-        problem = problem or f"{tmp_path} is a folder"
+    (tmp_path / "folder.html").mkdir()
+    cases = [
+        (tmp_path / "afile" / "r.html", f"{tmp_path / 'afile'} is a file"),
+        (tmp_path / "folder.html", f"{tmp_path / 'folder.html'} is a folder"),
+        (tmp_path, "it is not an .html name, and the report is HTML"),
+        (tmp_path / "r.txt", "it is not an .html name, and the report is HTML"),  # HTML under any name was written
+        (tmp_path / "missing" / "r.html", f"the folder '{tmp_path / 'missing'}' does not exist"),  # it was made
+    ]
+    for report, problem in cases:
         status, out, err = compare(runs_dir, "--report", report)
         assert (status, out) == (2, "")  # no table printed before the error
         assert (
             err
             == f"zoo compare: error: --report='{report}' cannot be written ({problem}); name an .html file to write\n"
         )
+    assert not (tmp_path / "missing").exists() and not (tmp_path / "r.txt").exists()
 
 
 def test_a_report_replaces_its_own_file_only(runs_dir, compare, tmp_path):

@@ -66,10 +66,15 @@ def run(argv: list[str]) -> None:
 
 
 def _check_report_path(report: Path) -> None:
-    """Refuse a ``--report`` path that cannot be written, before any run is read (its folder is made if
-    missing)."""
-    problem = folder_problem(report.parent)
-    if report.is_dir():
+    """Refuse a ``--report`` path that cannot be written, before any run is read: a name that is not ``.html``,
+    a folder that does not exist (as ``attention --out``), a folder, or a file that is not a report of its own."""
+    problem = None
+    if report.suffix.lower() not in (".html", ".htm"):
+        problem = "it is not an .html name, and the report is HTML"
+    elif not report.parent.is_dir() and not report.parent.exists():
+        problem = f"the folder {str(report.parent)!r} does not exist"
+    problem = problem or folder_problem(report.parent)
+    if not problem and report.is_dir():
         problem = f"{report} is a folder"
     problem = problem or replaceable_problem(report, "compare")  # a report of its own it may replace
     if problem:

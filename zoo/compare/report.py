@@ -66,5 +66,4 @@ def report_html(comparison: Comparison) -> str:
 
 def write_report(comparison: Comparison, path: Path) -> None:
     """Write :func:`report_html` to ``path`` (its folder is created)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(report_html(comparison), encoding="utf-8")
