@@ -42,11 +42,16 @@ def load_yaml(path: str | Path) -> Any:
 
     Raises:
         YAMLFileError: e.g. ``sweeps/x.yaml is not valid YAML: expected ',' or '}', but got '<stream end>' at
-            line 5, column 1``, or a key given twice in one mapping.
+            line 5, column 1``, a key given twice in one mapping, or a file that is not UTF-8 text.
         OSError: the file cannot be read.
     """
     try:
-        return yaml.load(Path(path).read_text(), Loader=_UniqueKeyLoader)  # a SafeLoader
+        return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # a SafeLoader
+    except UnicodeDecodeError as error:
+        raise YAMLFileError(
+            f"{path} is not a UTF-8 text file: byte {error.object[error.start]:#04x} at position {error.start} "
+            f"cannot be read; YAML files are UTF-8 text"
+        ) from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

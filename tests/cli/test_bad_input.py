@@ -495,6 +495,16 @@ def test_a_yaml_syntax_error_names_the_file_line_and_column(cli_env, capsys):
     assert "zoo: error: bad.yaml is not valid YAML: expected ',' or '}', but got ':' at line 3, column 11" in err
 
 
+def test_a_config_that_is_not_utf8_text_is_one_line(cli_env, capsys):
+    """It was a UnicodeDecodeError traceback, for fit and for a sweep file."""
+    from zoo.sweep import main as sweep
+
+    (cli_env / "bin.yaml").write_bytes(b"model:\n  \xff\xfe bad\n")
+    message = "bin.yaml is not a UTF-8 text file: byte 0xff at position 9 cannot be read; YAML files are UTF-8 text\n"
+    assert fails(capsys, ["fit", "--config", "bin.yaml"]) == f"zoo: error: {message}"
+    assert sweep(["bin.yaml", "--dry-run"]) == 2 and capsys.readouterr().err == f"zoo sweep: error: {message}"
+
+
 @pytest.mark.parametrize(
     ("override", "message"),
     [

@@ -65,5 +65,5 @@ def report_html(comparison: Comparison) -> str:
 
 
 def write_report(comparison: Comparison, path: Path) -> None:
-    """Write :func:`report_html` to ``path`` (its folder is created)."""
+    """Write :func:`report_html` to ``path``, whose folder exists (checked by the command before any run is read)."""
     path.write_text(report_html(comparison), encoding="utf-8")
