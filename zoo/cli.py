@@ -279,7 +279,11 @@ class ZooCLI(LightningCLI):
             config.model.init_args.vocab_size = self.model.hparams.vocab_size  # the linked value, for the record
             record_data_folder(config)
             text = self._parser(self.subcommand).dump(config, skip_link_targets=False, skip_unset=False)
-            self.session.start_fit(self.trainer, self.model, flat_config(config), text)
+            try:
+                self.session.start_fit(self.trainer, self.model, flat_config(config), text)
+            except BaseException:  # Ctrl-C while W&B starts: a run that never started leaves no folder
+                remove_unused_run_dir(self.session.run_dir)
+                raise
 
     def after_fit(self) -> None:
         if self.session is not None:
@@ -433,6 +437,9 @@ def main(args: list[str] | None = None) -> None:
         sys.exit(1)
     except SIGTERMException:  # Lightning's SystemExit without a code would exit 0, as if the run had finished
         sys.exit(128 + signal.SIGTERM)
+    except KeyboardInterrupt:  # before training (once it runs, Lightning stops it and the record says so)
+        print("zoo: interrupted before training started", file=sys.stderr)
+        sys.exit(128 + signal.SIGINT)
     finally:
         restore_sigterm()  # a check that failed before the model was built
         release()  # the run folder, for the next command of this process

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 from pathlib import Path
 
 # Fields that say how long to train, not what is trained: a resumed run may change them.
@@ -258,12 +259,14 @@ def new_run_dir(runs_dir: Path, name: str) -> Path:
 
 def remove_unused_run_dir(run_dir: Path | None) -> None:
     """Remove ``run_dir`` (and ``runs_dir`` if then empty) when a run failed before it started: only a folder
-    that is empty, or holds no more than the W&B id its logger wrote, can be such a run's."""
+    that is empty, or holds no more than the W&B id its logger wrote and the files of the W&B run it began
+    (``wandb/``: no record, no checkpoint), can be such a run's."""
     if run_dir is None:
         return
-    id_file = run_dir / "wandb_id"
-    if id_file.exists() and list(run_dir.iterdir()) == [id_file]:
+    id_file, wandb_files = run_dir / "wandb_id", run_dir / "wandb"
+    if id_file.exists() and set(run_dir.iterdir()) <= {id_file, wandb_files}:  # and the W&B run it began
         id_file.unlink()
+        shutil.rmtree(wandb_files, ignore_errors=True)
     for folder in (run_dir, run_dir.parent):
         if folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()

@@ -275,6 +275,23 @@ def test_sigterm_while_the_model_is_built_leaves_no_run_folder(data_dir, cli_env
     assert signal.getsignal(signal.SIGTERM) is before  # put back for what runs next in this process
 
 
+def test_ctrl_c_while_wandb_starts_leaves_no_run_folder(data_dir, cli_env, monkeypatch, capsys):
+    """The folder was left with only wandb_id and wandb/ (no record), taking the run's name, after a traceback."""
+    from zoo.run_session import RunSession
+
+    def interrupted(self, trainer, config, config_text):
+        (self.run_dir / "wandb" / "offline-run-1").mkdir(parents=True)
+        (self.run_dir / "wandb_id").write_text("abc")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(RunSession, "record_config", interrupted)
+    with pytest.raises(SystemExit) as stopped:
+        main([*shakespeare_args(data_dir), "--trainer.max_steps=2"])
+    assert stopped.value.code == 128 + signal.SIGINT
+    assert not (cli_env / "runs").exists()
+    assert capsys.readouterr().err.endswith("zoo: interrupted before training started\n")
+
+
 def test_a_checkpoint_of_another_task_is_named_as_such(data_dir, cli_env, capsys):
     main([*shakespeare_args(data_dir), "--trainer.max_steps=2"])
     last = only_run(cli_env / "runs") / "checkpoints" / "last.ckpt"
