@@ -196,11 +196,10 @@ def _foreign_class(message: str) -> str | None:
     if match is None:
         return None
     group = "model" if match.group(2) == "TaskModule" else "data"
-    kind = (
-        "a zoo task (a subclass of zoo.tasks.TaskModule)"
-        if group == "model"
-        else ("a zoo data module (a subclass of zoo.data.ZooDataModule)")
-    )
+    kind = {
+        "model": "a zoo task (a subclass of zoo.tasks.TaskModule)",
+        "data": "a zoo data module (a subclass of zoo.data.ZooDataModule)",
+    }[group]
     return f"{group}.class_path={match.group(1)!r} is not {kind}; choose one of: {', '.join(_zoo_classes(group))}"
 
 

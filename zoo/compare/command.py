@@ -71,7 +71,7 @@ def _check_report_path(report: Path) -> None:
     problem = None
     if report.suffix.lower() not in (".html", ".htm"):
         problem = "it is not an .html name, and the report is HTML"
-    elif not report.parent.is_dir() and not report.parent.exists():
+    elif not report.parent.exists():
         problem = f"the folder {str(report.parent)!r} does not exist"
     problem = problem or folder_problem(report.parent)
     if not problem and report.is_dir():
