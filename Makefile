@@ -21,8 +21,10 @@ $(STAMP): pyproject.toml
 fit: install
 	$(BIN)/python -m zoo fit --config configs/quickstart.yaml
 
+# one worker per core (pytest-xdist), each with its share of the threads (tests/conftest.py); work stealing
+# keeps both busy beside the few long real-data tests
 test: install
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist worksteal
 
 lint: install
 	$(BIN)/ruff check zoo tests

@@ -14,6 +14,24 @@ REPO = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("ZOO_TEST_DATA", REPO.parent / "shared" / "data")).resolve()
 
 
+def pytest_configure(config) -> None:
+    """Under pytest-xdist (``make test`` runs one worker per core), each worker and the processes it starts take
+    their share of the cores: with every core's threads each, the workers oversubscribe the machine."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers > 1:
+        import torch
+
+        share = max(1, (os.cpu_count() or 1) // workers)
+        os.environ.setdefault("OMP_NUM_THREADS", str(share))
+        torch.set_num_threads(share)
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """The long real-data tests (``@pytest.mark.slow``) first, so that no worker is left running one alone at the
+    end; the others keep their order. ``-m "not slow"`` leaves them out for a quick loop."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     if not DATA.is_dir():

@@ -25,6 +25,7 @@ STEPS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pe", BIASES)
 @pytest.mark.parametrize("variant", ["encoder_decoder", "encoder_only", "decoder_only"])
 def test_bias_encodings_train_every_variant(variant, pe, data_dir, cli_env):

@@ -5,10 +5,13 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.cli.helpers import CONFIGS, TINY_MODEL, read_run, small_copy
 from tests.conftest import REPO
 
 
+@pytest.mark.slow
 def test_ddp_two_ranks_on_cpu(data_dir, zoo_cache, tmp_path):
     data = small_copy(data_dir, "sst2", tmp_path / "sst2", {"train": 2000, "validation": 8})
     callbacks = tmp_path / "callbacks.yaml"

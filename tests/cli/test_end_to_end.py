@@ -14,6 +14,7 @@ from zoo.tasks.translation import TranslationTask
 TRAIN_METRICS = {"train_loss", "lr", "grad_norm", "tokens_per_sec"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_fit_validate_test_on_real_data(variant, data_dir, cli_env, monkeypatch):
     config, data_name, extra, task_metric = VARIANTS[variant]

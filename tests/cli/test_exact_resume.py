@@ -72,6 +72,7 @@ def one_thread():
     torch.set_num_threads(threads)
 
 
+@pytest.mark.slow
 def test_killed_runs_resume_exactly(data_dir, cli_env, zoo_cache, one_thread):
     variants = ("decoder_only", "encoder_decoder")
     killed = {v: fit_args(v, data_dir, cli_env / v) for v in variants}

@@ -36,8 +36,10 @@ def runs_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def compare(capsys):
-    """``compare(*args) -> (exit status, stdout, stderr)``, through ``zoo.compare.main``."""
+def compare(capsys, monkeypatch):
+    """``compare(*args) -> (exit status, stdout, stderr)``, through ``zoo.compare.main``, on a terminal 220
+    columns wide (the width is the terminal's, and a test worker's is 80)."""
+    monkeypatch.setenv("COLUMNS", "220")
 
     def call(*args) -> tuple[int, str, str]:
         status = main([str(a) for a in args])

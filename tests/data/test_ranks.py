@@ -16,6 +16,7 @@ def shipped_data_module(config: str, path, cache_dir):
     return _import(section["class_path"])(**init_args)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("config", "data", "batches"),
     [("encoder_decoder/multi30k.yaml", "multi30k", 6), ("encoder_only/sst2.yaml", "sst2", 5)],

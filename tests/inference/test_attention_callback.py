@@ -8,6 +8,7 @@ from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL, VARIANTS
 from zoo.cli import main
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["encoder_decoder", "encoder_only", "decoder_only"])
 def test_attention_maps_at_every_validation(variant, data_dir, cli_env):
     config, name, extra, _ = VARIANTS[variant]

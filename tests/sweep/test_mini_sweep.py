@@ -90,6 +90,7 @@ def events(output: str) -> dict:
     return found
 
 
+@pytest.mark.slow
 def test_mini_sweep_runs_groups_skips_and_retries(tmp_path, data_dir, zoo_cache, checked, capsys):
     runs = tmp_path / "runs"
     (runs / BROKEN / "checkpoints").mkdir(parents=True)

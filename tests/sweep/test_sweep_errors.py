@@ -354,3 +354,55 @@ def test_a_folder_of_sweep_files_is_named_as_a_folder(capsys, monkeypatch):
     assert capsys.readouterr().err == (
         "zoo sweep: error: sweep file 'sweeps' is a folder; name one of its sweep files (e.g. sweeps/do-pe.yaml)\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [  # W&B's schema said "... is not valid under any of the given schemas" for each
+        ({"distribution": "int_uniform", "min": 1.5, "max": 4}, "min=1.5 is not valid for distribution int_uniform; "
+         "it must be an integer (for real values, use distribution: uniform)"),
+        ({"min": 1, "max": 2.5}, ": min=1 and max=2.5 do not say which distribution they bound; give two integers "
+         "(int_uniform), two floats such as 1.0 and 2.5 (uniform), or name it (distribution: uniform)"),
+        ({"distribution": "unifrom", "min": 0.0, "max": 1.0}, ".distribution='unifrom' is not valid; choose one of: "
+         "beta, categorical, "),
+        ({"distribution": "log_uniform_values", "min": 0.0, "max": 1.0}, ".min=0.0 is not valid for distribution "
+         "log_uniform_values; it must be > 0"),
+        ({"distribution": "uniform", "min": 0.0, "max": 1.0, "q": 0.1}, ".q is not a field of distribution uniform; "
+         "its fields are: distribution, max, min"),
+        ({"distribution": "int_uniform", "max": 3}, ": distribution int_uniform needs min"),
+        ({"distribution": "normal", "mu": 0.0, "sigma": -1.0}, ".sigma=-1.0 is not valid for distribution normal; it "
+         "must be >= 0"),
+        ({"distribution": "uniform", "min": 0.0, "max": "one"}, ".max='one' is not valid for distribution uniform; "
+         "it must be a number"),
+        ({"min": 3, "max": 1}, ".model.lr: min 3 is not less than max 1"),
+    ],
+)  # fmt: skip
+def test_a_bad_distribution_names_the_field_and_what_is_valid(spec, expected):
+    from zoo.sweep.spec import SweepError, check_sweep
+
+    config = {"name": "x", "method": "random", "parameters": {"model.lr": spec}}
+    with pytest.raises(SweepError) as error:
+        check_sweep(config, "x.yaml")
+    assert str(error.value).startswith("x.yaml: parameters.model.lr") and expected in str(error.value), error.value
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"min": 1, "max": 4},
+        {"min": 0.1, "max": 0.5},
+        {"distribution": "uniform", "min": 0, "max": 1},
+        {"distribution": "q_uniform", "min": 0.0, "max": 1.0, "q": 0.25},
+        {"distribution": "log_uniform_values", "min": 1e-4, "max": 1e-2},
+        {"distribution": "normal", "mu": 0.0, "sigma": 1.0},
+    ],
+)
+def test_a_good_distribution_passes_and_draws(spec):
+    from zoo.sweep.spec import check_sweep, expand
+
+    config = {"name": "x", "method": "random", "parameters": {"model.lr": spec}}
+    check_sweep(config, "x.yaml")
+    drawn = [trial.params["model.lr"] for trial in expand(config, count=3)]  # a repeated draw is one trial
+    assert drawn and all(isinstance(value, (int, float)) for value in drawn)
+    if "min" in spec:
+        assert all(spec["min"] <= value <= spec["max"] for value in drawn)

@@ -9,29 +9,17 @@ from __future__ import annotations
 
 import random
 import re
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from zoo.sweep.distributions import check_distribution
+from zoo.sweep.engine import SweepError, sweeps_engine
 from zoo.yaml_files import YAMLFileError, load_yaml
 
 METHODS = ("grid", "random", "bayes")
 SEED_KEY = "seed_everything"
 PARAMETER_FIELDS = ("value", "values", "distribution", "min", "max", "mu", "sigma")
 NEWER_KEYS = ("run_cap",)  # W&B sweep keys that the schema of sweeps 0.2.0 does not know yet
-
-
-class SweepError(Exception):
-    """A bad sweep file or sweep command line, reported in one line before any trial starts."""
-
-
-def sweeps_engine():
-    """The ``sweeps`` package (W&B's sweep engine), imported quietly: version 0.2.0 was written for pydantic 1
-    and warns about a renamed config key under pydantic 2, which changes nothing here."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import sweeps.config.schema  # the JSON schema of sweep files, and the package itself
-    return sweeps
 
 
 @dataclass
@@ -109,6 +97,7 @@ def check_sweep(config: object, where: str = "sweep") -> None:
                 f"{where}: parameters.{key} needs one of 'value', 'values' or a distribution (min/max), got {spec!r}"
             )
         _check_values(spec, f"{where}: parameters.{key}")
+        check_distribution(spec, f"{where}: parameters.{key}")
     _check_schema(config, where)
 
 
