@@ -43,17 +43,48 @@ def read_checkpoint_file(ckpt_path: str, field: str = "ckpt_path", mmap: bool = 
 
     Raises:
         CheckpointFileError: in one line naming ``field`` and the file, if it is missing, not a file written by
-            ``torch.save`` (empty, truncated, another format), or not a zoo checkpoint (:func:`checked_checkpoint`).
+            ``torch.save`` (empty, another format), damaged (truncated, or a record whose CRC-32 does not match),
+            or not a zoo checkpoint (:func:`checked_checkpoint`).
     """
     import torch
 
     if not Path(ckpt_path).is_file():
         raise CheckpointFileError(f"{field}={ckpt_path!r} is not a file")
-    if not zipfile.is_zipfile(ckpt_path):
-        raise CheckpointFileError(f"{field}={ckpt_path!r} is not a checkpoint (not a file written by torch.save)")
+    damage = _zip_damage(ckpt_path)
+    if damage:
+        raise CheckpointFileError(f"{field}={ckpt_path!r} {damage}")
     try:
         checkpoint = torch.load(ckpt_path, map_location="cpu", weights_only=True, mmap=mmap)
     except Exception as error:  # torch raises many kinds for a damaged file
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise CheckpointFileError(f"{field}={ckpt_path!r} is not a checkpoint that zoo can load ({reason})") from None
     return checked_checkpoint(checkpoint, ckpt_path, field)
+
+
+_ZIP_MAGIC = b"PK\x03\x04"  # a local file header: how every file torch.save writes begins
+
+
+def _zip_damage(ckpt_path: str) -> str | None:
+    """What is wrong with ``ckpt_path`` as the zip archive that ``torch.save`` writes, or None if nothing is:
+    not a zip file at all, a zip file cut short (no end record: copied while it was being written), or a record
+    whose bytes no longer match the CRC-32 stored beside them (``torch.save`` stores one for each record unless
+    ``torch.serialization.set_crc32_options(False)``: records stored with a CRC of 0 are not checked). One read
+    of the file; without it, flipped bytes inside a tensor load silently and show up as a NaN at some step."""
+    if not zipfile.is_zipfile(ckpt_path):
+        with open(ckpt_path, "rb") as file:
+            started_as_zip = file.read(len(_ZIP_MAGIC)) == _ZIP_MAGIC
+        if started_as_zip:
+            return "is a damaged or truncated checkpoint (a zip file with no end record: copied while being written?)"
+        return "is not a checkpoint (not a file written by torch.save)"
+    try:
+        with zipfile.ZipFile(ckpt_path) as archive:
+            for record in archive.infolist():
+                if record.CRC == 0 and record.file_size:
+                    continue
+                with archive.open(record) as stream:
+                    while stream.read(1 << 22):
+                        pass
+    except (zipfile.BadZipFile, OSError, EOFError) as error:
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        return f"is a damaged checkpoint ({reason})"
+    return None

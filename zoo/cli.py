@@ -238,6 +238,10 @@ class ZooCLI(LightningCLI):
             chosen = {k: v for k in TRAINER_PLUGINS if (v := self._config().trainer.get(k)) not in (None, "auto")}
             settings = ", ".join(f"trainer.{k}={v!r}" for k, v in chosen.items()) or "the trainer"
             raise ValueError(f"{settings} needs a package that is not installed: {error}") from error
+        except MisconfigurationException as error:  # accelerator=gpu on a machine without one
+            if not any(words in str(error) for words in ACCELERATOR_MISSING):
+                raise
+            raise ValueError(_accelerator_missing(self._config().trainer.get("accelerator"))) from error
 
     def _build_trainer(self, **kwargs):
         trainer_config = self._get(self.config_init, "trainer", default={})
@@ -344,6 +348,29 @@ def _check_yaml(paths: list[str]) -> None:
                 f"--config {path} holds {held}, not a mapping of fields (e.g. `model:`, `data:`, `trainer:`); "
                 f"python -m zoo fit --print_config shows one"
             )
+
+
+ACCELERATOR_MISSING = ("No supported gpu backend found", "can not run on your system")  # Lightning's words
+
+
+def _accelerator_missing(accelerator: object) -> str:
+    """One line for ``trainer.accelerator`` naming a device this machine lacks, and the ones it has."""
+    from lightning.pytorch.accelerators import AcceleratorRegistry
+
+    here = sorted(name for name in AcceleratorRegistry.available_accelerators() if _available(name))
+    return (
+        f"trainer.accelerator={accelerator!r} is not available on this machine (no such device is visible to "
+        f"torch); valid here: {', '.join(repr(name) for name in [*here, 'auto'])}"
+    )
+
+
+def _available(accelerator: str) -> bool:
+    from lightning.pytorch.accelerators import AcceleratorRegistry
+
+    try:
+        return bool(AcceleratorRegistry[accelerator]["accelerator"].is_available())
+    except Exception:  # an accelerator whose package is missing (tpu without torch_xla) is not available
+        return False
 
 
 def _weights_mismatch(ckpt_path: str | None, message: str) -> str:

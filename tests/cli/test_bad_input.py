@@ -232,7 +232,12 @@ def test_bad_generation_or_data_knob_of_the_language_model(override, message, da
             "--trainer.deterministic=foo",
             "trainer.deterministic='foo' is not valid; choose one of: 'warn', or true or false, or null (unset)",
         ),
-        ("--trainer.accelerator=mps", "`MPSAccelerator` can not run on your system"),
+        (  # it was Lightning's "`MPSAccelerator` can not run on your system since ..." (and for gpu, "No
+            # supported gpu backend found!"): an accelerator this Linux machine cannot have, CI or not
+            "--trainer.accelerator=mps",
+            "trainer.accelerator='mps' is not available on this machine (no such device is visible to torch); "
+            "valid here: 'cpu'",
+        ),
         # each was taken by Lightning: a "finished" run of no step, no training metric logged, a meaningless
         # minimum, a traceback at the first validation after 250 steps, a note printed before Lightning's error
         (
@@ -481,6 +486,28 @@ def test_a_file_that_is_not_a_checkpoint_is_one_line(data_dir, cli_env, capsys):
     err = fails(capsys, [*shakespeare_args(data_dir), "--ckpt_path=random.ckpt"])
     assert "zoo: error: ckpt_path='random.ckpt' is not a checkpoint (not a file written by torch.save)" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
+@pytest.mark.parametrize("accelerator", ["gpu", "cuda"])
+def test_a_gpu_accelerator_without_a_gpu_is_one_line_that_names_what_is_here(data_dir, cli_env, capsys, accelerator):
+    err = fails(capsys, [*shakespeare_args(data_dir), f"--trainer.accelerator={accelerator}", "--trainer.devices=2"])
+    assert err.splitlines()[-1] == (
+        f"zoo: error: trainer.accelerator={accelerator!r} is not available on this machine (no such device is "
+        "visible to torch); valid here: 'cpu', 'auto'"
+    )
+    assert not (cli_env / "runs").exists() or not any((cli_env / "runs").iterdir())
+
+
+def test_a_checkpoint_cut_short_is_one_line_and_its_run_is_kept(data_dir, cli_env, capsys):
+    """A checkpoint copied while it was being written has the zip file's first bytes but no end record."""
+    main([*shakespeare_args(data_dir), "--trainer.max_steps=2"])
+    (last,) = (cli_env / "runs").glob("*/checkpoints/last.ckpt")
+    runs_before = sorted(path.name for path in (cli_env / "runs").iterdir())
+    (cli_env / "cut.ckpt").write_bytes(last.read_bytes()[: last.stat().st_size // 2])
+    err = fails(capsys, [*shakespeare_args(data_dir), "--ckpt_path=cut.ckpt"])
+    assert "zoo: error: ckpt_path='cut.ckpt' is a damaged or truncated checkpoint (a zip file with no end" in err
+    assert "Traceback" not in err and sorted(path.name for path in (cli_env / "runs").iterdir()) == runs_before
 
 
 def test_checkpoints_load_with_weights_only(data_dir, cli_env):

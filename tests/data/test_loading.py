@@ -39,6 +39,33 @@ def test_missing_local_folder():
         load_splits("./missing/folder", ["train"])
 
 
+def test_an_empty_folder_names_the_field_and_the_files_it_reads(tmp_path):
+    """It was datasets' "The directory at ... doesn't contain any data files", naming no field."""
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError) as error:
+        load_splits(str(tmp_path / "empty"), ["train"])
+    assert str(error.value).startswith(f"data.path='{tmp_path}/empty' holds no data files (looked in ")
+    assert "train.txt and validation.txt (text), or train.jsonl (JSON lines)" in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("files", "shown", "reader"),
+    [
+        (["notes.md"], "notes.md", "harbor"),  # datasets 5 reads a folder of .md files as task folders
+        (["a.png", "b.png", "c.png", "d.png", "e.png"], "a.png, b.png, c.png and 2 more", "imagefolder"),
+    ],
+)
+def test_a_folder_of_other_files_names_them_and_their_reader(tmp_path, files, shown, reader):
+    for name in files:
+        (tmp_path / name).write_bytes(b"\x89PNG" if name.endswith(".png") else b"# notes\n")
+    with pytest.raises(ValueError) as error:
+        load_splits(str(tmp_path), ["train"])
+    assert str(error.value).startswith(
+        f"data.path='{tmp_path}' holds no text or table files (datasets reads {shown} with its {reader!r} reader); "
+        "a data set is one file or more per split"
+    )
+
+
 def test_missing_column_names_the_field_and_lists_columns(data_dir):
     data = load_splits(str(data_dir / "sst2"), ["train"])
     with pytest.raises(ValueError, match=r"data.text_column='text' is not a column of .*; its columns are: "):

@@ -184,7 +184,8 @@ def test_bad_input_is_one_line(translation_checkpoints, capsys, command, extra, 
         (b"", "is not a checkpoint (not a file written by torch.save)"),
         (b"garbage", "is not a checkpoint (not a file written by torch.save)"),
         (None, "is not a Lightning checkpoint (no state_dict of weights)"),  # torch.save of something else
-        ("TRUNCATED", "is not a checkpoint"),
+        ("TRUNCATED", "is a damaged or truncated checkpoint (a zip file with no end record"),
+        ("FLIPPED", "is a damaged checkpoint (Bad CRC-32 for file "),  # a byte inside a tensor: it loads as is
     ],
 )
 def test_average_of_a_damaged_checkpoint_is_one_line(translation_checkpoints, capsys, tmp_path, content, reason):
@@ -194,6 +195,10 @@ def test_average_of_a_damaged_checkpoint_is_one_line(translation_checkpoints, ca
         torch.save({"weights": torch.zeros(2)}, damaged)
     elif content == "TRUNCATED":
         damaged.write_bytes(Path(last).read_bytes()[:5000])
+    elif content == "FLIPPED":
+        flipped = bytearray(Path(last).read_bytes())
+        flipped[len(flipped) // 2] ^= 0xFF
+        damaged.write_bytes(bytes(flipped))
     else:
         damaged.write_bytes(content)
     code, _, err = run(["average", "--ckpt_path", last, str(damaged), "--out", str(tmp_path / "a.ckpt")], capsys)

@@ -9,6 +9,11 @@ import socket
 from pathlib import Path
 
 HUB_HOST = "huggingface.co"
+TABLE_READERS = ("text", "json", "csv", "parquet", "arrow")  # the datasets readers whose rows zoo trains on
+EXPECTED_FILES = (
+    "a data set is one file or more per split, named by the split: train.txt and validation.txt (text), or "
+    "train.jsonl (JSON lines), .csv, .parquet or .arrow files"
+)
 NOT_TEXT = (".gz", ".bz2", ".xz", ".zst", ".zip", ".lz4", ".parquet", ".arrow")  # read by datasets, not checked here
 
 
@@ -18,6 +23,10 @@ class EmptyFileError(ValueError):
 
 class EncodingError(ValueError):
     """A data file that is not UTF-8 text."""
+
+
+class DataFolderError(ValueError):
+    """A local folder whose files are not text or tables (images, audio, notes)."""
 
 
 def _looks_local(path: str) -> bool:
@@ -87,13 +96,13 @@ def load_splits(path: str, splits: list[str], name: str | None = None, text_opti
     local = Path(path).expanduser().absolute()  # "." is a folder datasets cannot name
     if local.is_dir():
         try:
-            kwargs = _reader_options(str(local), None, kwargs, text_options)
-            builder = datasets.load_dataset_builder(str(local), **kwargs)  # a local copy holds one configuration
+            builder = _local_builder(local, path, kwargs)
+            kwargs = {**kwargs, **(text_options or {})} if builder.name == "text" else kwargs
             for files in (builder.config.data_files or {}).values():
                 check_utf8(files, path)
                 check_not_empty(files, path)
             loaded = datasets.load_dataset(str(local), **kwargs)
-        except (EncodingError, EmptyFileError):
+        except (EncodingError, EmptyFileError, DataFolderError):
             raise
         except (ValueError, StopIteration) as error:  # e.g. 'Instruction "validation" corresponds to no data!'
             empty = [split for split in splits if f'"{split}" corresponds to no data' in str(error)]
@@ -113,6 +122,33 @@ def load_splits(path: str, splits: list[str], name: str | None = None, text_opti
         if len(loaded[split]) == 0:
             raise ValueError(f"data.path={path!r}: the split {split!r} is empty")
     return loaded
+
+
+def _local_builder(local: Path, path: str, kwargs: dict):
+    """The ``datasets`` builder of the local folder ``local`` (a local copy holds one configuration), if it
+    reads text or a table: what every zoo data module trains on.
+
+    Raises:
+        FileNotFoundError: the folder holds no file that ``datasets`` reads.
+        DataFolderError: ``datasets`` reads its files as something else (images, audio, task folders, ...): a
+            folder of ``.md`` notes is a "harbor" data set to ``datasets`` 5.
+    """
+    import datasets
+
+    try:
+        builder = datasets.load_dataset_builder(str(local), **kwargs)
+    except datasets.data_files.EmptyDatasetError:
+        raise FileNotFoundError(
+            f"data.path={path!r} holds no data files (looked in {local}); {EXPECTED_FILES}"
+        ) from None
+    if builder.name not in TABLE_READERS:
+        files = sorted(Path(file).name for files in (builder.config.data_files or {}).values() for file in files)
+        shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+        raise DataFolderError(
+            f"data.path={path!r} holds no text or table files (datasets reads {shown} with its {builder.name!r} "
+            f"reader); {EXPECTED_FILES}"
+        )
+    return builder
 
 
 def _each_split_alone(local: Path, data_files: dict, kwargs: dict):
