@@ -375,6 +375,8 @@ def test_a_folder_of_sweep_files_is_named_as_a_folder(capsys, monkeypatch):
         ({"distribution": "uniform", "min": 0.0, "max": "one"}, ".max='one' is not valid for distribution uniform; "
          "it must be a number"),
         ({"min": 3, "max": 1}, ".model.lr: min 3 is not less than max 1"),
+        ({"mu": 0.0, "sigma": 1.0}, " has mu, sigma but no distribution, value or values; name one (distribution: "
+         "normal, for mu and sigma); the distributions: beta, "),  # it said "min=None and max=None do not say ..."
     ],
 )  # fmt: skip
 def test_a_bad_distribution_names_the_field_and_what_is_valid(spec, expected):
@@ -406,3 +408,35 @@ def test_a_good_distribution_passes_and_draws(spec):
     assert drawn and all(isinstance(value, (int, float)) for value in drawn)
     if "min" in spec:
         assert all(spec["min"] <= value <= spec["max"] for value in drawn)
+
+
+@pytest.mark.parametrize(
+    ("parameters", "size"),
+    [
+        ({"model.n_heads": {"min": 1, "max": 4}, "seed_everything": {"value": 3}}, 4),  # int_uniform inferred
+        ({"model.n_heads": {"distribution": "int_uniform", "min": 2, "max": 3}, "model.pe": {"values": ["a", "b"]}}, 4),
+        ({"model.lr": {"distribution": "q_uniform", "min": 0.0, "max": 1.0, "q": 0.25}}, 4),  # W&B leaves out max
+        ({"model.lr": {"distribution": "q_uniform", "min": 0.0, "max": 1.0, "q": 0.3}}, 4),
+    ],
+)
+def test_a_grid_enumerates_every_point_of_its_ranges(parameters, size):
+    from zoo.sweep.spec import expand
+
+    trials = expand({"name": "x", "method": "grid", "parameters": parameters})
+    assert len(trials) == size and len({tuple(sorted(trial.params.items())) for trial in trials}) == size
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [  # W&B said "Parameter model.lr is a disallowed type with grid search ..." without naming the file
+        ({"min": 0.1, "max": 0.5}, "W&B's grid does not enumerate distribution uniform; method=grid takes values, "),
+        ({"distribution": "q_log_uniform_values", "min": 1e-4, "max": 1e-2, "q": 1e-4}, "distribution q_log_unif"),
+        ({"values": [1, 2], "probabilities": [0.5, 0.5]}, "method=grid takes no probabilities (it runs every value)"),
+    ],
+)
+def test_a_grid_axis_w_and_b_cannot_enumerate_is_named(spec, expected):
+    from zoo.sweep.spec import SweepError, check_sweep
+
+    with pytest.raises(SweepError) as error:
+        check_sweep({"name": "x", "method": "grid", "parameters": {"model.lr": spec}}, "x.yaml")
+    assert str(error.value).startswith("x.yaml: parameters.model.lr: ") and expected in str(error.value), error.value

@@ -22,7 +22,7 @@ def check_distribution(spec: dict, where: str) -> None:
     A parameter of ``value`` or ``values`` passes."""
     if "value" in spec or "values" in spec:
         return
-    distribution = spec.get("distribution") or _inferred(spec, where)
+    distribution = distribution_of(spec, where)
     names = distribution_names()
     if distribution not in names:
         raise SweepError(f"{where}.distribution={distribution!r} is not valid; choose one of: {', '.join(names)}")
@@ -31,9 +31,23 @@ def check_distribution(spec: dict, where: str) -> None:
         raise SweepError(_message(min(errors, key=len)[0], spec, distribution, where))
 
 
-def _inferred(spec: dict, where: str) -> str:
-    """W&B's reading of bounds without a distribution: two integers are ``int_uniform``, two floats ``uniform``."""
+def distribution_of(spec: dict, where: str) -> str:
+    """The distribution of a parameter with no ``value(s)``: its ``distribution``, or W&B's reading of its bounds
+    (two integers are ``int_uniform``, two floats ``uniform``).
+
+    Raises:
+        SweepError: bounds that do not say which (an integer and a float), or no bounds and no distribution.
+    """
+    if spec.get("distribution"):
+        return spec["distribution"]
     low, high = spec.get("min"), spec.get("max")
+    if low is None and high is None:
+        fields = ", ".join(sorted(map(str, spec))) or "no field"
+        hint = "distribution: normal, for mu and sigma" if {"mu", "sigma"} & {*spec} else "values: [...]"
+        raise SweepError(
+            f"{where} has {fields} but no distribution, value or values; name one ({hint}); the distributions: "
+            f"{', '.join(distribution_names())}"
+        )
     if isinstance(low, int) and isinstance(high, int) and not isinstance(low, bool) and not isinstance(high, bool):
         return "int_uniform"
     if isinstance(low, float) and isinstance(high, float):

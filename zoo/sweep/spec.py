@@ -12,7 +12,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zoo.sweep.distributions import check_distribution
+import numpy
+
+from zoo.sweep.distributions import check_distribution, distribution_of
 from zoo.sweep.engine import SweepError, sweeps_engine
 from zoo.yaml_files import YAMLFileError, load_yaml
 
@@ -98,7 +100,24 @@ def check_sweep(config: object, where: str = "sweep") -> None:
             )
         _check_values(spec, f"{where}: parameters.{key}")
         check_distribution(spec, f"{where}: parameters.{key}")
+        if config["method"] == "grid":
+            _check_grid_axis(spec, f"{where}: parameters.{key}")
     _check_schema(config, where)
+
+
+GRID_DISTRIBUTIONS = ("int_uniform", "q_uniform")  # what W&B's grid enumerates, beside value and values
+
+
+def _check_grid_axis(spec: dict, where: str) -> None:
+    """A parameter of a grid is a list of points: ``value``, ``values``, or a range that W&B enumerates."""
+    if "probabilities" in spec:
+        raise SweepError(f"{where}: method=grid takes no probabilities (it runs every value); leave them out")
+    distribution = None if "value" in spec or "values" in spec else distribution_of(spec, where)
+    if distribution and distribution not in GRID_DISTRIBUTIONS:
+        raise SweepError(
+            f"{where}: W&B's grid does not enumerate distribution {distribution}; method=grid takes values, value, "
+            f"int_uniform or q_uniform (a range with its step q), or use method=random to draw from it"
+        )
 
 
 def _check_values(spec: dict, where: str) -> None:
@@ -212,10 +231,12 @@ def _grid_size(config: dict) -> int:
     for spec in config["parameters"].values():
         if "values" in spec:
             size *= len(spec["values"])
-        elif spec.get("distribution") == "int_uniform" or ("min" in spec and isinstance(spec["min"], int)):
+        elif "value" in spec:
+            continue
+        elif distribution_of(spec, "") == "int_uniform":  # checked already: it raises nothing here
             size *= spec["max"] - spec["min"] + 1
-        elif "q" in spec:
-            size *= int((spec["max"] - spec["min"]) / spec["q"]) + 1
+        elif "q" in spec:  # W&B's grid: numpy.arange(min, max, q), max left out
+            size *= len(numpy.arange(spec["min"], spec["max"], spec["q"]))
     return size
 
 
