@@ -18,6 +18,7 @@ from pathlib import Path
 
 from jsonargparse import Namespace
 from lightning.fabric.utilities.exceptions import MisconfigurationException
+from lightning.pytorch import Trainer
 from lightning.pytorch.cli import LightningCLI
 from lightning.pytorch.utilities import rank_zero_info
 from lightning.pytorch.utilities.exceptions import SIGTERMException
@@ -37,6 +38,7 @@ from zoo.run_resolution import check_loadable, evaluation_tokenizers, hold_run_f
 from zoo.run_session import RunSession, flat_config, inherited_run_dir, record_data_folder
 from zoo.tasks import TaskModule
 from zoo.tracking import wandb_mode
+from zoo.union_order import int_before_float
 from zoo.yaml_files import YAMLFileError, load_yaml
 
 SUBCOMMANDS = ("fit", "validate", "test", "predict")
@@ -49,6 +51,7 @@ class ZooCLI(LightningCLI):
 
     def __init__(self, args=None, run: bool = True) -> None:
         self.session: RunSession | None = None  # the run folder of the command, if it has one
+        int_before_float(Trainer.__init__)  # --trainer.limit_val_batches=1 is one batch, not 1.0 (all)
         super().__init__(
             TaskModule,
             ZooDataModule,
