@@ -59,6 +59,18 @@ def test_a_row_that_differs_in_two_knobs_is_named_as_their_joint_effect(tmp_path
     assert status == 0 and note.endswith("not one knob's: model.pe=rope, trainer.max_steps=900."), note
 
 
+def test_runs_of_two_data_sets_say_that_their_difference_is_also_the_data(tmp_path, runs_dir, compare_json):
+    from tests.compare.conftest import ROPE, SINUSOIDAL, write_config
+
+    runs = tmp_path / "mixed"
+    write_config(runs, "sinusoidal", SINUSOIDAL)
+    write_config(runs, "rope", ROPE, **{"data.path": "../shared/data/iwslt14"})
+    notes = compare_json(runs)["notes"]
+    (note,) = [note for note in notes if note.startswith("The runs are of different data")]
+    assert "(data.path)" in note and "compares the data sets as much as the knobs" in note
+    assert not any(n.startswith("The runs are of different data") for n in compare_json(runs_dir)["notes"])
+
+
 def test_how_often_metrics_are_logged_is_no_knob(tmp_path, compare_json):
     """Rows that differed only in trainer.log_every_n_steps were called the joint effect of it and the knob."""
     from tests.compare.conftest import ROPE, SINUSOIDAL, write_config

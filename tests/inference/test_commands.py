@@ -95,6 +95,15 @@ def test_attention_maps_of_a_language_model(language_model_checkpoints, tmp_path
     )
 
 
+def test_attention_labels_show_whitespace_tokens_as_signs(language_model_checkpoints):
+    from zoo.inference.attention import _maps, _visible
+
+    model = load_trained(language_model_checkpoints["last"], "cpu")
+    maps = _maps(model, "To be\nor", None)  # a character model: a tab is <unk> in Tiny Shakespeare
+    assert maps[0].rows == maps[0].columns == ["T", "o", "␣", "b", "e", "↵", "o", "r"]
+    assert [_visible(p) for p in ["\t", "  ", " the", "to\n", ""]] == ["⇥", "␣␣", " the", "to↵", "�"]
+
+
 def test_average_of_the_last_checkpoints(translation_checkpoints, tmp_path, capsys):
     kept = translation_checkpoints["kept"]
     assert [re.search(r"step(\d+)\.ckpt$", k).group(1) for k in kept] == ["10", "5"]

@@ -99,6 +99,10 @@ LAST_TEST = (
 )
 
 
+# the fields that choose the data set, and with it the set each run is evaluated on
+DATA_SET_FIELDS = ("data.class_path", "data.path", "data.name")
+
+
 def notes(comparison: Comparison) -> list[str]:
     """The footer: what the numbers are, the test and its threshold, and the runs left out."""
     direction = "lower" if comparison.lower_is_better else "higher"
@@ -116,6 +120,12 @@ def notes(comparison: Comparison) -> list[str]:
         lines.append(
             f"Runs whose {comparison.metric} is not finite (diverged), counted: their configuration's mean is inf "
             f"or nan and its Δ is not finite: {', '.join(diverged)}."
+        )
+    data = [knob for knob in comparison.knobs if knob in DATA_SET_FIELDS]
+    if data:
+        lines.append(
+            f"The runs are of different data ({', '.join(data)}): each is evaluated on its own data's validation "
+            f"and test sets, so a Δ across data compares the data sets as much as the knobs."
         )
     joint = _joint_differences(comparison)
     if joint:

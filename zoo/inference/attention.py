@@ -29,10 +29,22 @@ def arguments():
     return p
 
 
+WHITESPACE_SIGNS = str.maketrans({" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍"})
+
+
 def _pieces(model: TrainedModel, ids: list[int], target: bool = False) -> list[str]:
-    """One label per token: its text as the tokenizer decodes it alone (special tokens by name)."""
+    """One label per token: its text as the tokenizer decodes it alone (special tokens by name), a token of
+    whitespace only in visible signs (``␣``, ``↵``), a line break inside a token too."""
     tokenizer = model.target_tokenizer if target else model.source_tokenizer
-    return [tokenizer.id_to_token(i) if i <= EOS_ID + 1 else tokenizer.decode([i]) or "␣" for i in ids]
+    return [tokenizer.id_to_token(i) if i <= EOS_ID + 1 else _visible(tokenizer.decode([i])) for i in ids]
+
+
+def _visible(piece: str) -> str:
+    """``" "`` -> ``"␣"``, ``"\n"`` -> ``"↵"``, ``"to\n"`` -> ``"to↵"``; ``" the"`` stays (a space before a word
+    is seen as the gap before it); ``""`` (part of a character that a byte-level token splits) -> ``"�"``."""
+    if not piece.strip() or "\n" in piece or "\r" in piece:
+        return piece.translate(WHITESPACE_SIGNS) or "�"
+    return piece
 
 
 def _maps(model: TrainedModel, text: str, target: str | None) -> list[AttentionMap]:
