@@ -34,7 +34,13 @@ from zoo.precision import MatmulPrecision, set_matmul_precision, slow_cpu_precis
 from zoo.predictions import PredictionWriter
 from zoo.progress import ParameterSummary, StepProgressBar, silence_noise
 from zoo.run_folders import RunFolderError, remove_unused_run_dir
-from zoo.run_resolution import check_loadable, evaluation_tokenizers, hold_run_folder, resolve_run_dir
+from zoo.run_resolution import (
+    check_loadable,
+    evaluation_tokenizers,
+    hold_run_folder,
+    load_checkpoint,
+    resolve_run_dir,
+)
 from zoo.run_session import RunSession, flat_config, inherited_run_dir, record_data_folder
 from zoo.tasks import TaskModule
 from zoo.tracking import wandb_mode
@@ -179,6 +185,7 @@ class ZooCLI(LightningCLI):
             super().instantiate_classes()
             self._check_vocab_size()
             self.model.check_data(self.datamodule)
+            self._check_weights_fit()
             self.datamodule.check_batches(self.trainer.num_devices * self.trainer.num_nodes)
             if self.subcommand == "fit":
                 train_batches = len(self.datamodule.batch_sampler("train", train=True))
@@ -226,6 +233,20 @@ class ZooCLI(LightningCLI):
                 f"model.vocab_size={given} is not valid: the CLI sets it from the data's tokenizer ({linked} "
                 f"tokens here); leave it out, and set data.vocab_size for the size of a trained tokenizer"
             )
+
+    def _check_weights_fit(self) -> None:
+        """Refuse a ``ckpt_path`` whose weights do not fit the network this command built, before anything is
+        written: Lightning finds out only once ``fit`` has started, after the run's record was reopened (a
+        resume on data whose files changed, so that its tokenizer has another size, left a finished run
+        "failed" with the other vocabulary in its config). The weights are loaded as Lightning loads them
+        (strictly, through each module's own loading hooks), which it then does again with the same values."""
+        ckpt_path = self._config().get("ckpt_path")
+        if not ckpt_path or not Path(ckpt_path).is_file():
+            return
+        try:
+            self.model.load_state_dict(load_checkpoint(ckpt_path).get("state_dict") or {}, strict=True)
+        except RuntimeError as error:
+            raise ValueError(_weights_mismatch(ckpt_path, str(error))) from None
 
     def _warn_of_slow_precision(self) -> None:
         """Say so before training when 16-bit floats would slow this CPU down (:func:`slow_cpu_precision`)."""
@@ -387,8 +408,8 @@ def _weights_mismatch(ckpt_path: str | None, message: str) -> str:
     first = lines[0].rstrip(".") if lines else message.splitlines()[0]
     return (
         f"ckpt_path={ckpt_path!r}: its weights do not fit the network of this command ({first}); a checkpoint is "
-        f"evaluated with its run's data and tokenizer (another data.path or data.vocab_size gives another "
-        f"vocabulary) and its architecture"
+        f"evaluated with its run's data and tokenizer (changed data files, another data.path or data.vocab_size "
+        f"give another vocabulary) and its architecture"
     )
 
 

@@ -815,3 +815,48 @@ def test_zoo_debug_shows_where_the_parser_refused_a_value(data_dir, cli_env, cap
     err = fails(capsys, ["fit", "--config", TRANSLATION, "--model.norm=groupnorm"])
     assert err.startswith("Traceback (most recent call last):"), err
     assert err.endswith("zoo: error: model.norm='groupnorm' is not valid; choose one of: " + err.rpartition("of: ")[2])
+
+
+@pytest.mark.parametrize(
+    ("variant", "task", "data_module"),
+    [
+        ("encoder_decoder", "ClassificationTask", "TranslationDataModule"),
+        ("encoder_only", "LanguageModelTask", "ClassificationDataModule"),
+        ("decoder_only", "TranslationTask", "LanguageModelDataModule"),
+    ],
+)
+def test_a_task_on_the_data_of_another_is_one_line_and_leaves_no_folder(
+    variant, task, data_module, data_dir, cli_env, capsys
+):
+    """A classifier on translation data failed at its first batch with ``KeyError: 'tokens'``, and left a run
+    folder marked failed."""
+    from tests.cli.helpers import FEW_STEPS, TINY_MODEL, VARIANTS
+
+    config, data, extra, _ = VARIANTS[variant]
+    args = ["fit", "--config", str(CONFIGS / config), f"--data.path={data_dir / data}", *extra, *FEW_STEPS]
+    err = fails(capsys, [*args, "--model", f"zoo.tasks.{task}", *TINY_MODEL])
+    assert err.startswith(
+        f"zoo: error: model.class_path={task} does not go with data.class_path={data_module}: it trains on "
+    )
+    assert "TranslationTask with TranslationDataModule" in err and "Traceback" not in err
+    assert not (cli_env / "runs").exists() or not any((cli_env / "runs").iterdir())
+
+
+def test_a_resume_whose_weights_do_not_fit_is_refused_before_the_record_changes(data_dir, cli_env, capsys, tmp_path):
+    """Data files that changed since the run (a new character) give its tokenizer another size: the resume failed
+    only once fit had started, after the record was rewritten with the other vocabulary and marked failed."""
+    import shutil
+
+    data = tmp_path / "shakespeare"
+    shutil.copytree(data_dir / "tinyshakespeare", data)
+    args = [*shakespeare_args(data_dir), f"--data.path={data}", "--trainer.max_steps=2"]
+    main(args)
+    (run_dir,) = (cli_env / "runs").iterdir()
+    before = {name: (run_dir / name).read_bytes() for name in ("config.yaml", "config.json", "summary.json")}
+    with (data / "train.txt").open("a") as file:
+        file.write("A line with a character the run never saw: ✨\n")
+    err = fails(capsys, [*args, "--ckpt_path=last", "--trainer.max_steps=4"])
+    assert "its weights do not fit the network of this command (size mismatch for network.embed.tokens.weight" in err
+    assert "changed data files" in err and "Traceback" not in err
+    assert {name: (run_dir / name).read_bytes() for name in before} == before
+    assert json.loads(before["summary.json"])["status"] == "finished"

@@ -95,6 +95,7 @@ class TaskModule(pl.LightningModule):
     # What fit logs: every task's training metrics, and its own evaluation metrics with a val_ (test_) prefix.
     training_metrics = ("train_loss", "lr", "tokens_per_sec", "grad_norm", "parameters")
     evaluation_metrics: tuple[str, ...] = ("loss",)
+    data_module: type | None = None  # the data module whose batches the task reads (subclasses too)
 
     def __init_subclass__(cls, **kwargs) -> None:
         """A task's ``monitor`` must be a metric it logs: checkpoints, sweeps and ``EarlyStopping`` are checked
@@ -187,10 +188,25 @@ class TaskModule(pl.LightningModule):
         data is loaded): :meth:`check_settings`, and what only the data says (a classifier's classes)."""
         self.check_settings(datamodule)
 
+    def _check_data_module(self, datamodule) -> None:
+        """Refuse the data module of another task (a classifier on translation data), whose batches lack the
+        fields this task reads: it failed at the first batch with ``KeyError: 'tokens'``."""
+        from zoo.knob_help import TASKS  # the zoo's tasks (zoo.knob_help imports this module)
+
+        expected = self.data_module
+        if expected is None or isinstance(datamodule, expected):
+            return
+        pairs = ", ".join(f"{task.__name__} with {task.data_module.__name__}" for task in TASKS if task.data_module)
+        raise ValueError(
+            f"model.class_path={type(self).__name__} does not go with data.class_path={type(datamodule).__name__}: "
+            f"it trains on {expected.__name__} (or a subclass); the tasks and their data: {pairs}"
+        )
+
     def check_settings(self, datamodule) -> None:
         """Raise ``ValueError`` if this model cannot train with ``datamodule``'s settings, whatever the data (a
         ``data.block_size`` beyond a learned table's ``model.max_len``); needs no data loaded, so that a sweep
         checks every trial before the first starts."""
+        self._check_data_module(datamodule)
         longest, field = getattr(datamodule, "longest_sequence", (None, None))
         limited = POSITIONAL_ENCODINGS.get(self.hparams.pe).length_limited
         if limited and longest is not None and longest > self.hparams.max_len:

@@ -10,6 +10,7 @@ from torch import Tensor, nn
 from torchmetrics import MeanMetric, MetricCollection
 from torchmetrics.classification import MulticlassAccuracy, MulticlassF1Score
 
+from zoo.data.classification import ClassificationDataModule
 from zoo.data.tokenizer import PAD_ID
 from zoo.nn import EncoderOnly
 from zoo.registry import POOLINGS, check_at_least
@@ -30,6 +31,7 @@ class ClassificationTask(TaskModule):
 
     monitor, monitor_mode, short_name = "val_acc", "max", "eo"
     evaluation_metrics = ("loss", "acc", "f1")
+    data_module = ClassificationDataModule
     architecture = (*TaskModule.architecture, "num_layers", "num_classes", "pooling")
 
     def __init__(self, num_layers: int = 4, num_classes: int = 2, pooling: Pooling = "mean", **kwargs) -> None:

@@ -9,6 +9,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torchmetrics import SumMetric
 
+from zoo.data.language_model import LanguageModelDataModule
 from zoo.data.tokenizer import EOS_ID, PAD_ID
 from zoo.decoding import DecoderOnlyStep, sample, strip_after_eos
 from zoo.decoding.sampling import check_sampling
@@ -37,6 +38,7 @@ class LanguageModelTask(TaskModule):
 
     monitor, monitor_mode, short_name = "val_loss", "min", "do"
     evaluation_metrics = ("loss", "ppl", "bpc")
+    data_module = LanguageModelDataModule
     architecture = (*TaskModule.architecture, "num_layers", "tie_embeddings")
 
     def __init__(

@@ -9,6 +9,7 @@ from torchmetrics import MeanMetric, SumMetric
 from torchmetrics.text import SacreBLEUScore
 
 from zoo.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
+from zoo.data.translation import TranslationDataModule
 from zoo.decoding import Hypothesis, max_lengths, translate_ids
 from zoo.decoding.beam import check_decoder_settings
 from zoo.nn import EncoderDecoder
@@ -41,6 +42,7 @@ class TranslationTask(TaskModule):
 
     monitor, monitor_mode, short_name = "val_bleu", "max", "ed"
     evaluation_metrics = ("loss", "ppl", "bleu", "exact_match")
+    data_module = TranslationDataModule
     decoded_metrics = ("bleu", "chrf", "exact_match")  # test_chrf is logged by test only
     architecture = (
         *TaskModule.architecture,
