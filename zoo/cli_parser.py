@@ -35,6 +35,7 @@ class ZooArgumentParser(LightningArgumentParser):
         choice = (
             _foreign_class("\n".join([text, *_causes(ex)]))
             or _bad_choice(text)
+            or _misplaced_fields(text)
             or _unknown_option(text)
             or _bad_type(text)
             or _bad_length(text)
@@ -108,13 +109,75 @@ def _configured_class(group: str) -> type | None:
     return next((cls for cls in classes if cls.__name__ == name), None)
 
 
+def _config_sections(group: str) -> list[dict]:
+    """The ``group`` section (``model``, ``data``) of each of this command line's ``--config`` files that has one."""
+    from zoo.yaml_files import load_yaml
+
+    sections = []
+    for path in _flag_values("--config"):
+        try:
+            config = load_yaml(path) or {}
+        except (OSError, ValueError):
+            continue
+        section = config.get(group) if isinstance(config, dict) else None
+        sections += [section] if isinstance(section, dict) else []
+    return sections
+
+
+def _misplaced_fields(message: str) -> str | None:
+    """A config's ``model`` or ``data`` whose fields sit beside ``class_path`` instead of under ``init_args``
+    (jsonargparse said ``model.class_path is not a field``), or that has fields but no ``class_path``."""
+    match = _UNKNOWN_OPTION.search(message.strip())
+    if match is None:
+        return None
+    name = match.group(1)
+    typed = any(a.startswith(("--model", "--data")) for a in COMMAND_LINE)
+    for group in ("model", "data"):
+        sections = _config_sections(group)
+        named = any("class_path" in section for section in sections)  # a later file may set only init_args
+        for section in sections:
+            beside = sorted(key for key in section if key not in ("class_path", "init_args", "dict_kwargs"))
+            if "class_path" in section and beside and name in ("class_path", *beside):
+                return (
+                    f"{group}: {', '.join(beside)} sit beside class_path in the config; put them under "
+                    f"{group}.init_args ({group}: {{class_path: {section['class_path']}, init_args: "
+                    f"{{{beside[0]}: ...}}}})"
+                )
+            fields = {*section, *(section.get("init_args") or {})}
+            if not named and name in fields and not typed:
+                kind = "task" if group == "model" else "data module"
+                classes = ", ".join(_zoo_classes(group))
+                return (
+                    f"{group} has no class_path in the config; name its {kind} ({group}: {{class_path: CLASS, "
+                    f"init_args: {{{name}: ...}}}}); the {kind}s: {classes}"
+                )
+    return None
+
+
+def _config_groups_with(name: str) -> list[str]:
+    """The sections (``model``, ``data``) of this command line's ``--config`` files that set the field ``name``,
+    under ``init_args`` or beside ``class_path`` (a typo in a config file was reported under ``model.``)."""
+    return [
+        group
+        for group in ("model", "data")
+        if any(name in {**section, **(section.get("init_args") or {})} for section in _config_sections(group))
+    ]
+
+
+def _flag_values(flag: str) -> list[str]:
+    """The values of ``flag`` on this command line, as ``--flag value`` or ``--flag=value``."""
+    pairs = zip(COMMAND_LINE, COMMAND_LINE[1:] + [""], strict=True)
+    return [inline or value for arg, value in pairs for name, _, inline in [arg.partition("=")] if name == flag]
+
+
 def _unknown_option(message: str) -> str | None:
     """jsonargparse's message for an unknown model or data field, with the group and the nearest valid names."""
     match = _UNKNOWN_OPTION.search(message.strip())
     if match is None:
         return None
     name = match.group(1)
-    groups = [g for g in ("model", "data") if any(a.startswith(f"--{g}.{name}") for a in COMMAND_LINE)] or ["model"]
+    typed = [g for g in ("model", "data") if any(a.startswith(f"--{g}.{name}") for a in COMMAND_LINE)]
+    groups = typed or _config_groups_with(name) or ["model"]
     refusing = [g for g in groups if name not in accepted_fields(_configured_class(g) or object)]
     groups = refusing or groups  # --model.max_len=16 --data.max_len=16 where only the model takes max_len
     owners = field_owners(groups[0], name)

@@ -860,3 +860,43 @@ def test_a_resume_whose_weights_do_not_fit_is_refused_before_the_record_changes(
     assert "changed data files" in err and "Traceback" not in err
     assert {name: (run_dir / name).read_bytes() for name in before} == before
     assert json.loads(before["summary.json"])["status"] == "finished"
+
+
+SST2_CLASSES = {"class_path": "zoo.tasks.ClassificationTask", "init_args": {"d_model": 32, "n_heads": 2}}
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        (  # a typo under data in a config file was reported as model.text_colum
+            {"model": SST2_CLASSES, "data": {"class_path": "zoo.data.ClassificationDataModule",
+                                             "init_args": {"path": "x", "text_colum": "body"}}},
+            "data.text_colum is not a field; did you mean data.text_column",
+        ),
+        (  # jsonargparse said "model.class_path is not a field"
+            {"model": {"class_path": "zoo.tasks.ClassificationTask", "d_model": 32, "n_heads": 2}},
+            "model: d_model, n_heads sit beside class_path in the config; put them under model.init_args (model: "
+            "{class_path: zoo.tasks.ClassificationTask, init_args: {d_model: ...}})",
+        ),
+        (  # it said "model.text_column is not a field; did you mean data.text_column?"
+            {"model": SST2_CLASSES, "data": {"path": "x", "text_column": "body"}},
+            "data has no class_path in the config; name its data module (data: {class_path: CLASS, init_args: "
+            "{text_column: ...}}); the data modules: zoo.data.ClassificationDataModule,",
+        ),
+    ],
+)  # fmt: skip
+def test_a_misplaced_field_in_a_config_file_names_its_section(config, message, cli_env, capsys):
+    import yaml
+
+    (cli_env / "mine.yaml").write_text(yaml.safe_dump(config))
+    err = fails(capsys, ["fit", "--config", "mine.yaml"])
+    assert err.startswith(f"zoo: error: {message}"), err
+
+
+def test_a_later_config_file_of_init_args_alone_is_no_missing_class_path(cli_env, capsys):
+    """A second --config that sets only init_args (the first names the class) is common; its typo is a typo."""
+    import yaml
+
+    (cli_env / "override.yaml").write_text(yaml.safe_dump({"model": {"init_args": {"n_head": 2}}}))
+    err = fails(capsys, ["fit", "--config", str(CONFIGS / "encoder_only/sst2.yaml"), "--config", "override.yaml"])
+    assert err == "zoo: error: model.n_head is not a field; did you mean model.n_heads?\n"
