@@ -28,6 +28,12 @@ class ZooArgumentParser(LightningArgumentParser):
             self.epilog = epilog
         return text if not epilog else f"{text}\n{epilog}\n"
 
+    def _fields(self) -> list[str]:
+        """The dotted fields of this parser (``trainer.max_steps``, ``seed_everything``), without the dashes."""
+        action = getattr(self, "_subcommands_action", None)  # the top parser: the fields of its subcommands
+        parsers = [self, *(action._name_parser_map.values() if action is not None else [])]
+        return sorted({o[2:] for p in parsers for o in p._option_string_actions if o.startswith("--")})
+
     def error(self, message: str, ex: Exception | None = None):
         if ex is not None and os.environ.get("ZOO_DEBUG"):  # where the parser refused it, for a contributor
             traceback.print_exception(ex, file=sys.stderr)
@@ -36,6 +42,7 @@ class ZooArgumentParser(LightningArgumentParser):
             _foreign_class("\n".join([text, *_causes(ex)]))
             or _bad_choice(text)
             or _misplaced_fields(text)
+            or _unaccepted_option(text, self._fields())
             or _unknown_option(text)
             or _bad_type(text)
             or _bad_length(text)
@@ -170,6 +177,22 @@ def _flag_values(flag: str) -> list[str]:
     return [inline or value for arg, value in pairs for name, _, inline in [arg.partition("=")] if name == flag]
 
 
+_SUBCOMMAND_OPTION = re.compile(r"(?:Subcommand '\w+' does not accept option '|^unrecognized arguments: --)([\w.]+)")
+
+
+def _unaccepted_option(message: str, options: list[str]) -> str | None:
+    """jsonargparse's message for an unknown key outside ``model`` and ``data`` (``trainer.max_step`` in a
+    config file, ``--trainer.max_step=3`` on the command line), in one line with the nearest of ``options``
+    (the parser's fields: ``trainer.max_steps``, ``seed_everything``)."""
+    match = _SUBCOMMAND_OPTION.search(message.strip())
+    if match is None or match.group(1).startswith(("model.", "data.")):
+        return None
+    key = match.group(1)
+    near = difflib.get_close_matches(key, options, n=3, cutoff=0.75)
+    hint = f"did you mean {', '.join(near)}?" if near else "python -m zoo fit --help lists every field"
+    return f"{key} is not a field; {hint}"
+
+
 def _unknown_option(message: str) -> str | None:
     """jsonargparse's message for an unknown model or data field, with the group and the nearest valid names."""
     match = _UNKNOWN_OPTION.search(message.strip())
@@ -214,9 +237,10 @@ def _typed(key: str) -> tuple[str, str | None]:
     """The field a parser key (``dropout``) is, as typed on the command line (``model.dropout``), and the
     value typed there (``None`` when it came from a config file)."""
     args = [*COMMAND_LINE, "--"]
-    named = [a.split("=", 1) for a in args if "=" in a and _names(a.split("=")[0].lstrip("-"), key)]
-    named += [  # --data.vocab_size abc
-        [a, after] for a, after in zip(args, args[1:], strict=False) if a.startswith("--") and _names(a[2:], key)
+    named = [  # in command-line order, the last one counting: --model.num_classes 3 --model.num_classes=three
+        a.split("=", 1) if "=" in a else [a, after]  # --data.vocab_size=abc, --data.vocab_size abc
+        for a, after in zip(args, args[1:], strict=False)
+        if a.startswith("--") and _names(a.split("=")[0].lstrip("-"), key)
     ]
     if named:
         return named[-1][0].lstrip("-"), named[-1][1]
