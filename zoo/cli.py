@@ -23,7 +23,7 @@ from lightning.pytorch.cli import LightningCLI
 from lightning.pytorch.utilities import rank_zero_info
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 
-from zoo.cli_parser import COMMAND_LINE, ZooArgumentParser
+from zoo.cli_parser import COMMAND_LINE, ZooArgumentParser, flag_values
 from zoo.config_checks import MAX_SEED, VALID_SEED, ConfigError, check_options, check_val_check_interval
 from zoo.data import ZooDataModule
 from zoo.errors import print_error, raised_on_purpose
@@ -221,7 +221,7 @@ class ZooCLI(LightningCLI):
         """Refuse a ``model.vocab_size`` other than the data's: the CLI sets it from the tokenizer, and a value
         given would be silently replaced (a run's recorded config, which holds the linked value, passes)."""
         given, linked = self._config().model.init_args.get("vocab_size"), self.model.hparams.vocab_size
-        typed = _flag_values(COMMAND_LINE, "--data.vocab_size")
+        typed = flag_values(COMMAND_LINE, "--data.vocab_size")
         if given and given != linked and typed:  # a run's config.yaml with another tokenizer size
             raise ValueError(
                 f"data.vocab_size={typed[-1]} gives a {linked}-token tokenizer, but the config has "
@@ -340,17 +340,11 @@ def _check_command(args: list[str]) -> None:
     raise ConfigError(f"{args[0]!r} is not a command; choose one of: {', '.join(commands)}{hint}")
 
 
-def _flag_values(args: list[str], flag: str) -> list[str]:
-    """The values given to ``flag`` in ``args`` (``--flag VALUE`` or ``--flag=VALUE``)."""
-    values = [value for name, value in zip(args, args[1:], strict=False) if name == flag]
-    return values + [arg.split("=", 1)[1] for arg in args if arg.startswith(f"{flag}=")]
-
-
 def _check_files(args: list[str]) -> None:
     """Check the files named on the command line before the CLI reads them (LightningCLI loads a checkpoint's
     hyperparameters while parsing, with a long traceback for a bad file)."""
-    _check_yaml(_flag_values(args, "--config"))
-    for ckpt_path in _flag_values(args, "--ckpt_path"):
+    _check_yaml(flag_values(args, "--config"))
+    for ckpt_path in flag_values(args, "--ckpt_path"):
         if Path(ckpt_path).is_file():
             check_loadable(ckpt_path)
 

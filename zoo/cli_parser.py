@@ -121,7 +121,7 @@ def _config_sections(group: str) -> list[dict]:
     from zoo.yaml_files import load_yaml
 
     sections = []
-    for path in _flag_values("--config"):
+    for path in flag_values(COMMAND_LINE, "--config"):
         try:
             config = load_yaml(path) or {}
         except (OSError, ValueError):
@@ -171,9 +171,9 @@ def _config_groups_with(name: str) -> list[str]:
     ]
 
 
-def _flag_values(flag: str) -> list[str]:
-    """The values of ``flag`` on this command line, as ``--flag value`` or ``--flag=value``."""
-    pairs = zip(COMMAND_LINE, COMMAND_LINE[1:] + [""], strict=True)
+def flag_values(args: list[str], flag: str) -> list[str]:
+    """The values given to ``flag`` in ``args`` (``--flag VALUE`` or ``--flag=VALUE``), in command-line order."""
+    pairs = zip(args, [*args[1:], ""], strict=True)
     return [inline or value for arg, value in pairs for name, _, inline in [arg.partition("=")] if name == flag]
 
 
