@@ -19,6 +19,7 @@ from zoo.nn.config import minimum_parameters
 from zoo.nn.positional import unlimited_encodings
 from zoo.registry import ACTIVATIONS, NORMS, POSITIONAL_ENCODINGS, SCHEDULES, check_at_least, check_between
 from zoo.schedules import schedule_factor
+from zoo.tasks.metric_states import apply_keeping_metric_dtypes
 
 # The valid names of each string knob, as types: the CLI's parser checks them and --help lists them.
 Activation = Literal[tuple(ACTIVATIONS.names())]
@@ -57,6 +58,9 @@ class TaskModule(pl.LightningModule):
 
     Subclasses build ``self.network`` in :meth:`build_network`, return ``(loss, tokens)`` from
     :meth:`training_loss`, and name the metric that picks the best checkpoint (``monitor``, ``monitor_mode``).
+    Under every ``trainer.precision`` the losses are computed from float32 logits and the evaluation metrics
+    keep float32 sums and int64 counts (``bf16-true`` casts the module to bfloat16:
+    :mod:`zoo.tasks.metric_states`).
 
     Args:
         vocab_size: ``V``; filled in from the data module by the CLI.
@@ -182,6 +186,12 @@ class TaskModule(pl.LightningModule):
 
     def build_network(self) -> nn.Module:
         raise NotImplementedError
+
+    def _apply(self, fn, recurse: bool = True):
+        """``nn.Module``'s, with the evaluation metrics' states kept in their dtypes (float32 sums, int64
+        counts) when the module is cast, as ``trainer.precision=bf16-true`` casts it
+        (:mod:`zoo.tasks.metric_states`)."""
+        return apply_keeping_metric_dtypes(self, lambda: super(TaskModule, self)._apply(fn, recurse))
 
     def check_data(self, datamodule) -> None:
         """Raise ``ValueError`` if this model cannot train on ``datamodule`` (called before training, once the

@@ -83,12 +83,12 @@ class ClassificationTask(TaskModule):
         return self.head(POOLINGS.get(self.hparams.pooling)(self.network(tokens, mask), mask))
 
     def training_loss(self, batch: dict) -> tuple[Tensor, int]:
-        loss = F.cross_entropy(self(batch["tokens"], batch["padding_mask"]), batch["labels"])
+        loss = F.cross_entropy(self(batch["tokens"], batch["padding_mask"]).float(), batch["labels"])
         return loss, int((~batch["padding_mask"]).sum())
 
     def evaluate(self, stage: str, batch: dict, batch_idx: int) -> None:
         logits = self(batch["tokens"], batch["padding_mask"])
-        self.losses[stage].update(F.cross_entropy(logits, batch["labels"]), weight=len(batch["labels"]))
+        self.losses[stage].update(F.cross_entropy(logits.float(), batch["labels"]), weight=len(batch["labels"]))
         self.metrics[stage].update(logits, batch["labels"])
 
     def log_stage(self, stage: str) -> None:

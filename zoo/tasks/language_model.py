@@ -16,6 +16,7 @@ from zoo.decoding.sampling import check_sampling
 from zoo.nn import DecoderOnly
 from zoo.registry import check_at_least
 from zoo.tasks.base import TaskModule
+from zoo.tasks.metric_states import count_metric
 
 
 class LanguageModelTask(TaskModule):
@@ -55,7 +56,8 @@ class LanguageModelTask(TaskModule):
         check_at_least("model.max_new_tokens", max_new_tokens, 1)
         check_sampling(temperature, top_k, top_p, prefix="model.")
         super().__init__(**kwargs)
-        self.sums = nn.ModuleDict({f"{stage}_{k}": SumMetric() for stage in ("val", "test") for k in ("nll", "tokens")})
+        sums = {"nll": SumMetric, "tokens": count_metric}
+        self.sums = nn.ModuleDict({f"{stage}_{k}": sums[k]() for stage in ("val", "test") for k in sums})
 
     def build_network(self) -> DecoderOnly:
         hp = self.hparams
@@ -68,7 +70,7 @@ class LanguageModelTask(TaskModule):
     def _nll(self, batch: dict) -> tuple[Tensor, Tensor]:
         logits = self(batch["tokens"])
         targets = batch["targets"]
-        loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction="sum")
+        loss = F.cross_entropy(logits.flatten(0, 1).float(), targets.flatten(), reduction="sum")
         return loss, torch.tensor(targets.numel(), device=targets.device)  # blocks are never padded
 
     def training_loss(self, batch: dict) -> tuple[Tensor, int]:

@@ -16,6 +16,7 @@ from zoo.nn import EncoderDecoder
 from zoo.registry import POSITIONAL_ENCODINGS, check_at_least, check_between
 from zoo.tasks.base import TaskModule
 from zoo.tasks.corpus_scores import CorpusScores
+from zoo.tasks.metric_states import count_metric
 
 
 class TranslationTask(TaskModule):
@@ -77,7 +78,7 @@ class TranslationTask(TaskModule):
         self.metrics = torch.nn.ModuleDict(
             {
                 stage: torch.nn.ModuleDict(
-                    {"nll": SumMetric(), "tokens": SumMetric(), "bleu": SacreBLEUScore(), "exact": MeanMetric()}
+                    {"nll": SumMetric(), "tokens": count_metric(), "bleu": SacreBLEUScore(), "exact": MeanMetric()}
                 )
                 for stage in ("val", "test")
             }
@@ -112,7 +113,7 @@ class TranslationTask(TaskModule):
         padding) and their number."""
         logits = self(batch["src"], batch["tgt_in"], batch["src_padding_mask"], batch["tgt_padding_mask"])
         loss = F.cross_entropy(
-            logits.flatten(0, 1), batch["tgt_out"].flatten(), label_smoothing=label_smoothing, reduction="sum"
+            logits.flatten(0, 1).float(), batch["tgt_out"].flatten(), label_smoothing=label_smoothing, reduction="sum"
         )
         return loss, (~batch["tgt_padding_mask"]).sum()
 
