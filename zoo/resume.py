@@ -85,3 +85,24 @@ class LoggingStep(Callback):
 
     def on_train_batch_start(self, trainer: pl.Trainer, pl_module, batch, batch_idx: int) -> None:
         trainer.fit_loop.epoch_loop._batches_that_stepped = trainer.global_step
+
+
+class EpochInProgress(Callback):
+    """Save the epoch a run stopped in as still in progress when the run stopped before its last batch.
+
+    A run stopped mid-epoch by ``max_steps``, ``max_time`` or an ``EarlyStopping`` leaves Lightning's epoch loop
+    as an epoch ends, which counts the epoch processed and completed: a checkpoint saved then (the run's final
+    ``last.ckpt``, one saved at that epoch's end) resumed one epoch ahead, so that a run stopped at step 10 of a
+    17-batch epoch and continued under ``max_epochs=4`` trained 51 of 68 steps (its batches were right: the
+    batch sampler keeps its own position). Such a checkpoint now holds the state of one saved within the epoch
+    (at a validation, or by SIGTERM), so that the epoch continues at its next batch.
+    """
+
+    def on_save_checkpoint(self, trainer: pl.Trainer, pl_module, checkpoint: dict) -> None:
+        current, epoch_loop = trainer.fit_loop.epoch_progress.current, trainer.fit_loop.epoch_loop
+        if not current.started or current.processed < current.started or epoch_loop._num_ready_batches_reached():
+            return  # saved before or within the epoch, or after its last batch: Lightning's state is right
+        progress = checkpoint["loops"]["fit_loop"]["epoch_progress"]
+        for counts in (progress["current"], progress["total"]):
+            counts["processed"] = counts["completed"] = counts["started"] - 1
+        checkpoint["epoch"] = progress["current"]["completed"]

@@ -29,7 +29,7 @@ from zoo.data.cache import atomic_write_text
 from zoo.evaluations_apart import EvaluationsApart
 from zoo.nonfinite import NonFiniteLoss
 from zoo.predictions import PredictionWriter
-from zoo.resume import LoggingStep, SaveLastEvery, StepSeed
+from zoo.resume import EpochInProgress, LoggingStep, SaveLastEvery, StepSeed
 from zoo.run_folders import recorded_config
 from zoo.run_resolution import load_checkpoint
 from zoo.schedules import changed_horizon
@@ -86,12 +86,14 @@ class RunSession:
         return {"callbacks": callbacks, "logger": [wandb_logger, self.record], "default_root_dir": str(self.run_dir)}
 
     def _training_callbacks(self) -> list:
-        """What every ``fit`` adds: a final validation, per-step seeds, the non-finite loss check, and a
-        ``last.ckpt`` every ``checkpoint_every_n_steps`` if asked."""
+        """What every ``fit`` adds: a final validation, per-step seeds and logging steps, the epoch of a run
+        stopped mid-epoch kept in progress, the non-finite loss check, and a ``last.ckpt`` every
+        ``checkpoint_every_n_steps`` if asked."""
         callbacks = [
             FinalValidation(),
             StepSeed(),
             LoggingStep(),
+            EpochInProgress(),
             NonFiniteLoss(self.config.nonfinite_loss, self.record),
         ]
         if self.config.checkpoint_every_n_steps is not None:

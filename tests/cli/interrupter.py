@@ -39,3 +39,12 @@ class SignalFromEnv(Callback):
     def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
         if trainer.global_step == self.step:
             os.kill(os.getpid(), self.signal)
+
+
+class StopFromEnv(Callback):
+    """Stops the run at the end of optimiser step ``$ZOO_TEST_STOP`` (``trainer.should_stop``, as ``max_time``'s
+    ``Timer`` and ``EarlyStopping`` stop one); without the variable it does nothing."""
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        if str(trainer.global_step) == os.environ.get("ZOO_TEST_STOP"):
+            trainer.should_stop = True

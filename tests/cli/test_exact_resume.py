@@ -108,15 +108,20 @@ def test_killed_runs_resume_exactly(data_dir, cli_env, zoo_cache, one_thread):
         assert len(attempts) == starts and all(name.endswith(f"-{wandb_id}") for name in attempts), (variant, attempts)
 
 
-def test_a_run_continued_past_max_steps_finishes_its_epoch_then_reshuffles(data_dir, cli_env, one_thread):
-    folder = cli_env / "shakespeare"  # the first 1,100 characters: 17 batches an epoch
-    folder.mkdir()
+def short_epochs(data_dir, cli_env, runs: str) -> list[str]:
+    """``fit`` of the language model on the first 1,100 characters of Tiny Shakespeare: 17 batches an epoch."""
+    folder = cli_env / "shakespeare"
+    folder.mkdir(exist_ok=True)
     for split, size in (("train", 1100), ("validation", 300)):
         text = (data_dir / "tinyshakespeare" / f"{split}.txt").read_text()[:size]
         (folder / f"{split}.txt").write_text(text)
-    args = [*fit_args("decoder_only", data_dir, cli_env / "continued"), f"--data.path={folder}", "--data.block_size=16"]
+    args = [*fit_args("decoder_only", data_dir, cli_env / runs), f"--data.path={folder}", "--data.block_size=16"]
     args += ["--data.batch_size=4", "--model.max_len=16", "--trainer.val_check_interval=40"]
-    args += ["--model.schedule=constant"]  # the other schedules' length is max_steps
+    return [*args, "--model.schedule=constant"]  # the other schedules' length is max_steps
+
+
+def test_a_run_continued_past_max_steps_finishes_its_epoch_then_reshuffles(data_dir, cli_env, one_thread):
+    args = short_epochs(data_dir, cli_env, "continued")
     main([*args, "--trainer.max_steps=10"])  # stops at batch 10 of epoch 0
     main([*args, "--trainer.max_steps=40", "--ckpt_path=last"])  # the rest of epoch 0, all of epoch 1, ...
     main([*args, "--trainer.max_steps=40", f"--runs_dir={cli_env / 'uninterrupted'}"])
@@ -125,3 +130,25 @@ def test_a_run_continued_past_max_steps_finishes_its_epoch_then_reshuffles(data_
     losses = [[line["train_loss"] for line in curve(run) if "train_loss" in line] for run in (continued, uninterrupted)]
     assert losses[0] == losses[1]
     assert len(losses[1]) == 40 and losses[1][17:34] != losses[1][:17]  # epoch 1 is not epoch 0 again
+
+
+@pytest.mark.parametrize("stop", ["max_steps", "should_stop"])
+def test_a_run_stopped_mid_epoch_continues_that_epoch(data_dir, cli_env, one_thread, monkeypatch, stop):
+    """Stopped at step 10 of a 17-batch epoch by ``max_steps``, or as ``max_time`` and ``EarlyStopping`` stop a
+    run, then continued under ``max_epochs=4``: Lightning counted the cut epoch as done, and the resumed run
+    trained 51 of the 68 steps."""
+    args = [*short_epochs(data_dir, cli_env, "continued"), "--trainer.callbacks+=tests.cli.interrupter.StopFromEnv"]
+    epochs = ["--trainer.max_epochs=4", "--trainer.max_steps=-1"]
+    monkeypatch.setenv("ZOO_TEST_STOP", "10")
+    main([*args, "--trainer.max_steps=10"] if stop == "max_steps" else [*args, *epochs])
+    (continued,) = (cli_env / "continued").iterdir()
+    stopped = torch.load(continued / "checkpoints" / "last.ckpt", weights_only=False)
+    assert (stopped["global_step"], stopped["epoch"]) == (10, 0)
+    monkeypatch.delenv("ZOO_TEST_STOP")
+    main([*args, *epochs, "--ckpt_path=last"])
+    main([*args, *epochs, f"--runs_dir={cli_env / 'uninterrupted'}"])
+    (uninterrupted,) = (cli_env / "uninterrupted").iterdir()
+    losses = [[line["train_loss"] for line in curve(run) if "train_loss" in line] for run in (continued, uninterrupted)]
+    assert len(losses[1]) == 4 * 17 and losses[0] == losses[1]
+    ended = torch.load(continued / "checkpoints" / "last.ckpt", weights_only=False)
+    assert (ended["global_step"], ended["epoch"]) == (68, 4)
