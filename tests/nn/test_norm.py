@@ -161,3 +161,32 @@ def test_batchnorm_with_all_padding_keeps_running_statistics(causal):
 def test_every_norm_keeps_shape(name):
     norm = NORMS.build(name, 6)
     assert norm(torch.randn(2, 3, 6), torch.zeros(2, 3, dtype=torch.bool)).shape == (2, 3, 6)
+
+
+def test_causal_batchnorm_leaves_positions_of_padding_only_alone():
+    """Positions 3 and 4 are padding in every sequence: their prefix statistics are position 2's, and they
+    moved those positions' running statistics towards it."""
+    torch.manual_seed(0)
+    norm = MaskedBatchNorm(3, causal=True, max_len=8).double().train()
+    norm.running_mean.uniform_(-1, 1)
+    norm.running_var.uniform_(0.5, 2)
+    before = norm.running_mean.clone(), norm.running_var.clone()
+    x = torch.randn(2, 5, 3, dtype=torch.float64) * 5 + 3
+    mask = torch.zeros(2, 5, dtype=torch.bool)
+    mask[0, 3:], mask[1, 2:] = True, True  # position 2 is real in one sequence only
+    norm(x, mask)
+    for t in range(3):
+        mean, var = naive_prefix_statistics(x, mask, t)
+        torch.testing.assert_close(norm.running_mean[t], 0.9 * before[0][t] + 0.1 * mean)
+        torch.testing.assert_close(norm.running_var[t], 0.9 * before[1][t] + 0.1 * var)
+    assert torch.equal(norm.running_mean[3:], before[0][3:]) and torch.equal(norm.running_var[3:], before[1][3:])
+
+
+def test_batchnorm_a_sequence_of_padding_only_moves_no_length():
+    norm = MaskedBatchNorm(2, max_len=4).double().train()
+    x = torch.randn(2, 3, 2, dtype=torch.float64)
+    mask = torch.zeros(2, 3, dtype=torch.bool)
+    mask[1] = True  # the second sequence is padding only; the first has length 3
+    norm(x, mask)
+    assert norm.seen.tolist() == [False, False, True, False]
+    assert not norm.running_mean[0].any() and torch.equal(norm.running_var[0], torch.ones(2, dtype=torch.float64))

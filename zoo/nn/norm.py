@@ -149,19 +149,22 @@ class MaskedBatchNorm(nn.Module):
 
     @torch.no_grad()
     def _update_running(self, offset: int, count: Tensor, mean: Tensor, var: Tensor, real: Tensor) -> None:
-        """Move the running statistics towards the batch's: at each position below ``max_len`` (causal), or
-        at the length of each sequence of the batch (encoders; a length seen for the first time takes the
-        batch's statistics); statistics of no real token leave them alone."""
+        """Move the running statistics towards the batch's: at each position below ``max_len`` where some
+        sequence has a real token (causal), or at the length of each sequence of the batch with a real token
+        (encoders; a length seen for the first time takes the batch's statistics). A position that is padding
+        in every sequence keeps its running statistics (its prefix statistics are an earlier position's, of no
+        token at it), and so does the length-1 row for a sequence of padding only."""
         if not self.causal:
             # rows repeat when sequences share a length; every write of a row is then the same (no device sync)
-            rows, any_real = self._length_rows(real), count > 0
+            rows, any_real = self._length_rows(real), real.sum(dim=(1, 2)) > 0
             weight = torch.where(self.seen[rows], self.momentum, 1.0) * any_real
             weight = weight.to(self.running_mean.dtype)[:, None]
             self.running_mean[rows] = self.running_mean[rows].lerp(mean.detach().to(weight.dtype), weight)
             self.running_var[rows] = self.running_var[rows].lerp(var.detach().to(weight.dtype), weight)
             self.seen[rows] |= any_real
             return
-        weight = self.momentum * (count > 0).to(mean.dtype)
+        present = count > 0 if real is None else real.sum(0) > 0  # (T, 1): a real token at position t
+        weight = self.momentum * present.to(mean.dtype)
         kept = max(0, min(len(mean), len(self.running_mean) - offset))
         running_mean, running_var = self.running_mean[offset : offset + kept], self.running_var[offset : offset + kept]
         mean, var, weight = mean[:kept], var[:kept], weight[:kept]
