@@ -18,6 +18,57 @@ def test_knob_columns_are_exactly_the_differing_knobs(tmp_path, compare_json):
     assert [list(row)[:2] for row in result["rows"]] == [["model.n_heads", "model.pe"]] * 2
 
 
+# Where and how visibly each seed ran, one value per seed: none of it changes what a run learns.
+RAN_ELSEWHERE = {
+    "trainer.accelerator": ["cpu", "gpu", "auto"],
+    "trainer.strategy": ["auto", "ddp", "ddp_spawn"],
+    "trainer.devices": ["auto", 1, "0,1"],
+    "trainer.num_nodes": [1, 2, 1],
+    "trainer.profiler": [None, "simple", None],
+    "trainer.barebones": [False, True, False],
+    "trainer.enable_autolog_hparams": [True, False, True],
+    "trainer.deterministic": [None, True, False],
+    "trainer.benchmark": [None, True, False],
+    "trainer.detect_anomaly": [False, True, False],
+    "trainer.inference_mode": [True, False, True],
+    "trainer.num_sanity_val_steps": [None, 0, 5],
+    "trainer.limit_test_batches": [None, 2, 0.5],
+    "trainer.model_registry": [None, "zoo", None],
+    "weights_only": [None, True, False],
+}
+
+
+def test_where_a_run_ran_is_no_knob(tmp_path, compare_json):
+    runs = tmp_path / "runs"
+    for pe, seeds in (("sinusoidal", SINUSOIDAL), ("rope", ROPE)):
+        for k, folder in enumerate(write_config(runs, pe, seeds)):
+            config = json.loads((folder / "config.json").read_text())
+            config.update({key: values[k] for key, values in RAN_ELSEWHERE.items()})
+            (folder / "config.json").write_text(json.dumps(config))
+    result = compare_json(runs)
+    assert result["knobs"] == ["model.pe"] and [row["n"] for row in result["rows"]] == [3, 3]
+
+
+@pytest.mark.parametrize(
+    "key, values",
+    [
+        ("trainer.accumulate_grad_batches", [1, 2]),
+        ("trainer.callbacks", [None, [{"class_path": "lightning.pytorch.callbacks.StochasticWeightAveraging"}]]),
+        ("trainer.precision", ["32-true", "bf16-mixed"]),
+        ("trainer.sync_batchnorm", [False, True]),
+        ("model.betas", [[0.9, 0.98], [0.9, 0.99]]),
+    ],
+)
+def test_a_setting_that_changes_training_stays_a_knob(tmp_path, compare_json, key, values):
+    runs = tmp_path / "runs"
+    write_config(runs, "sinusoidal", SINUSOIDAL, **{key: values[0]})
+    write_config(runs, "rope", ROPE, **{key: values[1]})
+    result = compare_json(runs)
+    assert result["knobs"] == sorted([key, "model.pe"]) and [row["n"] for row in result["rows"]] == [3, 3]
+    # a list-valued knob (it stopped compare with "unhashable type: 'list'") is shown as the command line spells it
+    assert {row[key] for row in result["rows"]} == {v if not isinstance(v, list) else json.dumps(v) for v in values}
+
+
 def test_sweep_name_selects_runs_by_group(tmp_path, compare_json):
     runs = tmp_path / "runs"
     write_config(runs, "sinusoidal", SINUSOIDAL, group="pe")

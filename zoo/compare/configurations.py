@@ -3,23 +3,44 @@ baseline that every other configuration is compared with."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 from zoo.compare.errors import CompareError
 from zoo.compare.records import Run
 from zoo.run_folders import BOOKKEEPING_FIELDS, UNMEASURED_DATA_FIELDS, is_seed
 
+# Where a run ran: the same training on a GPU or a CPU, with any launcher. Under DDP the number of ranks
+# (devices x num_nodes) multiplies the batch of a step, but the config does not say it ("auto" is every device
+# of the machine it ran on), and seeds of one configuration run on several machines.
+PLACEMENT = ("trainer.accelerator", "trainer.strategy", "trainer.devices", "trainer.num_nodes")
+
 # Fields that name, place or display a run but do not change what it learns: a run's bookkeeping fields
-# (zoo.run_folders, one list for run names, resume and this table) and a few more of display, logging and data
-# loading (kept in run identities, so that the names of runs recorded before stay theirs).
+# (zoo.run_folders, one list for run names, resume and this table), where it ran, and more of display, logging,
+# profiling, checkpoint loading and data loading (kept in run identities, so that the names of runs recorded
+# before stay theirs). Not among them: trainer.callbacks and trainer.plugins, which may change what is trained
+# (StochasticWeightAveraging, EarlyStopping, a precision plugin).
 BOOKKEEPING = (
     set(BOOKKEEPING_FIELDS)
     | set(UNMEASURED_DATA_FIELDS)
+    | set(PLACEMENT)
     | {
         "trainer.default_root_dir",
         "trainer.logger",
         "trainer.log_every_n_steps",  # how often training metrics are logged
         "trainer.enable_checkpointing",
+        "trainer.enable_autolog_hparams",
+        "trainer.barebones",  # no logging, checkpoints or progress bar; the same steps
+        "trainer.profiler",
+        "trainer.model_registry",  # where the checkpoint is uploaded
+        "trainer.detect_anomaly",  # a debugging check of the backward pass
+        "trainer.benchmark",  # which cuDNN kernels, and trainer.deterministic whether deterministic ones: speed
+        "trainer.deterministic",  # settings, as matmul_precision
+        "trainer.inference_mode",  # evaluation under torch.inference_mode or no_grad: the same numbers
+        "trainer.num_sanity_val_steps",  # a check before training, in eval mode
+        "trainer.limit_test_batches",  # fit does not test (a test of part of its split is recorded apart)
+        "trainer.limit_predict_batches",
+        "weights_only",  # how a checkpoint is unpickled
     }
 )
 
@@ -49,11 +70,18 @@ def sort_key(value) -> tuple:
     return (0, value, "") if number else (1, 0, str(value))
 
 
+def knob_value(value: object) -> object:
+    """A knob's value as a configuration holds it: a list or a mapping (``model.betas``, ``trainer.callbacks``)
+    as its JSON text, ``[0.9, 0.98]``, as the command line spells it (a list cannot be a dictionary key: such a
+    knob stopped ``zoo compare`` with ``TypeError: unhashable type: 'list'``)."""
+    return json.dumps(value, sort_keys=True) if isinstance(value, (list, dict)) else value
+
+
 def group_by_configuration(runs: list[Run], knobs: list[str]) -> dict[Configuration, list[Run]]:
     """The runs of each configuration (its seeds), configurations sorted by knob values."""
     groups: dict[Configuration, list[Run]] = {}
     for run in runs:
-        groups.setdefault(tuple(run.config.get(knob) for knob in knobs), []).append(run)
+        groups.setdefault(tuple(knob_value(run.config.get(knob)) for knob in knobs), []).append(run)
     return dict(sorted(groups.items(), key=lambda item: tuple(sort_key(v) for v in item[0])))
 
 
