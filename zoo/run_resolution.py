@@ -38,16 +38,20 @@ def import_class(class_path: str) -> type:
 
 def load_checkpoint(ckpt_path: str) -> dict:
     """The checkpoint at ``ckpt_path``, memory-mapped (tensors are not read) and loaded once for all the checks
-    before training (again if the file has changed since).
+    before training (again if the file has changed since: another file, size, or modification or status change
+    time; the last changes with every write and ``os.utime``, so a copy that kept the old modification time, as
+    ``cp -p`` and ``rsync -t`` keep it, is read anew).
 
     Raises:
         CheckpointFileError: if it is not a zoo checkpoint (:func:`zoo.checkpoint_file.read_checkpoint_file`).
     """
-    return _load_checkpoint_version(str(ckpt_path), Path(ckpt_path).stat().st_mtime_ns)
+    stat = Path(ckpt_path).stat() if Path(ckpt_path).exists() else None
+    identity = (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns) if stat else None
+    return _load_checkpoint_version(str(ckpt_path), identity)
 
 
 @functools.lru_cache(maxsize=1)
-def _load_checkpoint_version(ckpt_path: str, mtime_ns: int) -> dict:
+def _load_checkpoint_version(ckpt_path: str, identity: tuple | None) -> dict:
     return read_checkpoint_file(ckpt_path, mmap=True)
 
 

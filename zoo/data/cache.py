@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from functools import partial
 from pathlib import Path
 
 import torch
@@ -22,6 +23,24 @@ def cache_key(**parts) -> str:
     """A short hash of ``parts`` (any JSON-serialisable values) and the cache format version."""
     blob = json.dumps({"version": CACHE_VERSION, **parts}, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def content_digest(files: list[str | Path]) -> str:
+    """A hash of the files' names and bytes, in the order given: what identifies a local data split.
+
+    A file's modification time and size are no identity: an edit that keeps both (``os.utime``, ``cp -p``, a
+    checkout, a coarse clock) would serve the old encoded split. BLAKE2b reads about a gigabyte a second, a
+    few milliseconds for the zoo's data sets.
+
+    Returns:
+        32 hexadecimal digits.
+    """
+    whole = hashlib.blake2b(digest_size=16)
+    for file in map(Path, files):
+        with file.open("rb") as handle:
+            digest = hashlib.file_digest(handle, partial(hashlib.blake2b, digest_size=16))
+        whole.update(f"{file.name}\0{digest.hexdigest()}\0".encode())
+    return whole.hexdigest()
 
 
 def atomic_save(obj, path: Path) -> None:

@@ -8,6 +8,8 @@ import os
 import socket
 from pathlib import Path
 
+from zoo.data.cache import cache_key, content_digest
+
 HUB_HOST = "huggingface.co"
 TABLE_READERS = ("text", "json", "csv", "parquet", "arrow")  # the datasets readers whose rows zoo trains on
 EXPECTED_FILES = (
@@ -101,6 +103,8 @@ def load_splits(path: str, splits: list[str], name: str | None = None, text_opti
             for files in (builder.config.data_files or {}).values():
                 check_utf8(files, path)
                 check_not_empty(files, path)
+            digests = {str(split): content_digest(files) for split, files in (builder.config.data_files or {}).items()}
+            kwargs = {"cache_dir": _content_cache_dir(digests), **kwargs}
             loaded = datasets.load_dataset(str(local), **kwargs)
         except (EncodingError, EmptyFileError, DataFolderError):
             raise
@@ -114,6 +118,8 @@ def load_splits(path: str, splits: list[str], name: str | None = None, text_opti
             loaded = None if where else _each_split_alone(local, builder.config.data_files or {}, kwargs)
             if loaded is None:
                 raise ValueError(f"data.path={path!r} could not be read: {_reader_error(error)}{where}") from error
+        for split, dataset in loaded.items():
+            dataset._fingerprint = digests[split]  # as datasets' own transforms set it: what the split holds
     else:
         loaded = datasets.load_dataset(path, name, **_reader_options(path, name, kwargs, text_options))
     for split in splits:
@@ -122,6 +128,14 @@ def load_splits(path: str, splits: list[str], name: str | None = None, text_opti
         if len(loaded[split]) == 0:
             raise ValueError(f"data.path={path!r}: the split {split!r} is empty")
     return loaded
+
+
+def _content_cache_dir(digests: dict[str, str]) -> str:
+    """Where ``datasets`` keeps its Arrow copy of a local folder whose split files hash to ``digests``: its own
+    cache is keyed by the files' modification times, so an edit that keeps them read the old rows."""
+    import datasets
+
+    return str(Path(datasets.config.HF_DATASETS_CACHE) / "zoo-by-content" / cache_key(local_data=digests))
 
 
 def _local_builder(local: Path, path: str, kwargs: dict):
