@@ -24,7 +24,8 @@ import json, os, sys, time
 args = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--") and "=" in a)
 run_dir = os.path.join(args["runs_dir"], args["run_name"])
 os.makedirs(run_dir, exist_ok=True)
-seen = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "WANDB_RUN_GROUP", "WANDB_JOB_TYPE", "WANDB_RUN_ID")}
+names = ("OMP_NUM_THREADS", "WANDB_RUN_GROUP", "WANDB_JOB_TYPE", "WANDB_RUN_ID", "CUDA_VISIBLE_DEVICES")
+seen = {k: os.environ.get(k) for k in names}
 seen["ckpt_path"], seen["pid"] = args.get("ckpt_path"), os.getpid()
 json.dump(seen, open(os.path.join(run_dir, "seen.json"), "w"))
 if args["action"] == "fail":
@@ -37,6 +38,11 @@ if args["action"] == "die":  # as under SIGKILL: its record says running, a chec
     os.kill(os.getpid(), 9)
 if args["action"] == "wait":
     time.sleep(60)
+if args["action"] == "hold":  # until a later trial releases it, so that the test knows which GPU is busy
+    while not os.path.exists(os.path.join(args["runs_dir"], "released")):
+        time.sleep(0.05)
+if args["action"] == "release":
+    open(os.path.join(args["runs_dir"], "released"), "w").close()
 if args["action"] == "refused":  # `zoo fit` refusing its configuration in one line: it writes nothing
     sys.exit(2)
 if args["action"] == "terminated":  # its own fit stopped by SIGTERM (not the sweep): saved, exit 143
@@ -55,7 +61,7 @@ json.dump(summary, open(os.path.join(run_dir, "summary.json"), "w"))
 """
 
 
-def make_runner(tmp_path, parallel=2) -> Runner:
+def make_runner(tmp_path, parallel=2, gpus=()) -> Runner:
     state = SweepState(tmp_path / "runs", "fake")
     state.describe(name="fake")
 
@@ -63,7 +69,7 @@ def make_runner(tmp_path, parallel=2) -> Runner:
         return [sys.executable, "-c", TRIAL, *(f"--{key}={value}" for key, value in params.items())]
 
     console = Console(file=open(tmp_path / "console.txt", "w"), highlight=False, soft_wrap=True)
-    return Runner(state, tmp_path / "runs", command_for, "val_loss", parallel, 3, console)
+    return Runner(state, tmp_path / "runs", command_for, "val_loss", parallel, 3, console, gpus)
 
 
 def source(trials):
@@ -99,11 +105,37 @@ def test_failures_are_recorded_and_the_others_finish(tmp_path, monkeypatch):
         "WANDB_RUN_GROUP": "fake",
         "WANDB_JOB_TYPE": "x=a",
         "WANDB_RUN_ID": None,
+        "CUDA_VISIBLE_DEVICES": os.environ.get("CUDA_VISIBLE_DEVICES"),  # no GPUs: the sweep's own, untouched
         "ckpt_path": None,
     }
+    assert trials_state["fake-a"]["device"] == "cpu"
     console = (tmp_path / "console.txt").read_text()
     assert "FAIL  fake-b" in console and "| ValueError: this trial fails" in console
     assert "done  fake-c  best val_loss 2.5 at step 6" in console
+    assert "start fake-a  x=a on cpu" in console
+
+
+def test_trials_get_a_gpu_each_and_share_them_evenly_when_more_run_than_there_are(tmp_path, monkeypatch):
+    """Three at once on two GPUs: at most two on one; a trial that ends frees its GPU for the next. ``a`` and
+    ``c`` hold GPU 0 until ``d`` releases them, so ``d`` can only start on GPU 1, once ``b`` has ended."""
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    runner = make_runner(tmp_path, parallel=3, gpus=["0", "1"])
+    actions = {"a": "hold", "b": "finish", "c": "hold", "d": "release"}
+    runner.run(source([Trial(f"fake-{k}", {"action": action, "loss": 1}, f"x={k}") for k, action in actions.items()]))
+    placed = {name: entry["device"] for name, entry in runner.state.trials.items()}
+    assert placed == {"fake-a": "cuda:0", "fake-b": "cuda:1", "fake-c": "cuda:0", "fake-d": "cuda:1"}
+    assert {name: seen(tmp_path, name)["CUDA_VISIBLE_DEVICES"] for name in placed} == {
+        "fake-a": "0",
+        "fake-b": "1",
+        "fake-c": "0",
+        "fake-d": "1",
+    }
+    assert runner.counts["finished"] == 4 and runner.placement.load == {"0": 0, "1": 0}
+    assert all(seen(tmp_path, name)["OMP_NUM_THREADS"] == "3" for name in placed)  # threads: as without GPUs
+    console = (tmp_path / "console.txt").read_text()
+    assert "start fake-d  x=d on cuda:1" in console
+    log = (tmp_path / "runs" / "fake" / "logs" / "fake-d.log").read_text()
+    assert log.startswith(f"$ CUDA_VISIBLE_DEVICES=1 {sys.executable} -c")
 
 
 def test_a_trials_wall_time_is_that_of_all_its_attempts(tmp_path):

@@ -17,6 +17,7 @@ from zoo.errors import print_error
 from zoo.folder_lock import FolderInUse, hold, release
 from zoo.run_folders import folder_problem
 from zoo.sweep.command import check_command_passes_parameters, option_key, trial_command, zoo_arguments
+from zoo.sweep.placement import Placement, trial_gpus
 from zoo.sweep.runner import Runner, Terminated, trial_command_line
 from zoo.sweep.search import BayesSource, list_source
 from zoo.sweep.spec import SweepError, Trial, expand, load_sweep
@@ -27,7 +28,9 @@ from zoo.sweep.validate import (
     check_same_sweep,
     check_trial_folders_are_ours,
     check_trials,
+    cli_parser,
     extended,
+    parse,
     sweep_definition,
 )
 
@@ -77,6 +80,7 @@ def main(argv: list[str]) -> int:
         check_trials(trials, command_for)
         check_trial_folders_are_ours(trials, Path(options.runs_dir), config["name"])
         check_finished_trials(trials, command_for, Path(options.runs_dir))
+        options.gpus = _trial_gpus(config, command_for)
         if not options.dry_run:
             state.folder.mkdir(parents=True, exist_ok=True)
             _hold(state.folder)  # a sweep started at the same moment, before either had a folder
@@ -141,6 +145,22 @@ def _checked_command(config: dict, extra: list[str], options) -> callable:
     return command_for
 
 
+def _trial_gpus(config: dict, command_for) -> list[str]:
+    """The GPUs the trials go on (:func:`zoo.sweep.placement.trial_gpus`); a sweep that varies
+    ``trainer.devices`` cannot place its trials on one GPU each.
+
+    Raises:
+        SweepError: for a ``trainer.devices`` of more than one device, or a varied one, where there are GPUs.
+    """
+    gpus = trial_gpus(parse(cli_parser(), zoo_arguments(command_for({}))))
+    if gpus and "trainer.devices" in config["parameters"]:
+        raise SweepError(
+            "parameters.trainer.devices is not valid in a sweep on GPUs: each trial runs on one GPU of its own "
+            "(CUDA_VISIBLE_DEVICES)"
+        )
+    return gpus
+
+
 def _planned_trials(config: dict, options, state: SweepState) -> list[Trial]:
     """The trials known before running: all of a grid or random search; for bayes, those already proposed."""
     if config["method"] != "bayes":
@@ -157,6 +177,7 @@ def _dry_run(config: dict, trials: list[Trial], command_for, options, console: C
     runs_dir = Path(options.runs_dir)
     count = f"{len(trials)} trial{'s' * (len(trials) != 1)}"
     console.print(f"sweep {config['name']} ({config['method']}): {count}, metric {_metric(config)}")
+    console.print(f"trials run {Placement(options.gpus, options.parallel).describe()}, {options.parallel} at once")
     for number, trial in enumerate(trials, 1):
         done = "to run"
         if is_finished(runs_dir / trial.name):
@@ -198,10 +219,13 @@ def _run(config: dict, trials: list[Trial], command_for, state: SweepState, opti
         file=str(options.file), method=config["method"], metric=config.get("metric"), definition=options.definition
     )
     threads, source = trial_threads(options.threads, options.parallel)
-    runner = Runner(state, runs_dir, command_for, _metric_name(config), options.parallel, threads, console)
+    runner = Runner(
+        state, runs_dir, command_for, _metric_name(config), options.parallel, threads, console, options.gpus
+    )
     console.print(
-        f"sweep {config['name']} ({config['method']}, metric {_metric(config)}): {options.parallel} at once, "
-        f"{threads} thread{'s' * (threads != 1)} each ({source}); state and logs in {state.folder}"
+        f"sweep {config['name']} ({config['method']}, metric {_metric(config)}): {options.parallel} at once "
+        f"{runner.placement.describe()}, {threads} thread{'s' * (threads != 1)} each ({source}); state and logs "
+        f"in {state.folder}"
     )
     _close_stale_entries(state, runs_dir)
     pending = []

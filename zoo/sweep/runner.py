@@ -2,7 +2,8 @@
 
 Each trial's output goes to its own log file; its environment names its W&B group (the sweep) and job type
 (the varied knobs), and gives it ``cores // parallel`` threads, since trainings that together ask for more
-threads than there are cores each run several times slower. Ctrl-C (or SIGTERM) stops every running trial
+threads than there are cores each run several times slower; on a machine with GPUs it names the trial's GPU
+(:mod:`zoo.sweep.placement`). Ctrl-C (or SIGTERM) stops every running trial
 through its process group, so that Lightning shuts down cleanly, and records them as interrupted.
 """
 
@@ -21,6 +22,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from zoo.folder_lock import in_use
+from zoo.sweep.placement import Placement
 from zoo.sweep.spec import Trial
 from zoo.sweep.state import SweepState, close_record, metric_of, run_summary
 
@@ -35,6 +37,7 @@ class Running:
     process: subprocess.Popen
     log: object
     started: float
+    device: str
 
 
 def trial_command_line(command_for, trial: Trial, runs_dir: Path) -> list[str]:
@@ -57,6 +60,7 @@ class Runner:
         parallel: how many trials at once.
         threads: threads per trial (``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``).
         console: where progress lines go.
+        gpus: the GPUs trials are placed on (``CUDA_VISIBLE_DEVICES`` entries); none: on the CPU.
     """
 
     def __init__(
@@ -68,9 +72,11 @@ class Runner:
         parallel: int,
         threads: int,
         console: Console,
+        gpus: list[str] = (),
     ) -> None:
         self.state, self.runs_dir, self.command_for = state, Path(runs_dir), command_for
         self.metric, self.parallel, self.threads, self.console = metric, parallel, threads, console
+        self.placement = Placement(list(gpus), parallel)
         self.running: list[Running] = []
         self.counts = dict.fromkeys(EVENTS, 0)
 
@@ -80,10 +86,11 @@ class Runner:
         earlier attempt left a checkpoint to continue from."""
         return trial_command_line(self.command_for, trial, self.runs_dir)
 
-    def environment(self, trial: Trial) -> dict:
+    def environment(self, trial: Trial, device: str) -> dict:
         env = {key: value for key, value in os.environ.items() if key not in ("WANDB_RUN_ID", "ZOO_RUN_DIR")}
         env.update(WANDB_RUN_GROUP=self.state.data["name"], WANDB_JOB_TYPE=trial.job_type)
         env.update({name: str(self.threads) for name in THREAD_VARIABLES})
+        env.update(Placement.environment(device))
         return env
 
     def start(self, trial: Trial, number: str) -> None:
@@ -100,18 +107,19 @@ class Runner:
         log_path = self.state.log_path(trial.name)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(log_path, "a")
-        command = self.command(trial)
-        log.write(f"$ {' '.join(command)}\n")
+        command, device = self.command(trial), self.placement.take()
+        placed = "".join(f"{key}={value} " for key, value in Placement.environment(device).items())
+        log.write(f"$ {placed}{' '.join(command)}\n")
         log.flush()
         process = subprocess.Popen(
             command,
             stdout=log,
             stderr=subprocess.STDOUT,
-            env=self.environment(trial),
+            env=self.environment(trial, device),
             start_new_session=True,
             preexec_fn=_stop_with_the_sweep,
         )
-        self.running.append(Running(trial, process, log, time.monotonic()))
+        self.running.append(Running(trial, process, log, time.monotonic(), device))
         attempts = self.state.trials.get(trial.name, {}).get("attempts", 0) + 1
         self.state.update(
             trial.name,
@@ -121,10 +129,11 @@ class Runner:
             log=str(log_path),
             attempts=attempts,
             run_dir=str(run_dir),
+            device=device,
             error=None,  # an earlier attempt's
         )
         resumed = " (continues from last.ckpt)" if command[-1] == "--ckpt_path=last" else ""
-        self.say(number, "start", trial, f"{trial.job_type or 'seed only'}{resumed}")
+        self.say(number, "start", trial, f"{trial.job_type or 'seed only'} on {device}{resumed}")
 
     def refuse(self, trial: Trial, number: str, reason: str) -> None:
         """Record a trial that cannot start as failed, with the reason."""
@@ -145,6 +154,7 @@ class Runner:
     def finish(self, running: Running, interrupted: bool = False) -> str:
         """Record a trial whose process ended; returns its status."""
         running.log.close()
+        self.placement.give_back(running.device)
         trial, code = running.trial, running.process.returncode
         run_dir = self.runs_dir / trial.name
         wall = round(time.monotonic() - running.started, 1)

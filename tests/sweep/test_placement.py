@@ -1,0 +1,81 @@
+"""Trials on GPUs: one each while there are enough, evenly shared when there are more, with a machine's GPU
+count faked (``torch.cuda.device_count``), and a ``trainer.devices`` that one GPU cannot run refused."""
+
+import pytest
+import torch
+
+from tests.sweep.test_sweep_errors import write_sweep
+from zoo.sweep import main
+from zoo.sweep.placement import Placement, visible_gpus
+
+
+@pytest.fixture
+def gpus(monkeypatch):
+    """Fake ``count`` GPUs on this machine."""
+
+    def fake(count: int) -> None:
+        monkeypatch.setattr(torch.cuda, "is_available", lambda: count > 0)
+        monkeypatch.setattr(torch.cuda, "device_count", lambda: count)
+        monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+
+    return fake
+
+
+def test_each_trial_has_a_gpu_of_its_own_while_there_are_enough():
+    placement = Placement(["0", "1", "2", "3"], parallel=2)
+    assert [placement.take(), placement.take()] == ["cuda:0", "cuda:1"]
+    placement.give_back("cuda:0")
+    assert placement.take() == "cuda:0"  # the one that ended, not a third
+    assert placement.load == {"0": 1, "1": 1, "2": 0, "3": 0}
+
+
+def test_more_trials_than_gpus_share_them_at_most_ceil_n_over_g_each():
+    placement = Placement(["0", "1"], parallel=5)
+    taken = [placement.take() for _ in range(5)]
+    assert taken == ["cuda:0", "cuda:1", "cuda:0", "cuda:1", "cuda:0"]
+    assert placement.per_gpu == 3 and max(placement.load.values()) == 3
+    assert placement.describe() == "on 2 GPUs (0, 1), up to 3 trials each"
+    placement.give_back("cuda:1")
+    assert placement.take() == "cuda:1"
+
+
+def test_without_gpus_every_trial_is_on_the_cpu_and_its_environment_is_left_alone():
+    placement = Placement([], parallel=3)
+    assert [placement.take() for _ in range(3)] == ["cpu"] * 3
+    assert Placement.environment("cpu") == {} and placement.describe() == "on the CPU"
+    assert Placement.environment("cuda:GPU-5d2e") == {"CUDA_VISIBLE_DEVICES": "GPU-5d2e"}
+
+
+def test_the_visible_gpus_are_those_the_sweep_itself_may_use(gpus, monkeypatch):
+    gpus(0)
+    assert visible_gpus() == []
+    gpus(2)
+    assert visible_gpus() == ["0", "1"]
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,5")  # torch then counts 2: GPUs 3 and 5 of the machine
+    assert visible_gpus() == ["3", "5"]
+
+
+def dry_run(tmp_path, *extra: str) -> int:
+    return main([write_sweep(tmp_path), "--parallel", "3", "--runs_dir", str(tmp_path / "runs"), "--dry-run", *extra])
+
+
+def test_dry_run_says_where_trials_run_and_one_device_or_auto_is_one_gpu_each(gpus, tmp_path, capsys):
+    gpus(2)
+    assert dry_run(tmp_path, "--", "--trainer.devices=auto") == 0, capsys.readouterr().err
+    assert "trials run on 2 GPUs (0, 1), up to 2 trials each, 3 at once" in capsys.readouterr().out
+    assert dry_run(tmp_path, "--", "--trainer.devices=1") == 0, capsys.readouterr().err
+    assert dry_run(tmp_path, "--", "--trainer.accelerator=cpu", "--trainer.devices=2") == 0
+    assert "trials run on the CPU, 3 at once" in capsys.readouterr().out
+    gpus(0)  # on the CPU, a trial of 2 DDP processes is its own affair
+    assert dry_run(tmp_path, "--", "--trainer.devices=2") == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("devices", ["2", "[0,1]"])
+def test_a_trial_of_several_devices_is_refused_where_each_trial_gets_one_gpu(gpus, tmp_path, capsys, devices):
+    gpus(8)
+    runs = tmp_path / "runs"
+    assert main([write_sweep(tmp_path), "--runs_dir", str(runs), "--", f"--trainer.devices={devices}"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("zoo sweep: error: trainer.devices=") and error.count("\n") == 1, error
+    assert "is not valid in a sweep on GPUs: each trial runs on one GPU of its own (CUDA_VISIBLE_DEVICES)" in error
+    assert not runs.exists()
