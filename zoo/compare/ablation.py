@@ -62,7 +62,8 @@ class Row:
 @dataclass
 class Comparison:
     """Everything ``zoo compare`` prints: the metric, which value of it is compared (``best`` or ``final``),
-    its direction, the test's threshold, the knobs, the rows (baseline first) and the runs left out with why."""
+    its direction, the test's threshold, the knobs, the rows (baseline first), the runs left out with why, and
+    how the intervals were computed (``welch`` or ``bootstrap``, :func:`.statistics.welch`)."""
 
     metric: str
     value: str
@@ -71,6 +72,7 @@ class Comparison:
     knobs: list[str]
     rows: list[Row]
     excluded: list[tuple[str, str]]
+    interval: str = "welch"
 
     @property
     def last_test(self) -> bool:
@@ -131,6 +133,7 @@ def _row(
     baseline: list[float] | None,
     which: str,
     alpha: float,
+    interval: str,
 ) -> Row:
     values = [metric_value(run, metric, which) for run in runs]
     return Row(
@@ -142,7 +145,7 @@ def _row(
         parameters=spread([run.final.get("parameters") for run in runs]),
         tokens_per_sec=spread([_tokens_per_sec(run) for run in runs]),
         wall_time_s=spread([run.wall_time_s for run in runs]),
-        difference=None if baseline is None or not runs else welch(baseline, values, alpha),
+        difference=None if baseline is None or not runs else welch(baseline, values, alpha, interval),
     )
 
 
@@ -192,6 +195,7 @@ def compare(
     which: str = "best",
     alpha: float = 0.05,
     include_unfinished: bool = False,
+    interval: str = "welch",
 ) -> Comparison:
     """Compare runs.
 
@@ -201,8 +205,9 @@ def compare(
         baseline: ``KEY=VALUE[,KEY=VALUE]`` (see :func:`.configurations.parse_baseline`); by default
             :func:`.configurations.default_baseline`.
         which: ``best`` or ``final``: the value of each run that the test compares.
-        alpha: p-values below it mark a difference beyond seed noise.
+        alpha: p-values below it mark a difference beyond seed noise; the intervals are ``1 - alpha``.
         include_unfinished: count running, failed and interrupted runs in the statistics too.
+        interval: ``welch`` (Welch's t) or ``bootstrap`` (percentile, :func:`.statistics.bootstrap_interval`).
 
     Returns:
         The :class:`Comparison`.
@@ -230,10 +235,19 @@ def compare(
     base = _baseline(baseline, groups, left_out, knobs)
     base_values = [metric_value(run, metric, which) for run in groups[base]]
     rows = [
-        _row(config, groups.get(config, []), knobs, metric, None if config == base else base_values, which, alpha)
+        _row(
+            config,
+            groups.get(config, []),
+            knobs,
+            metric,
+            None if config == base else base_values,
+            which,
+            alpha,
+            interval,
+        )
         for config in _table3_order(list({**groups, **left_out}), base)
     ]
     for row in rows:
         config = tuple(row.knobs.values())
         row.left_out = [run.name for run in left_out.get(config, [])]
-    return Comparison(metric, which, lower_is_better(metric), alpha, knobs, rows, excluded)
+    return Comparison(metric, which, lower_is_better(metric), alpha, knobs, rows, excluded, interval)

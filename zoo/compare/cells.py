@@ -7,7 +7,7 @@ import math
 
 from zoo.compare.ablation import Comparison, Row, metric_value
 from zoo.compare.records import UNFINISHED_STATUSES
-from zoo.compare.statistics import TEST_NAME, Spread
+from zoo.compare.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, TEST_NAME, Spread
 
 
 def decimals_for(value: float | None, significant: int = 4) -> int:
@@ -53,16 +53,21 @@ def headers(comparison: Comparison) -> list[str]:
     other = "final" if which == "best" else "best"
     values = [f"{metric} last test"] if comparison.last_test else [f"{metric} {which}", f"{metric} {other}"]
     return ["", *map(short_knob, comparison.knobs), "n", *values,
-            f"Δ {'last test' if comparison.last_test else which}", "Welch p", "params", "tokens/s",
-            "wall time"]  # fmt: skip
+            f"Δ {'last test' if comparison.last_test else which} [{level(comparison)} CI]", "Welch p", "params",
+            "tokens/s", "wall time"]  # fmt: skip
+
+
+def level(comparison: Comparison) -> str:
+    """The intervals' confidence level, ``95%`` for alpha 0.05."""
+    return f"{100 * (1 - comparison.alpha):g}%"
 
 
 def _vs_baseline(row: Row, decimals: int) -> list[str]:
     d = row.difference
     if d is None:
         return ["—", "—"]
-    delta = f"{d.delta:+.{decimals}f}" + ("" if d.se is None else f" ± {d.se:.{decimals}f}")
-    return [delta, d.verdict if d.p is None else f"{d.p:.3g} ({d.verdict})"]
+    interval = "" if d.ci_low is None else f" [{d.ci_low:+.{decimals}f}, {d.ci_high:+.{decimals}f}]"
+    return [f"{d.delta:+.{decimals}f}{interval}", d.verdict if d.p is None else f"{d.p:.3g} ({d.verdict})"]
 
 
 def cells(comparison: Comparison, row: Row) -> list[str]:
@@ -94,6 +99,12 @@ def _count(row: Row) -> str:
     return str(len(row.runs)) + (f" ({len(row.unfinished)} unfinished)" if row.unfinished else "")
 
 
+INTERVAL_NAMES = {
+    "welch": "Welch's t (Welch-Satterthwaite degrees of freedom)",
+    "bootstrap": f"percentile bootstrap of the difference of means, each arm resampled on its own "
+    f"({BOOTSTRAP_RESAMPLES} resamples, numpy default_rng({BOOTSTRAP_SEED}); narrower than Welch's with few seeds)",
+}
+
 LAST_TEST = (
     "last test (a test metric has no best: the best of several tested checkpoints would be chosen on the test set)"
 )
@@ -110,8 +121,9 @@ def notes(comparison: Comparison) -> list[str]:
     lines = [
         f"{comparison.metric}: mean ± sample standard deviation over the n seeds of a configuration; {direction} is "
         f"better; Δ compares each run's {compared}.",
-        f"Δ: difference of means to the baseline ± its standard error; {TEST_NAME}, p < {comparison.alpha:g} marks "
-        "a difference beyond seed noise; with n < 2 on a side: n too small.",
+        f"Δ: difference of means to the baseline [its {level(comparison)} confidence interval: "
+        f"{INTERVAL_NAMES[comparison.interval]}; per row, not adjusted for the table's other rows]; {TEST_NAME}, "
+        f"p < {comparison.alpha:g} marks a difference beyond seed noise; with n < 2 on a side: n too small.",
         "Blank knob cells: as in the baseline (layout of Table 3, Vaswani et al. 2017). tokens/s: each run's mean "
         "over its logged training steps; wall time: training and evaluation.",
     ]
