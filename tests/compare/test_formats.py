@@ -29,15 +29,16 @@ def test_markdown_is_a_table_with_the_notes(runs_dir, compare, compare_json):
     assert cells[:3] == ["", "rope", "3"]
     assert cells[3] == f"{rope['val_bleu_best_mean']:.2f} ± {rope['val_bleu_best_std']:.2f}"
     assert cells[5] == f"{rope['delta']:+.2f} [{rope['delta_ci_low']:+.2f}, {rope['delta_ci_high']:+.2f}]"
-    assert cells[6] == f"{rope['p_value']:.3g} ({rope['verdict']})"
-    assert "Welch's t-test" in out and "p < 0.05 marks a difference beyond seed noise" in out
+    verdict = f"{rope['verdict']} (Holm, alpha 0.05)"
+    assert cells[6:9] == [f"{rope['p_value']:.3g}", f"{rope['p_adjusted']:.3g}", verdict]
+    assert "Welch's t-test" in out and "an adjusted p < 0.05 marks a difference beyond seed noise" in out
 
 
 def test_terminal_table_shows_baseline_and_test(runs_dir, compare):
     status, out, _ = compare(runs_dir)
     assert status == 0
     assert "base" in out and "sinusoidal" in out and "rope" in out and "31.17 ± 1.26" in out
-    assert "Welch's t-test (two-sided, unequal variances), p < 0.05" in out
+    assert "Welch's t-test (two-sided, unequal variances); Holm p: adjusted" in out
 
 
 def test_python_m_zoo_compare_dispatches(runs_dir):

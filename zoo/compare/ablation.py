@@ -15,6 +15,7 @@ from zoo.compare.configurations import (
     parse_baseline,
     sort_key,
 )
+from zoo.compare.correction import correct
 from zoo.compare.errors import CompareError
 from zoo.compare.metrics import check_metric
 from zoo.compare.records import Run
@@ -63,7 +64,8 @@ class Row:
 class Comparison:
     """Everything ``zoo compare`` prints: the metric, which value of it is compared (``best`` or ``final``),
     its direction, the test's threshold, the knobs, the rows (baseline first), the runs left out with why, and
-    how the intervals were computed (``welch`` or ``bootstrap``, :func:`.statistics.welch`)."""
+    how the intervals were computed (``welch`` or ``bootstrap``, :func:`.statistics.welch`) and the correction of
+    the p-values for the table's several comparisons (:mod:`.correction`)."""
 
     metric: str
     value: str
@@ -73,6 +75,7 @@ class Comparison:
     rows: list[Row]
     excluded: list[tuple[str, str]]
     interval: str = "welch"
+    correction: str = "holm"
 
     @property
     def last_test(self) -> bool:
@@ -196,6 +199,7 @@ def compare(
     alpha: float = 0.05,
     include_unfinished: bool = False,
     interval: str = "welch",
+    correction: str = "holm",
 ) -> Comparison:
     """Compare runs.
 
@@ -208,6 +212,8 @@ def compare(
         alpha: p-values below it mark a difference beyond seed noise; the intervals are ``1 - alpha``.
         include_unfinished: count running, failed and interrupted runs in the statistics too.
         interval: ``welch`` (Welch's t) or ``bootstrap`` (percentile, :func:`.statistics.bootstrap_interval`).
+        correction: how the p-values of the table's comparisons are adjusted together, one of
+            :data:`.correction.CORRECTIONS`; the verdicts are of the adjusted p-values.
 
     Returns:
         The :class:`Comparison`.
@@ -250,4 +256,5 @@ def compare(
     for row in rows:
         config = tuple(row.knobs.values())
         row.left_out = [run.name for run in left_out.get(config, [])]
-    return Comparison(metric, which, lower_is_better(metric), alpha, knobs, rows, excluded, interval)
+    correct([row.difference for row in rows if row.difference], correction, alpha)
+    return Comparison(metric, which, lower_is_better(metric), alpha, knobs, rows, excluded, interval, correction)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import math
 
 from zoo.compare.ablation import Comparison, Row, metric_value
+from zoo.compare.correction import NAMES
 from zoo.compare.records import UNFINISHED_STATUSES
-from zoo.compare.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, TEST_NAME, Spread
+from zoo.compare.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, TEST_NAME, Difference, Spread
 
 
 def decimals_for(value: float | None, significant: int = 4) -> int:
@@ -53,7 +54,8 @@ def headers(comparison: Comparison) -> list[str]:
     other = "final" if which == "best" else "best"
     values = [f"{metric} last test"] if comparison.last_test else [f"{metric} {which}", f"{metric} {other}"]
     return ["", *map(short_knob, comparison.knobs), "n", *values,
-            f"Δ {'last test' if comparison.last_test else which} [{level(comparison)} CI]", "Welch p", "params",
+            f"Δ {'last test' if comparison.last_test else which} [{level(comparison)} CI]", "Welch p",
+            *([f"{NAMES[comparison.correction]} p"] if comparison.correction != "none" else []), "verdict", "params",
             "tokens/s", "wall time"]  # fmt: skip
 
 
@@ -62,12 +64,22 @@ def level(comparison: Comparison) -> str:
     return f"{100 * (1 - comparison.alpha):g}%"
 
 
-def _vs_baseline(row: Row, decimals: int) -> list[str]:
+def verdict(comparison: Comparison, d: Difference) -> str:
+    """``beyond noise (Holm, alpha 0.05)``; ``n too small`` and the other verdicts of no test as they are."""
+    if not d.tested:
+        return d.verdict
+    return f"{d.verdict} ({NAMES[comparison.correction]}, alpha {comparison.alpha:g})"
+
+
+def _vs_baseline(comparison: Comparison, row: Row, decimals: int) -> list[str]:
+    adjusted = comparison.correction != "none"
     d = row.difference
     if d is None:
-        return ["—", "—"]
+        return ["—"] * (3 + adjusted)
     interval = "" if d.ci_low is None else f" [{d.ci_low:+.{decimals}f}, {d.ci_high:+.{decimals}f}]"
-    return [f"{d.delta:+.{decimals}f}{interval}", d.verdict if d.p is None else f"{d.p:.3g} ({d.verdict})"]
+    p = ["—" if d.p is None else f"{d.p:.3g}"]
+    p += ["—" if d.p_adjusted is None else f"{d.p_adjusted:.3g}"] if adjusted else []
+    return [f"{d.delta:+.{decimals}f}{interval}", *p, verdict(comparison, d)]
 
 
 def cells(comparison: Comparison, row: Row) -> list[str]:
@@ -85,7 +97,7 @@ def cells(comparison: Comparison, row: Row) -> list[str]:
         *knobs,
         _count(row),
         *(mean_std(s, decimals) for s in values),
-        *_vs_baseline(row, decimals),
+        *_vs_baseline(comparison, row, decimals),
         human(row.parameters.mean),
         human(row.tokens_per_sec.mean),
         duration(row.wall_time_s.mean),
@@ -122,8 +134,8 @@ def notes(comparison: Comparison) -> list[str]:
         f"{comparison.metric}: mean ± sample standard deviation over the n seeds of a configuration; {direction} is "
         f"better; Δ compares each run's {compared}.",
         f"Δ: difference of means to the baseline [its {level(comparison)} confidence interval: "
-        f"{INTERVAL_NAMES[comparison.interval]}; per row, not adjusted for the table's other rows]; {TEST_NAME}, "
-        f"p < {comparison.alpha:g} marks a difference beyond seed noise; with n < 2 on a side: n too small.",
+        f"{INTERVAL_NAMES[comparison.interval]}; per row, not adjusted for the table's other rows]; {TEST_NAME}; "
+        f"{_correction_note(comparison)}; with n < 2 on a side: n too small.",
         "Blank knob cells: as in the baseline (layout of Table 3, Vaswani et al. 2017). tokens/s: each run's mean "
         "over its logged training steps; wall time: training and evaluation.",
     ]
@@ -158,6 +170,19 @@ def notes(comparison: Comparison) -> list[str]:
         hint = " (--include_unfinished counts unfinished runs)" if unfinished else ""
         lines.append(f"Left out of the statistics{hint}: {left_out}.")
     return lines
+
+
+def _correction_note(comparison: Comparison) -> str:
+    family = sum(1 for row in comparison.rows if row.difference is not None and row.difference.tested)
+    family = f"{family} comparison{'s' * (family != 1)}"
+    alpha = f"{comparison.alpha:g}"
+    if comparison.correction == "none":
+        return f"p < {alpha} marks a difference beyond seed noise, uncorrected for the table's {family}"
+    how = "Holm-Bonferroni step-down" if comparison.correction == "holm" else "Bonferroni"
+    return (
+        f"{NAMES[comparison.correction]} p: adjusted ({how}) for the table's {family} with the baseline, "
+        f"and an adjusted p < {alpha} marks a difference beyond seed noise (--correction none: each p alone)"
+    )
 
 
 def _not_finite(comparison: Comparison, run) -> bool:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from zoo.compare.ablation import compare
+from zoo.compare.correction import CORRECTIONS
 from zoo.compare.errors import CompareError
 from zoo.compare.records import load_local_runs
 from zoo.compare.render import FORMATS, render
@@ -39,6 +40,8 @@ def parser() -> argparse.ArgumentParser:
                    help="p-value threshold of the t-test (default 0.05); intervals are 1 - alpha")  # fmt: skip
     p.add_argument("--ci", choices=INTERVALS, default="welch",
                    help="intervals of Δ: Welch's t (default) or a percentile bootstrap over seeds")  # fmt: skip
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                   help="adjust the p-values of a table's comparisons together (default holm)")  # fmt: skip
     p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     p.add_argument("--report", metavar="FILE.html", help="also write one self-contained HTML report")
     p.add_argument("--include_unfinished", action="store_true", help="count running/failed runs in the statistics")
@@ -60,7 +63,9 @@ def run(argv: list[str]) -> None:
         _check_report_path(Path(args.report))
     runs = load_local_runs(args.runs, Path(args.runs_dir)) if args.runs else []
     runs += load_wandb_runs(args.wandb) if args.wandb else []
-    comparison = compare(runs, args.metric, args.baseline, args.value, args.alpha, args.include_unfinished, args.ci)
+    comparison = compare(
+        runs, args.metric, args.baseline, args.value, args.alpha, args.include_unfinished, args.ci, args.correction
+    )
     render(comparison, args.format, sys.stdout)
     if args.report:
         from zoo.compare.report import write_report  # plotly is imported only when a report is asked for
