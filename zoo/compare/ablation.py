@@ -18,6 +18,7 @@ from zoo.compare.configurations import (
 from zoo.compare.correction import correct
 from zoo.compare.errors import CompareError
 from zoo.compare.metrics import check_metric
+from zoo.compare.power import minimum_detectable_effect, seeds_to_resolve
 from zoo.compare.records import Run
 from zoo.compare.statistics import Difference, Spread, spread, welch
 from zoo.evaluations_apart import base_metric
@@ -152,6 +153,27 @@ def _row(
     )
 
 
+def detection_level(rows: list[Row], alpha: float, correction: str) -> float:
+    """The per-row level that power is computed at: ``alpha``, or with a correction ``alpha / m`` for a family of
+    ``m`` tests (Bonferroni's; Holm's test rejects at least what it rejects, so seeds enough for it are enough
+    for Holm's)."""
+    family = sum(1 for row in rows if row.difference is not None and row.difference.tested)
+    return alpha if correction == "none" else alpha / max(1, family)
+
+
+def _add_power(rows: list[Row], which: str, level: float) -> None:
+    """Each tested row's minimum detectable effect at its seeds, and for one within noise the seeds per arm
+    that would resolve its observed Δ (:mod:`.power`), at the per-row ``level``."""
+    base = getattr(rows[0], which)
+    for row in rows:
+        d, own = row.difference, getattr(row, which)
+        if d is None or not d.tested:
+            continue
+        d.mde = minimum_detectable_effect(base.std, base.n, own.std, own.n, level)
+        if d.verdict == "within noise":
+            d.seeds_needed = seeds_to_resolve(d.delta, base.std, own.std, level)
+
+
 def _table3_order(configs: list[Configuration], base: Configuration) -> list[Configuration]:
     """Baseline first; then variations of one knob (grouped by knob, as rows (A), (B), ... of Table 3), then of
     two knobs, and so on."""
@@ -257,4 +279,5 @@ def compare(
         config = tuple(row.knobs.values())
         row.left_out = [run.name for run in left_out.get(config, [])]
     correct([row.difference for row in rows if row.difference], correction, alpha)
+    _add_power(rows, which, detection_level(rows, alpha, correction))
     return Comparison(metric, which, lower_is_better(metric), alpha, knobs, rows, excluded, interval, correction)

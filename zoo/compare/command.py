@@ -9,8 +9,9 @@ from pathlib import Path
 from zoo.compare.ablation import compare
 from zoo.compare.correction import CORRECTIONS
 from zoo.compare.errors import CompareError
+from zoo.compare.plan import plan_lines
 from zoo.compare.records import load_local_runs
-from zoo.compare.render import FORMATS, render
+from zoo.compare.render import FORMATS, TEXT, render
 from zoo.compare.statistics import INTERVALS
 from zoo.compare.wandb_runs import load_wandb_runs
 from zoo.errors import print_error
@@ -42,6 +43,8 @@ def parser() -> argparse.ArgumentParser:
                    help="intervals of Δ: Welch's t (default) or a percentile bootstrap over seeds")  # fmt: skip
     p.add_argument("--correction", choices=CORRECTIONS, default="holm",
                    help="adjust the p-values of a table's comparisons together (default holm)")  # fmt: skip
+    p.add_argument("--plan", action="store_true",
+                   help="also print the seeds to add to a sweep to resolve its rows within noise")  # fmt: skip
     p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     p.add_argument("--report", metavar="FILE.html", help="also write one self-contained HTML report")
     p.add_argument("--include_unfinished", action="store_true", help="count running/failed runs in the statistics")
@@ -67,6 +70,11 @@ def run(argv: list[str]) -> None:
         runs, args.metric, args.baseline, args.value, args.alpha, args.include_unfinished, args.ci, args.correction
     )
     render(comparison, args.format, sys.stdout)
+    if args.plan:
+        print(
+            "\n".join(plan_lines(comparison, Path(args.runs_dir))),
+            file=sys.stdout if args.format in TEXT else sys.stderr,
+        )
     if args.report:
         from zoo.compare.report import write_report  # plotly is imported only when a report is asked for
 

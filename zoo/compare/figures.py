@@ -9,15 +9,9 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 
 from zoo.compare.ablation import Comparison, Row, metric_value
-from zoo.compare.cells import short_knob
+from zoo.compare.cells import INTERVAL_NAMES, label, level, short_knob
 
 COLOURS = qualitative.Plotly
-
-
-def label(row: Row) -> str:
-    """``pe=rope, norm=batchnorm`` (``base`` marked); ``all runs`` when no knob differs."""
-    text = ", ".join(f"{short_knob(k)}={v}" for k, v in row.knobs.items()) or "all runs"
-    return f"{text} (base)" if row.is_baseline else text
 
 
 def _band(row: Row, metric: str) -> tuple[list, list, list]:
@@ -99,8 +93,6 @@ def forest(comparison: Comparison) -> go.Figure:
     """Each variation's Δ against the baseline with its interval, one line per row (the baseline at 0), against
     a zero line: an interval that crosses it is a difference the seeds do not resolve (Agarwal et al. 2021 ask
     for intervals beside point estimates). Rows beyond noise in the verdict's colour."""
-    from zoo.compare.cells import INTERVAL_NAMES, level
-
     rows = [row for row in comparison.rows if row.difference is not None and row.difference.ci_low is not None]
     names = [label(row) for row in rows]
     deltas = [row.difference.delta for row in rows]

@@ -12,10 +12,13 @@ from rich.table import Table
 from rich.text import Text
 
 from zoo.compare.ablation import Comparison, Row
-from zoo.compare.cells import cells, headers, notes
+from zoo.compare.cells import cells, headers, notes, seeds_to_resolve_value
+from zoo.compare.plan import seed_plan
+from zoo.compare.power import POWER
 from zoo.compare.statistics import TEST_NAME, Spread
 
 FORMATS = ("table", "markdown", "csv", "json")
+TEXT = ("table", "markdown")  # formats that text may follow (--plan); the others are data, and it goes to stderr
 
 
 def print_table(comparison: Comparison, file) -> None:
@@ -67,6 +70,8 @@ def record(comparison: Comparison, row: Row) -> dict:
         "p_value": None if d is None else d.p,
         "p_adjusted": None if d is None else d.p_adjusted,
         "verdict": None if d is None else d.verdict,
+        "mde": None if d is None else d.mde,
+        "seeds_to_resolve": None if d is None else seeds_to_resolve_value(d),
         **_numbers("parameters", row.parameters),
         **_numbers("tokens_per_sec", row.tokens_per_sec),
         **_numbers("wall_time_s", row.wall_time_s),
@@ -96,12 +101,14 @@ def to_json(comparison: Comparison) -> str:
             "alpha": comparison.alpha,
             "interval": comparison.interval,
             "correction": comparison.correction,
+            "power": POWER,
             "confidence_level": 1 - comparison.alpha,
             "knobs": comparison.knobs,
             "baseline": comparison.rows[0].knobs,
             "rows": [record(comparison, row) for row in comparison.rows],
             "excluded": [{"run": name, "reason": reason} for name, reason in comparison.excluded],
             "notes": notes(comparison),
+            "plan": seed_plan(comparison),
         },
         indent=2,
     )
