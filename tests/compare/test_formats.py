@@ -28,16 +28,17 @@ def test_markdown_is_a_table_with_the_notes(runs_dir, compare, compare_json):
     cells = [cell.strip() for cell in table[3].strip("|").split("|")]
     assert cells[:3] == ["", "rope", "3"]
     assert cells[3] == f"{rope['val_bleu_best_mean']:.2f} ± {rope['val_bleu_best_std']:.2f}"
-    assert cells[5] == f"{rope['delta']:+.2f} ± {rope['delta_se']:.2f}"
-    assert cells[6] == f"{rope['p_value']:.3g} ({rope['verdict']})"
-    assert "Welch's t-test" in out and "p < 0.05 marks a difference beyond seed noise" in out
+    assert cells[5] == f"{rope['delta']:+.2f} [{rope['delta_ci_low']:+.2f}, {rope['delta_ci_high']:+.2f}]"
+    verdict = f"{rope['verdict']} (Holm, alpha 0.05)"
+    assert cells[6:9] == [f"{rope['p_value']:.3g}", f"{rope['p_adjusted']:.3g}", verdict]
+    assert "Welch's t-test" in out and "an adjusted p < 0.05 marks a difference beyond seed noise" in out
 
 
 def test_terminal_table_shows_baseline_and_test(runs_dir, compare):
     status, out, _ = compare(runs_dir)
     assert status == 0
     assert "base" in out and "sinusoidal" in out and "rope" in out and "31.17 ± 1.26" in out
-    assert "Welch's t-test (two-sided, unequal variances), p < 0.05" in out
+    assert "Welch's t-test (two-sided, unequal variances); Holm p: adjusted" in out
 
 
 def test_python_m_zoo_compare_dispatches(runs_dir):
@@ -82,7 +83,7 @@ def test_how_often_metrics_are_logged_is_no_knob(tmp_path, compare_json):
     assert result["knobs"] == ["model.pe"] and not any("joint" in note for note in result["notes"])
 
 
-@pytest.mark.parametrize("columns", [80, 200])
+@pytest.mark.parametrize("columns", [80, 260])
 def test_a_narrow_terminal_folds_cells_instead_of_cutting_them(tmp_path, compare, monkeypatch, columns):
     """At 80 columns, trainer.limit_train_batches and trainer.limit_val_batches were both ``trainer.li…``."""
     import os
@@ -96,5 +97,5 @@ def test_a_narrow_terminal_folds_cells_instead_of_cutting_them(tmp_path, compare
     status, out, _ = compare(runs)
     table = out[: out.index("val_bleu: mean")]
     assert status == 0 and "…" not in table
-    if columns == 200:
+    if columns == 260:  # the table's width with two knobs of 27 characters
         assert "trainer.limit_train_batches" in table and "31.17 ± 1.26" in table

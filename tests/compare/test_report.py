@@ -21,7 +21,7 @@ def test_report_is_self_contained_with_curves_and_knob_charts(runs_dir, compare,
     page = report.read_text()
     assert not re.search(r"<(script|link|img)[^>]+(src|href)=", page)  # nothing fetched: plotly.js is inlined
     assert "<td>31.17 ± 1.26</td>" in page and "Welch&#x27;s t-test" in page
-    curves, by_pe = plotly_figures(page)  # one knob (pe): the curves and one chart
+    _, curves, by_pe = plotly_figures(page)  # one knob (pe): the forest plot, the curves and one chart
     mean_line = [trace for trace in curves if trace.get("name") == "pe=sinusoidal (base) (n=3)"][0]
     assert mean_line["x"] == [100, 200, 300]
     assert mean_line["y"] == [sum(s[0] for s in SINUSOIDAL) / 3 - 5.0, sum(s[0] for s in SINUSOIDAL) / 3,

@@ -15,8 +15,10 @@ from zoo.compare.configurations import (
     parse_baseline,
     sort_key,
 )
+from zoo.compare.correction import correct
 from zoo.compare.errors import CompareError
 from zoo.compare.metrics import check_metric
+from zoo.compare.power import minimum_detectable_effect, seeds_to_resolve
 from zoo.compare.records import Run
 from zoo.compare.statistics import Difference, Spread, spread, welch
 from zoo.evaluations_apart import base_metric
@@ -62,7 +64,9 @@ class Row:
 @dataclass
 class Comparison:
     """Everything ``zoo compare`` prints: the metric, which value of it is compared (``best`` or ``final``),
-    its direction, the test's threshold, the knobs, the rows (baseline first) and the runs left out with why."""
+    its direction, the test's threshold, the knobs, the rows (baseline first), the runs left out with why, and
+    how the intervals were computed (``welch`` or ``bootstrap``, :func:`.statistics.welch`) and the correction of
+    the p-values for the table's several comparisons (:mod:`.correction`)."""
 
     metric: str
     value: str
@@ -71,6 +75,8 @@ class Comparison:
     knobs: list[str]
     rows: list[Row]
     excluded: list[tuple[str, str]]
+    interval: str = "welch"
+    correction: str = "holm"
 
     @property
     def last_test(self) -> bool:
@@ -131,6 +137,7 @@ def _row(
     baseline: list[float] | None,
     which: str,
     alpha: float,
+    interval: str,
 ) -> Row:
     values = [metric_value(run, metric, which) for run in runs]
     return Row(
@@ -142,8 +149,29 @@ def _row(
         parameters=spread([run.final.get("parameters") for run in runs]),
         tokens_per_sec=spread([_tokens_per_sec(run) for run in runs]),
         wall_time_s=spread([run.wall_time_s for run in runs]),
-        difference=None if baseline is None or not runs else welch(baseline, values, alpha),
+        difference=None if baseline is None or not runs else welch(baseline, values, alpha, interval),
     )
+
+
+def detection_level(rows: list[Row], alpha: float, correction: str) -> float:
+    """The per-row level that power is computed at: ``alpha``, or with a correction ``alpha / m`` for a family of
+    ``m`` tests (Bonferroni's; Holm's test rejects at least what it rejects, so seeds enough for it are enough
+    for Holm's)."""
+    family = sum(1 for row in rows if row.difference is not None and row.difference.tested)
+    return alpha if correction == "none" else alpha / max(1, family)
+
+
+def _add_power(rows: list[Row], which: str, level: float) -> None:
+    """Each tested row's minimum detectable effect at its seeds, and for one within noise the seeds per arm
+    that would resolve its observed Δ (:mod:`.power`), at the per-row ``level``."""
+    base = getattr(rows[0], which)
+    for row in rows:
+        d, own = row.difference, getattr(row, which)
+        if d is None or not d.tested:
+            continue
+        d.mde = minimum_detectable_effect(base.std, base.n, own.std, own.n, level)
+        if d.verdict == "within noise":
+            d.seeds_needed = seeds_to_resolve(d.delta, base.std, own.std, level)
 
 
 def _table3_order(configs: list[Configuration], base: Configuration) -> list[Configuration]:
@@ -192,6 +220,8 @@ def compare(
     which: str = "best",
     alpha: float = 0.05,
     include_unfinished: bool = False,
+    interval: str = "welch",
+    correction: str = "holm",
 ) -> Comparison:
     """Compare runs.
 
@@ -201,8 +231,11 @@ def compare(
         baseline: ``KEY=VALUE[,KEY=VALUE]`` (see :func:`.configurations.parse_baseline`); by default
             :func:`.configurations.default_baseline`.
         which: ``best`` or ``final``: the value of each run that the test compares.
-        alpha: p-values below it mark a difference beyond seed noise.
+        alpha: p-values below it mark a difference beyond seed noise; the intervals are ``1 - alpha``.
         include_unfinished: count running, failed and interrupted runs in the statistics too.
+        interval: ``welch`` (Welch's t) or ``bootstrap`` (percentile, :func:`.statistics.bootstrap_interval`).
+        correction: how the p-values of the table's comparisons are adjusted together, one of
+            :data:`.correction.CORRECTIONS`; the verdicts are of the adjusted p-values.
 
     Returns:
         The :class:`Comparison`.
@@ -230,10 +263,21 @@ def compare(
     base = _baseline(baseline, groups, left_out, knobs)
     base_values = [metric_value(run, metric, which) for run in groups[base]]
     rows = [
-        _row(config, groups.get(config, []), knobs, metric, None if config == base else base_values, which, alpha)
+        _row(
+            config,
+            groups.get(config, []),
+            knobs,
+            metric,
+            None if config == base else base_values,
+            which,
+            alpha,
+            interval,
+        )
         for config in _table3_order(list({**groups, **left_out}), base)
     ]
     for row in rows:
         config = tuple(row.knobs.values())
         row.left_out = [run.name for run in left_out.get(config, [])]
-    return Comparison(metric, which, lower_is_better(metric), alpha, knobs, rows, excluded)
+    correct([row.difference for row in rows if row.difference], correction, alpha)
+    _add_power(rows, which, detection_level(rows, alpha, correction))
+    return Comparison(metric, which, lower_is_better(metric), alpha, knobs, rows, excluded, interval, correction)

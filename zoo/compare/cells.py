@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import math
 
-from zoo.compare.ablation import Comparison, Row, metric_value
+from zoo.compare.ablation import Comparison, Row, detection_level, metric_value
+from zoo.compare.correction import NAMES
+from zoo.compare.power import MOST_SEEDS, POWER
 from zoo.compare.records import UNFINISHED_STATUSES
-from zoo.compare.statistics import TEST_NAME, Spread
+from zoo.compare.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, TEST_NAME, Difference, Spread
 
 
 def decimals_for(value: float | None, significant: int = 4) -> int:
@@ -48,21 +50,57 @@ def short_knob(knob: str) -> str:
     return knob.removeprefix("model.")
 
 
+def label(row: Row) -> str:
+    """``pe=rope, norm=batchnorm`` (``base`` marked); ``all runs`` when no knob differs."""
+    text = ", ".join(f"{short_knob(k)}={v}" for k, v in row.knobs.items()) or "all runs"
+    return f"{text} (base)" if row.is_baseline else text
+
+
 def headers(comparison: Comparison) -> list[str]:
     metric, which = comparison.metric, comparison.value
     other = "final" if which == "best" else "best"
     values = [f"{metric} last test"] if comparison.last_test else [f"{metric} {which}", f"{metric} {other}"]
     return ["", *map(short_knob, comparison.knobs), "n", *values,
-            f"Δ {'last test' if comparison.last_test else which}", "Welch p", "params", "tokens/s",
-            "wall time"]  # fmt: skip
+            f"Δ {'last test' if comparison.last_test else which} [{level(comparison)} CI]", "Welch p",
+            *([f"{NAMES[comparison.correction]} p"] if comparison.correction != "none" else []), "verdict", "MDE",
+            "seeds to resolve", "params", "tokens/s", "wall time"]  # fmt: skip
 
 
-def _vs_baseline(row: Row, decimals: int) -> list[str]:
+def level(comparison: Comparison) -> str:
+    """The intervals' confidence level, ``95%`` for alpha 0.05."""
+    return f"{100 * (1 - comparison.alpha):g}%"
+
+
+def verdict(comparison: Comparison, d: Difference) -> str:
+    """``beyond noise (Holm, alpha 0.05)``; ``n too small`` and the other verdicts of no test as they are."""
+    if not d.tested:
+        return d.verdict
+    return f"{d.verdict} ({NAMES[comparison.correction]}, alpha {comparison.alpha:g})"
+
+
+def _vs_baseline(comparison: Comparison, row: Row, decimals: int) -> list[str]:
+    adjusted = comparison.correction != "none"
     d = row.difference
     if d is None:
-        return ["—", "—"]
-    delta = f"{d.delta:+.{decimals}f}" + ("" if d.se is None else f" ± {d.se:.{decimals}f}")
-    return [delta, d.verdict if d.p is None else f"{d.p:.3g} ({d.verdict})"]
+        return ["—"] * (5 + adjusted)
+    interval = "" if d.ci_low is None else f" [{d.ci_low:+.{decimals}f}, {d.ci_high:+.{decimals}f}]"
+    p = ["—" if d.p is None else f"{d.p:.3g}"]
+    p += ["—" if d.p_adjusted is None else f"{d.p_adjusted:.3g}"] if adjusted else []
+    mde = "—" if d.mde is None else f"{d.mde:.{decimals}f}"
+    return [f"{d.delta:+.{decimals}f}{interval}", *p, verdict(comparison, d), mde, seeds_cell(d)]
+
+
+def seeds_to_resolve_value(d: Difference) -> int | str | None:
+    """The seeds per arm that would resolve a row within noise; ``more than 50`` past what is searched;
+    ``None`` for a row beyond noise or with no test."""
+    if d.verdict != "within noise":
+        return None
+    return d.seeds_needed if d.seeds_needed is not None else f"more than {MOST_SEEDS}"
+
+
+def seeds_cell(d: Difference) -> str:
+    value = seeds_to_resolve_value(d)
+    return "" if value is None else str(value).replace(f"more than {MOST_SEEDS}", f"> {MOST_SEEDS}")
 
 
 def cells(comparison: Comparison, row: Row) -> list[str]:
@@ -80,7 +118,7 @@ def cells(comparison: Comparison, row: Row) -> list[str]:
         *knobs,
         _count(row),
         *(mean_std(s, decimals) for s in values),
-        *_vs_baseline(row, decimals),
+        *_vs_baseline(comparison, row, decimals),
         human(row.parameters.mean),
         human(row.tokens_per_sec.mean),
         duration(row.wall_time_s.mean),
@@ -93,6 +131,12 @@ def _count(row: Row) -> str:
         return f"0 ({len(row.left_out)} left out)"
     return str(len(row.runs)) + (f" ({len(row.unfinished)} unfinished)" if row.unfinished else "")
 
+
+INTERVAL_NAMES = {
+    "welch": "Welch's t (Welch-Satterthwaite degrees of freedom)",
+    "bootstrap": f"percentile bootstrap of the difference of means, each arm resampled on its own "
+    f"({BOOTSTRAP_RESAMPLES} resamples, numpy default_rng({BOOTSTRAP_SEED}); narrower than Welch's with few seeds)",
+}
 
 LAST_TEST = (
     "last test (a test metric has no best: the best of several tested checkpoints would be chosen on the test set)"
@@ -110,8 +154,13 @@ def notes(comparison: Comparison) -> list[str]:
     lines = [
         f"{comparison.metric}: mean ± sample standard deviation over the n seeds of a configuration; {direction} is "
         f"better; Δ compares each run's {compared}.",
-        f"Δ: difference of means to the baseline ± its standard error; {TEST_NAME}, p < {comparison.alpha:g} marks "
-        "a difference beyond seed noise; with n < 2 on a side: n too small.",
+        f"Δ: difference of means to the baseline [its {level(comparison)} confidence interval: "
+        f"{INTERVAL_NAMES[comparison.interval]}; per row, not adjusted for the table's other rows]; {TEST_NAME}; "
+        f"{_correction_note(comparison)}; with n < 2 on a side: n too small.",
+        f"MDE: the smallest |Δ| that the test detects with {POWER:.0%} power at the row's seeds and spread (Welch's "
+        f"two-sided test, its df estimated, for normal seeds with the observed standard deviations; at the level "
+        f"{_level_words(comparison)}); seeds to resolve: for a row within noise, the seeds per arm at which its "
+        f"observed Δ would be detected with {POWER:.0%} power (--plan lists the seeds to add).",
         "Blank knob cells: as in the baseline (layout of Table 3, Vaswani et al. 2017). tokens/s: each run's mean "
         "over its logged training steps; wall time: training and evaluation.",
     ]
@@ -146,6 +195,26 @@ def notes(comparison: Comparison) -> list[str]:
         hint = " (--include_unfinished counts unfinished runs)" if unfinished else ""
         lines.append(f"Left out of the statistics{hint}: {left_out}.")
     return lines
+
+
+def _level_words(comparison: Comparison) -> str:
+    level = detection_level(comparison.rows, comparison.alpha, comparison.correction)
+    if comparison.correction == "none":
+        return f"alpha {level:.3g}"
+    return f"alpha / comparisons = {level:.3g}, Bonferroni's, which Holm's test meets too"
+
+
+def _correction_note(comparison: Comparison) -> str:
+    family = sum(1 for row in comparison.rows if row.difference is not None and row.difference.tested)
+    family = f"{family} comparison{'s' * (family != 1)}"
+    alpha = f"{comparison.alpha:g}"
+    if comparison.correction == "none":
+        return f"p < {alpha} marks a difference beyond seed noise, uncorrected for the table's {family}"
+    how = "Holm-Bonferroni step-down" if comparison.correction == "holm" else "Bonferroni"
+    return (
+        f"{NAMES[comparison.correction]} p: adjusted ({how}) for the table's {family} with the baseline, "
+        f"and an adjusted p < {alpha} marks a difference beyond seed noise (--correction none: each p alone)"
+    )
 
 
 def _not_finite(comparison: Comparison, run) -> bool:

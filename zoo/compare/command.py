@@ -7,9 +7,12 @@ import sys
 from pathlib import Path
 
 from zoo.compare.ablation import compare
+from zoo.compare.correction import CORRECTIONS
 from zoo.compare.errors import CompareError
+from zoo.compare.plan import plan_lines
 from zoo.compare.records import load_local_runs
-from zoo.compare.render import FORMATS, render
+from zoo.compare.render import FORMATS, TEXT, render
+from zoo.compare.statistics import INTERVALS
 from zoo.compare.wandb_runs import load_wandb_runs
 from zoo.errors import print_error
 from zoo.output_files import replaceable_problem
@@ -34,7 +37,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--metric", help="the metric to compare (default: the task's: val_bleu, val_acc, val_loss)")
     p.add_argument("--baseline", metavar="KEY=VALUE[,KEY=VALUE]", help="the baseline configuration, e.g. pe=rope")
     p.add_argument("--value", choices=("best", "final"), default="best", help="which value of each run to test")
-    p.add_argument("--alpha", type=float, default=0.05, help="p-value threshold of the t-test (default 0.05)")
+    p.add_argument("--alpha", type=float, default=0.05,
+                   help="p-value threshold of the t-test (default 0.05); intervals are 1 - alpha")  # fmt: skip
+    p.add_argument("--ci", choices=INTERVALS, default="welch",
+                   help="intervals of Δ: Welch's t (default) or a percentile bootstrap over seeds")  # fmt: skip
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                   help="adjust the p-values of a table's comparisons together (default holm)")  # fmt: skip
+    p.add_argument("--plan", action="store_true",
+                   help="also print the seeds to add to a sweep to resolve its rows within noise")  # fmt: skip
     p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     p.add_argument("--report", metavar="FILE.html", help="also write one self-contained HTML report")
     p.add_argument("--include_unfinished", action="store_true", help="count running/failed runs in the statistics")
@@ -56,8 +66,15 @@ def run(argv: list[str]) -> None:
         _check_report_path(Path(args.report))
     runs = load_local_runs(args.runs, Path(args.runs_dir)) if args.runs else []
     runs += load_wandb_runs(args.wandb) if args.wandb else []
-    comparison = compare(runs, args.metric, args.baseline, args.value, args.alpha, args.include_unfinished)
+    comparison = compare(
+        runs, args.metric, args.baseline, args.value, args.alpha, args.include_unfinished, args.ci, args.correction
+    )
     render(comparison, args.format, sys.stdout)
+    if args.plan:
+        print(
+            "\n".join(plan_lines(comparison, Path(args.runs_dir))),
+            file=sys.stdout if args.format in TEXT else sys.stderr,
+        )
     if args.report:
         from zoo.compare.report import write_report  # plotly is imported only when a report is asked for
 

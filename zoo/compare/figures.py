@@ -9,15 +9,9 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 
 from zoo.compare.ablation import Comparison, Row, metric_value
-from zoo.compare.cells import short_knob
+from zoo.compare.cells import INTERVAL_NAMES, label, level, short_knob
 
 COLOURS = qualitative.Plotly
-
-
-def label(row: Row) -> str:
-    """``pe=rope, norm=batchnorm`` (``base`` marked); ``all runs`` when no knob differs."""
-    text = ", ".join(f"{short_knob(k)}={v}" for k, v in row.knobs.items()) or "all runs"
-    return f"{text} (base)" if row.is_baseline else text
 
 
 def _band(row: Row, metric: str) -> tuple[list, list, list]:
@@ -89,6 +83,47 @@ def by_knob(comparison: Comparison, knob: str) -> go.Figure:
         xaxis_title=short_knob(knob),
         yaxis_title=comparison.metric,
         height=380,
+        showlegend=False,
+        template="plotly_white",
+    )
+    return figure
+
+
+def forest(comparison: Comparison) -> go.Figure:
+    """Each variation's Δ against the baseline with its interval, one line per row (the baseline at 0), against
+    a zero line: an interval that crosses it is a difference the seeds do not resolve (Agarwal et al. 2021 ask
+    for intervals beside point estimates). Rows beyond noise in the verdict's colour."""
+    rows = [row for row in comparison.rows if row.difference is not None and row.difference.ci_low is not None]
+    names = [label(row) for row in rows]
+    deltas = [row.difference.delta for row in rows]
+    beyond = [row.difference.verdict == "beyond noise" for row in rows]
+    figure = go.Figure(
+        go.Scatter(
+            x=deltas,
+            y=names,
+            mode="markers",
+            marker=dict(size=10, color=[COLOURS[1] if b else COLOURS[0] for b in beyond]),
+            error_x=dict(
+                type="data",
+                symmetric=False,
+                array=[row.difference.ci_high - row.difference.delta for row in rows],
+                arrayminus=[row.difference.delta - row.difference.ci_low for row in rows],
+                thickness=2,
+                width=6,
+            ),
+            text=[row.difference.verdict for row in rows],
+            hovertemplate="%{y}: Δ %{x:.4g} (%{text})<extra></extra>",
+        )
+    )
+    figure.add_vline(x=0, line=dict(color="#444", dash="dash"))
+    better = "lower" if comparison.lower_is_better else "higher"
+    figure.update_layout(
+        title=f"Δ {comparison.value} {comparison.metric} against {label(comparison.rows[0])}: "
+        f"{level(comparison)} interval, {INTERVAL_NAMES[comparison.interval].split(' (')[0]} ({better} is better; "
+        "red: beyond noise)",
+        xaxis_title=f"Δ {comparison.metric}",
+        yaxis=dict(autorange="reversed"),
+        height=160 + 40 * len(rows),
         showlegend=False,
         template="plotly_white",
     )

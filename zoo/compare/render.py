@@ -12,10 +12,13 @@ from rich.table import Table
 from rich.text import Text
 
 from zoo.compare.ablation import Comparison, Row
-from zoo.compare.cells import cells, headers, notes
+from zoo.compare.cells import cells, headers, notes, seeds_to_resolve_value
+from zoo.compare.plan import seed_plan
+from zoo.compare.power import POWER
 from zoo.compare.statistics import TEST_NAME, Spread
 
 FORMATS = ("table", "markdown", "csv", "json")
+TEXT = ("table", "markdown")  # formats that text may follow (--plan); the others are data, and it goes to stderr
 
 
 def print_table(comparison: Comparison, file) -> None:
@@ -28,11 +31,14 @@ def print_table(comparison: Comparison, file) -> None:
         table.add_column(Text(header, overflow="fold", justify=justify), justify=justify, overflow="fold")
     for row in comparison.rows:
         beyond = row.difference is not None and row.difference.verdict == "beyond noise"
-        table.add_row(*cells(comparison, row), style="bold" if row.is_baseline else "cyan" if beyond else None)
+        # Text, not markup: an interval "[-0.05, +6.39]" is text, whatever rich would make of brackets
+        table.add_row(
+            *map(Text, cells(comparison, row)), style="bold" if row.is_baseline else "cyan" if beyond else None
+        )
     console = Console(file=file, width=shutil.get_terminal_size((220, 24)).columns)
     console.print(table)
     for line in notes(comparison):
-        console.print(line, highlight=False, soft_wrap=True)
+        console.print(line, highlight=False, soft_wrap=True, markup=False)
 
 
 def markdown(comparison: Comparison) -> str:
@@ -58,8 +64,14 @@ def record(comparison: Comparison, row: Row) -> dict:
         **_numbers(f"{comparison.metric}_final", row.final),
         "delta": None if d is None else d.delta,
         "delta_se": None if d is None else d.se,
+        "delta_ci_low": None if d is None else d.ci_low,
+        "delta_ci_high": None if d is None else d.ci_high,
+        "df": None if d is None else d.df,
         "p_value": None if d is None else d.p,
+        "p_adjusted": None if d is None else d.p_adjusted,
         "verdict": None if d is None else d.verdict,
+        "mde": None if d is None else d.mde,
+        "seeds_to_resolve": None if d is None else seeds_to_resolve_value(d),
         **_numbers("parameters", row.parameters),
         **_numbers("tokens_per_sec", row.tokens_per_sec),
         **_numbers("wall_time_s", row.wall_time_s),
@@ -87,11 +99,16 @@ def to_json(comparison: Comparison) -> str:
             "lower_is_better": comparison.lower_is_better,
             "test": TEST_NAME,
             "alpha": comparison.alpha,
+            "interval": comparison.interval,
+            "correction": comparison.correction,
+            "power": POWER,
+            "confidence_level": 1 - comparison.alpha,
             "knobs": comparison.knobs,
             "baseline": comparison.rows[0].knobs,
             "rows": [record(comparison, row) for row in comparison.rows],
             "excluded": [{"run": name, "reason": reason} for name, reason in comparison.excluded],
             "notes": notes(comparison),
+            "plan": seed_plan(comparison),
         },
         indent=2,
     )

@@ -1,5 +1,6 @@
 """The HTML report: one self-contained file (plotly.js inlined, no network needed to open it) with the
-comparison table, the learning curves and a chart per knob."""
+comparison table, a forest plot of the differences and their intervals, the learning curves and a chart per
+knob."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import plotly.offline
 
 from zoo.compare.ablation import Comparison
 from zoo.compare.cells import cells, headers, notes
-from zoo.compare.figures import by_knob, learning_curves
+from zoo.compare.figures import by_knob, forest, learning_curves
 from zoo.output_files import mark
 
 STYLE = """
@@ -53,7 +54,8 @@ def report_html(comparison: Comparison) -> str:
     Returns:
         HTML with plotly.js inlined once and every chart's data embedded.
     """
-    figures = [learning_curves(comparison), *(by_knob(comparison, knob) for knob in comparison.knobs)]
+    figures = [forest(comparison), learning_curves(comparison)]
+    figures += [by_knob(comparison, knob) for knob in comparison.knobs]
     charts = "".join(plotly.io.to_html(f, include_plotlyjs=False, full_html=False) for f in figures)
     title = html.escape(f"zoo compare: {comparison.metric}")
     return (
