@@ -239,7 +239,7 @@ def test_a_command_that_only_its_parameters_make_valid_is_not_refused(tmp_path, 
     budget = ["--trainer.max_steps=-1", "--trainer.max_time=00:00:01:00"]
     assert main([path, "--runs_dir", str(tmp_path / "runs"), "--dry-run", "--", *budget]) == 0, capsys.readouterr()
     out = capsys.readouterr().out
-    assert " 1 timed-constant  (to run)" in out and " 2 timed-inverse_sqrt  (to run)" in out
+    assert " 1 timed-time00_00_01_00-constant  (to run)" in out and " 2 timed-time00_00_01_00-inverse_sqrt  (to" in out
 
 
 @pytest.mark.parametrize(

@@ -16,12 +16,19 @@ from rich.console import Console
 from zoo.errors import print_error
 from zoo.folder_lock import FolderInUse, hold, release
 from zoo.run_folders import folder_problem
-from zoo.sweep.command import check_command_passes_parameters, option_key, trial_command, zoo_arguments
+from zoo.sweep.command import (
+    budget_name,
+    check_command_passes_parameters,
+    option_key,
+    trial_command,
+    zoo_arguments,
+)
 from zoo.sweep.runner import Runner, Terminated, trial_command_line
 from zoo.sweep.search import BayesSource, list_source
 from zoo.sweep.spec import SweepError, Trial, expand, load_sweep
 from zoo.sweep.state import SweepState, is_finished, metric_of, run_summary
 from zoo.sweep.validate import (
+    base_config,
     check_against_cli,
     check_finished_trials,
     check_same_sweep,
@@ -66,9 +73,16 @@ def main(argv: list[str]) -> int:
         if problem:
             raise SweepError(f"--runs_dir={options.runs_dir!r}: no run folder can be made there ({problem})")
         config = load_sweep(options.file)
+        command_for = _checked_command(config, extra, options)
+        named = budget_name(config["name"], extra, base_config(command_for))
+        if named != config["name"]:
+            console.print(
+                f"sweep {named}: the training budget after -- makes it a sweep of its own, beside {config['name']} "
+                f"(the sweep at its config's budget: leave the budget out)"
+            )
+            config["name"] = named
         if not options.dry_run and (Path(options.runs_dir) / config["name"]).is_dir():
             _hold(Path(options.runs_dir) / config["name"])  # before its state is read
-        command_for = _checked_command(config, extra, options)
         state = SweepState(Path(options.runs_dir), config["name"])
         recorded, definition = state.data.get("definition"), sweep_definition(config, command_for)
         check_same_sweep(recorded, definition, config["name"], state.file)
