@@ -13,6 +13,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from zoo.cli_parser import flag_values
 from zoo.errors import print_error
 from zoo.folder_lock import FolderInUse, hold, release
 from zoo.run_folders import folder_problem
@@ -65,10 +66,17 @@ def main(argv: list[str]) -> int:
         Ctrl-C, 143 after SIGTERM.
     """
     own, extra = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
+    own, misplaced = _fit_arguments_apart(own)
     options = build_parser().parse_args(own)
     options.argv = list(argv)
     console = Console(highlight=False, soft_wrap=True)
     try:
+        if misplaced:
+            again = shlex.join(["python", "-m", "zoo", "sweep", *own, "--", *misplaced, *extra])
+            raise SweepError(
+                f"{' '.join(misplaced)}: arguments for fit go after --, which adds them to every trial's command: "
+                f"{again}"
+            )
         problem = folder_problem(Path(options.runs_dir))
         if problem:
             raise SweepError(f"--runs_dir={options.runs_dir!r}: no run folder can be made there ({problem})")
@@ -149,10 +157,44 @@ def _checked_command(config: dict, extra: list[str], options) -> callable:
     def command_for(params: dict) -> list[str]:
         return trial_command(config, params, extra)
 
-    zoo_arguments(command_for({}))
+    _check_config_files(zoo_arguments(command_for({})), options.file)
     check_command_passes_parameters(config, tuple(PER_TRIAL))
     check_against_cli(config, command_for)
     return command_for
+
+
+FIT_OPTIONS = ("config", "seed_everything")  # fit's own options without a dot, which a sweep has not
+
+
+def _fit_arguments_apart(own: list[str]) -> tuple[list[str], list[str]]:
+    """The arguments before ``--`` without those for ``fit`` (a dotted option, ``--data.path X``, and its value),
+    and those: argparse said only "unrecognized arguments" of a sweep typed without ``--``."""
+    kept, misplaced = [], []
+    for argument in own:
+        key = option_key(argument)
+        if key and ("." in key or key in FIT_OPTIONS):
+            misplaced.append(argument)
+        elif misplaced and "=" not in misplaced[-1] and option_key(misplaced[-1]) and not argument.startswith("-"):
+            misplaced.append(argument)  # the value of --data.path X
+        else:
+            kept.append(argument)
+    return kept, misplaced
+
+
+def _check_config_files(arguments: list[str], sweep_file: str) -> None:
+    """Refuse a relative ``--config`` of the sweep's command that is not here but is in the repository the
+    sweep file belongs to (the shipped sweeps name configs relative to its root): the sweep was started from
+    another folder."""
+    for path in flag_values(arguments, "--config"):
+        if Path(path).is_absolute() or Path(path).exists():
+            continue
+        roots = [Path(__file__).resolve().parents[2], Path(sweep_file).resolve().parent.parent]
+        root = next((root for root in roots if (root / path).is_file()), None)
+        if root is not None:
+            raise SweepError(
+                f"the sweep's command reads --config {path}, relative to the repository root {root}, but this "
+                f"folder is {Path.cwd()}: run the sweep from {root} (cd {shlex.quote(str(root))})"
+            )
 
 
 def _planned_trials(config: dict, options, state: SweepState) -> list[Trial]:
