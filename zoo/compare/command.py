@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from zoo.compare.ablation import compare
+from zoo.compare.caption import compare_command
 from zoo.compare.errors import CompareError
 from zoo.compare.records import load_local_runs
 from zoo.compare.render import FORMATS, render
@@ -57,11 +58,12 @@ def run(argv: list[str]) -> None:
     runs = load_local_runs(args.runs, Path(args.runs_dir)) if args.runs else []
     runs += load_wandb_runs(args.wandb) if args.wandb else []
     comparison = compare(runs, args.metric, args.baseline, args.value, args.alpha, args.include_unfinished)
-    render(comparison, args.format, sys.stdout)
+    command = compare_command(argv)
+    render(comparison, args.format, sys.stdout, command)
     if args.report:
         from zoo.compare.report import write_report  # plotly is imported only when a report is asked for
 
-        write_report(comparison, Path(args.report))
+        write_report(comparison, Path(args.report), command)
         print(f"report: {args.report}", file=sys.stderr)
 
 
