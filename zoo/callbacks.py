@@ -41,25 +41,31 @@ class FinalValidation(Callback):
 
 
 class InterruptedRun(Callback):
-    """When a run is stopped, mark its record ``interrupted``, list the checkpoints it has, and print the
-    command that resumes it.
+    """When a run is stopped, mark its record ``interrupted``, list the checkpoints it has, and print in one line
+    where the last checkpoint is and the command that resumes it.
 
-    SIGTERM (what SLURM and preemptible machines send): Lightning stops at the end of the current step, and a
-    ``last.ckpt`` is saved there first, so ``--ckpt_path last`` continues from that step. Ctrl-C
-    (``KeyboardInterrupt``) can land anywhere in a step, so only the checkpoints saved before it are kept.
+    SIGTERM (what SLURM and preemptible machines send) and a first Ctrl-C (:class:`zoo.ctrl_c.StopOnCtrlC`):
+    Lightning stops at the end of the current step, and a ``last.ckpt`` is saved there first, so ``--ckpt_path
+    last`` continues from that step. A second Ctrl-C (a ``KeyboardInterrupt``) can land anywhere in a step, so
+    only the checkpoints saved before it are kept.
 
     Args:
         record: the run's :class:`zoo.tracking.RunRecord`.
+
+    Attributes:
+        nothing_kept: set when the run was stopped before its first step without a checkpoint (a new run, not a
+            resumed one): its folder holds only its configuration (:meth:`zoo.run_session.RunSession.end_interrupted`).
     """
 
     def __init__(self, record) -> None:
         self.record = record
+        self.nothing_kept = False
 
     def on_exception(self, trainer: pl.Trainer, pl_module, exception: BaseException) -> None:
         if not isinstance(exception, (KeyboardInterrupt, SIGTERMException)):
             return
         run_dir = Path(self.record.run_dir)
-        if isinstance(exception, SIGTERMException) and run_checkpoint(trainer) is not None:
+        if isinstance(exception, SIGTERMException) and run_checkpoint(trainer) is not None and trainer.global_step:
             trainer.save_checkpoint(run_dir / "checkpoints" / "last.ckpt", weights_only=False)  # every rank
         if trainer.global_rank != 0:
             return
@@ -67,14 +73,22 @@ class InterruptedRun(Callback):
         best = getattr(run_checkpoint(trainer), "best_model_path", "")
         checkpoints.update({"best": best} if best and Path(best).is_file() else {})
         self.record.record(status="interrupted", checkpoints=checkpoints)
+        self.nothing_kept = not checkpoints and trainer.global_step == 0 and trainer.ckpt_path is None
         if "last" in checkpoints:
-            command = [
-                "python", "-m", "zoo", "fit", "--config", str(run_dir / "config.yaml"),
-                "--ckpt_path", str(run_dir / "checkpoints" / "last.ckpt"),
-            ]  # fmt: skip
-            print(f"zoo: run interrupted; resume it with: {shlex.join(command)}", file=sys.stderr)
-        else:
-            print(f"zoo: run interrupted before its first checkpoint; {run_dir} has nothing to resume", file=sys.stderr)
+            saved = load_checkpoint(checkpoints["last"]).get("global_step", 0)
+            lost = f" (steps after {saved} are lost)" if saved < trainer.global_step else ""
+            command = ["python", "-m", "zoo", "fit", "--config", str(run_dir / "config.yaml"), "--ckpt_path", "last"]
+            print(
+                f"zoo: run interrupted at step {trainer.global_step}; {run_dir / 'checkpoints' / 'last.ckpt'} holds "
+                f"step {saved}{lost}; resume it with: {shlex.join(command)}",
+                file=sys.stderr,
+            )
+        elif not self.nothing_kept:
+            print(
+                f"zoo: run interrupted at step {trainer.global_step} before its first checkpoint; {run_dir} has its "
+                f"log but nothing to resume",
+                file=sys.stderr,
+            )
 
 
 class AttentionMaps(Callback):

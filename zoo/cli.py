@@ -20,11 +20,13 @@ from jsonargparse import Namespace
 from lightning.fabric.utilities.exceptions import MisconfigurationException
 from lightning.pytorch import Trainer
 from lightning.pytorch.cli import LightningCLI
+from lightning.pytorch.trainer.states import TrainerStatus
 from lightning.pytorch.utilities import rank_zero_info
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 
 from zoo.cli_parser import COMMAND_LINE, ZooArgumentParser, flag_values
 from zoo.config_checks import MAX_SEED, VALID_SEED, ConfigError, check_options, check_val_check_interval
+from zoo.ctrl_c import stopped_by_ctrl_c
 from zoo.data import ZooDataModule
 from zoo.errors import print_error, raised_on_purpose
 from zoo.folder_lock import release
@@ -33,7 +35,7 @@ from zoo.nonfinite import NonFiniteAction, NonFiniteLossError
 from zoo.precision import MatmulPrecision, set_matmul_precision, slow_cpu_precision
 from zoo.predictions import PredictionWriter
 from zoo.progress import ParameterSummary, StepProgressBar, silence_noise
-from zoo.run_folders import RunFolderError, remove_unused_run_dir
+from zoo.run_folders import RunFolderError, remove_untrained_run_dir, remove_unused_run_dir
 from zoo.run_resolution import (
     check_loadable,
     evaluation_tokenizers,
@@ -285,7 +287,20 @@ class ZooCLI(LightningCLI):
 
     def _run_subcommand(self, subcommand: str) -> None:
         """Run the subcommand; a trainer value that Lightning refuses only once the data is set up (a
-        ``val_check_interval`` above the batches of an epoch) is one line, as the checks before it are."""
+        ``val_check_interval`` above the batches of an epoch) is one line, as the checks before it are. A run
+        interrupted before its first step leaves no folder (:meth:`RunSession.end_interrupted`), and Lightning's
+        exit after a Ctrl-C it stopped is 130 (128 + SIGINT), not 1 (a failure)."""
+        try:
+            self._run_checked(subcommand)
+        except BaseException as error:
+            if self.session is None or self.trainer.state.status != TrainerStatus.INTERRUPTED:
+                raise
+            self.session.end_interrupted(self.trainer)
+            if isinstance(error, SystemExit) and error.code == 1 and isinstance(error.__context__, KeyboardInterrupt):
+                raise SystemExit(128 + signal.SIGINT) from None
+            raise
+
+    def _run_checked(self, subcommand: str) -> None:
         try:
             super()._run_subcommand(subcommand)
         except RuntimeError as error:
@@ -310,7 +325,7 @@ class ZooCLI(LightningCLI):
             try:
                 self.session.start_fit(self.trainer, self.model, flat_config(config), text)
             except BaseException:  # Ctrl-C while W&B starts: a run that never started leaves no folder
-                remove_unused_run_dir(self.session.run_dir)
+                remove_untrained_run_dir(self.session.run_dir)
                 raise
 
     def after_fit(self) -> None:
@@ -481,7 +496,7 @@ def main(args: list[str] | None = None) -> None:
         print_error("zoo", error)
         sys.exit(1)
     except SIGTERMException:  # Lightning's SystemExit without a code would exit 0, as if the run had finished
-        sys.exit(128 + signal.SIGTERM)
+        sys.exit(128 + (signal.SIGINT if stopped_by_ctrl_c() else signal.SIGTERM))
     except KeyboardInterrupt:  # before training (once it runs, Lightning stops it and the record says so)
         print("zoo: interrupted before training started", file=sys.stderr)
         sys.exit(128 + signal.SIGINT)

@@ -272,6 +272,30 @@ def remove_unused_run_dir(run_dir: Path | None) -> None:
             folder.rmdir()
 
 
+RECORD_FILES = ("config.yaml", "config.json", "summary.json", "metrics.jsonl")  # what RunRecord writes
+
+
+def remove_untrained_run_dir(run_dir: Path) -> bool:
+    """Remove ``run_dir`` (and ``runs_dir`` if then empty) if it holds no more than a run's record
+    (:data:`RECORD_FILES`), its W&B files and an empty ``checkpoints/``: the folder of a run stopped before its
+    first step. Anything else in it (a checkpoint, a file of the user's) keeps it whole.
+
+    Returns:
+        Whether it was removed.
+    """
+    checkpoints = run_dir / "checkpoints"
+    if {path.name for path in run_dir.iterdir()} - {*RECORD_FILES, "wandb_id", "wandb", "checkpoints"} or (
+        checkpoints.is_dir() and any(checkpoints.iterdir())
+    ):
+        return False
+    for name in (*RECORD_FILES, "wandb_id"):
+        (run_dir / name).unlink(missing_ok=True)
+    for folder in (checkpoints, run_dir / "wandb"):
+        shutil.rmtree(folder, ignore_errors=True)
+    remove_unused_run_dir(run_dir)
+    return not run_dir.exists()
+
+
 def _same_name(folder: Path, name: str) -> bool:
     return folder.name == name or (folder.name.startswith(name + "-") and folder.name[len(name) + 1 :].isdigit())
 

@@ -195,7 +195,20 @@ def resolve_run_dir(subcommand: str, config: Namespace, flat: dict) -> Path | No
             check_budget_left(config)
         if recorded:
             return owner
-    return new_run_dir(runs_dir, name) if subcommand == "fit" else None
+    return _new_run_dir(runs_dir, name) if subcommand == "fit" else None
+
+
+def _new_run_dir(runs_dir: Path, name: str) -> Path:
+    """:func:`new_run_dir`, saying so when the name is taken: ``-2`` is never silent."""
+    run_dir = new_run_dir(runs_dir, name)
+    if run_dir.name != name:
+        try:
+            status = json.loads((runs_dir / name / "summary.json").read_text()).get("status")
+        except (OSError, ValueError, AttributeError):  # no record yet (a run starting), or a damaged one
+            status = None
+        held = f"a {status} run" if isinstance(status, str) else "a run"
+        print(f"zoo: {runs_dir / name} holds {held} of this configuration; this one is {run_dir}")
+    return run_dir
 
 
 def _given_runs(config: Namespace) -> tuple[Path, ...]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import shlex
+import sys
 from pathlib import Path
 
 from jsonargparse import Namespace
@@ -25,12 +26,13 @@ from zoo.callbacks import (
     run_checkpoint,
     set_aside_later_checkpoints,
 )
+from zoo.ctrl_c import StopOnCtrlC
 from zoo.data.cache import atomic_write_text
 from zoo.evaluations_apart import EvaluationsApart
 from zoo.nonfinite import NonFiniteLoss
 from zoo.predictions import PredictionWriter
 from zoo.resume import EpochInProgress, LoggingStep, SaveLastEvery, StepSeed
-from zoo.run_folders import recorded_config
+from zoo.run_folders import recorded_config, remove_untrained_run_dir
 from zoo.run_resolution import load_checkpoint
 from zoo.schedules import changed_horizon
 from zoo.tracking import RunRecord, define_summaries, flatten, make_wandb_logger, record_checkpoints
@@ -73,7 +75,8 @@ class RunSession:
             callbacks += self._training_callbacks()
         record_failure = functools.partial(_record_wandb_failure, self.record)
         wandb_logger = make_wandb_logger(self.run_dir, self.run_dir.name, self.config.wandb_project, record_failure)
-        callbacks.append(InterruptedRun(self.record))
+        self.interrupted = InterruptedRun(self.record)
+        callbacks.append(self.interrupted)
         if self.subcommand in ("validate", "test"):
             recorded, current = recorded_config(self.run_dir) or {}, flat_config(self.config)
             callbacks.append(EvaluationsApart([wandb_logger, self.record], recorded, current))
@@ -87,10 +90,11 @@ class RunSession:
 
     def _training_callbacks(self) -> list:
         """What every ``fit`` adds: a final validation, per-step seeds and logging steps, the epoch of a run
-        stopped mid-epoch kept in progress, the non-finite loss check, and a ``last.ckpt`` every
-        ``checkpoint_every_n_steps`` if asked."""
+        stopped mid-epoch kept in progress, the non-finite loss check, Ctrl-C at the end of a step, and a
+        ``last.ckpt`` every ``checkpoint_every_n_steps`` if asked."""
         callbacks = [
             FinalValidation(),
+            StopOnCtrlC(),
             StepSeed(),
             LoggingStep(),
             EpochInProgress(),
@@ -142,6 +146,16 @@ class RunSession:
             path = checkpoint.last_model_path or self.run_dir / "checkpoints" / "last.ckpt"
             trainer.save_checkpoint(path, weights_only=False)
         self.finish(trainer, "finished")
+
+    def end_interrupted(self, trainer: Trainer) -> None:
+        """After a ``fit`` stopped before its first step with no checkpoint (:attr:`InterruptedRun.nothing_kept`:
+        Ctrl-C while the data was set up, or in the sanity check), close its W&B run and remove its folder, which
+        holds only the configuration: kept, it would push the next run of the configuration to ``-2``."""
+        if trainer.global_rank != 0 or not self.interrupted.nothing_kept:
+            return
+        trainer.loggers[0].finish()
+        if remove_untrained_run_dir(self.run_dir):
+            print(f"zoo: run interrupted before its first step; its folder {self.run_dir} is removed", file=sys.stderr)
 
     def end_test(self, trainer: Trainer, model: LightningModule) -> None:
         """Record sacreBLEU's signature beside a test BLEU (so that scores can be compared), then close."""

@@ -91,7 +91,7 @@ def test_killed_runs_resume_exactly(data_dir, cli_env, zoo_cache, one_thread):
     others = {v: start([*killed[v], "--ckpt_path=last"], ":", zoo_cache) for v in variants if v != TERMINATED}
     process = start([*killed[TERMINATED], "--ckpt_path=last"], f"{TERM}:SIGTERM", zoo_cache)
     _, err = process.communicate(timeout=600)
-    assert "zoo: run interrupted; resume it with:" in err, err[-2000:]
+    assert f"zoo: run interrupted at step {TERM + 1};" in err, err[-2000:]
     runs = {**others, TERMINATED: start([*killed[TERMINATED], "--ckpt_path=last"], ":", zoo_cache)}
     for variant, process in runs.items():
         assert process.wait(timeout=600) == 0, f"{variant}: {process.stderr.read()[-2000:]}"

@@ -225,18 +225,21 @@ def test_evaluation_records_the_checkpoint_step(data_dir, cli_env):
 def test_an_interrupted_run_says_so_and_how_to_resume(data_dir, cli_env, capsys):
     callback = '--trainer.callbacks=[{"class_path": "tests.cli.interrupter.InterruptAt", "init_args": {"step": 4}}]'
     try:
-        with pytest.raises(SystemExit):
+        with pytest.raises(SystemExit) as stopped:
             main([*shakespeare_args(data_dir), "--trainer.max_steps=6", callback])
     finally:
         signal.signal(signal.SIGINT, signal.default_int_handler)  # Lightning ignores Ctrl-C after one
+    assert stopped.value.code == 128 + signal.SIGINT  # not 1, a failure
     run_dir = only_run(cli_env / "runs")
     summary = read_run(run_dir)["summary"]
     assert summary["status"] == "interrupted"
     folder = run_dir.resolve() / "checkpoints"  # keyed as a finished run's record keys them
     assert summary["checkpoints"] == {"last": str(folder / "last.ckpt"), "best": str(folder / "best-step3.ckpt")}
     err = capsys.readouterr().err
-    command = err.split("zoo: run interrupted; resume it with: ")[1].splitlines()[0]
-    assert command.endswith(f"--ckpt_path runs/{run_dir.name}/checkpoints/last.ckpt")
+    # a KeyboardInterrupt mid-step (a second Ctrl-C) keeps the checkpoint of the validation before it
+    line = f"zoo: run interrupted at step 4; runs/{run_dir.name}/checkpoints/last.ckpt holds step 3 (steps after 3 "
+    command = err.split(line + "are lost); resume it with: ")[1].splitlines()[0]
+    assert command == f"python -m zoo fit --config runs/{run_dir.name}/config.yaml --ckpt_path last"
     (run_dir / "summary.json").write_text(json.dumps({**summary, "exit_code": -9}))  # as a sweep closes a kill
     main(shlex.split(command)[3:])  # the printed command continues the same run to its end
     record = read_run(run_dir)
@@ -254,7 +257,9 @@ def test_sigterm_saves_the_step_and_resume_continues_it(data_dir, cli_env, capsy
     summary = read_run(run_dir)["summary"]
     assert summary["status"] == "interrupted"
     assert torch.load(run_dir / "checkpoints" / "last.ckpt", weights_only=False)["global_step"] == 5
-    assert "zoo: run interrupted; resume it with:" in capsys.readouterr().err
+    assert f"zoo: run interrupted at step 5; runs/{run_dir.name}/checkpoints/last.ckpt holds step 5; resume" in (
+        capsys.readouterr().err
+    )
     main([*args, "--ckpt_path=last"])
     record = read_run(run_dir)
     steps = [line["step"] for line in record["metrics"] if "train_loss" in line]

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from zoo.data import LanguageModelDataModule
-from zoo.data.loading import check_columns, load_splits
+from zoo.data.loading import DataFolderError, check_columns, load_splits
 
 
 def test_local_folder_loads_with_the_hub_layout(data_dir):
@@ -104,3 +104,36 @@ def test_a_bad_json_file_is_named_at_its_first_bad_line(tmp_path, name, text, li
     (tmp_path / name).write_text(text)
     where = _first_bad_json_line({"train": [str(tmp_path / name)]})
     assert where == (f" (file {tmp_path / name}, line {line})" if line else "")
+
+
+def test_a_folder_of_data_sets_names_them(data_dir):
+    """``--data.path ../shared/data`` said only "could not be read: Couldn't cast" (datasets read the JSON
+    lines of multi30k and sst2 as one split)."""
+    with pytest.raises(DataFolderError) as error:
+        load_splits(str(data_dir), ["train"])
+    assert str(error.value) == (
+        f"data.path={str(data_dir)!r} holds no data files of its own but folders that look like data sets: "
+        f"multi30k, sst2, tinyshakespeare, wikitext2; pass one of them (e.g. --data.path={data_dir}/multi30k)"
+    )
+
+
+def write_text_splits(folder, text: str) -> None:
+    folder.mkdir(parents=True)
+    for split in ("train", "validation"):
+        (folder / f"{split}.txt").write_text(f"{text} {split}\n")
+
+
+def test_two_text_data_sets_in_one_folder_are_not_read_as_one(tmp_path):
+    write_text_splits(tmp_path / "a", "first")  # datasets read both as one data set, silently
+    write_text_splits(tmp_path / "b", "second")
+    with pytest.raises(DataFolderError, match=r"folders that look like data sets: a, b; pass one of them"):
+        load_splits(str(tmp_path), ["train"])
+
+
+def test_a_data_set_in_a_sub_folder_or_in_split_folders_loads(tmp_path):
+    write_text_splits(tmp_path / "one" / "data", "x")  # the hub's layout: data/train.txt
+    assert load_splits(str(tmp_path / "one"), ["train", "validation"])["train"]["text"] == ["x train"]
+    for split in ("train", "validation"):  # a folder a split
+        (tmp_path / "two" / split).mkdir(parents=True)
+        (tmp_path / "two" / split / "part-0.txt").write_text(f"y {split}\n")
+    assert load_splits(str(tmp_path / "two"), ["train", "validation"])["validation"]["text"] == ["y validation"]

@@ -187,3 +187,45 @@ def test_value_and_a_one_value_list_are_one_spelling_and_the_seed_may_grow_from_
     assert definition_changes(width, definition({**GRID, "model.d_model": {"values": [32]}})) == [
         "parameters.model.d_model={'values': [32]} (the sweep has {'values': [64]})"
     ]
+
+
+def write_lbl_sweep(tmp_path):
+    sweep = tmp_path / "lbl.yaml"
+    sweep.write_text(
+        "name: lbl\nmethod: grid\nmetric: {name: val_loss, goal: minimize}\n"
+        "command: ['${env}', '${interpreter}', -m, zoo, fit, --config, configs/decoder_only/tinyshakespeare.yaml, "
+        "'${args}']\nparameters:\n  model.pe: {values: [learned, rope]}\n  seed_everything: {values: [1]}\n"
+    )
+    return sweep
+
+
+def test_a_budget_after_dashes_is_a_sweep_of_its_own(tmp_path, capsys, monkeypatch):
+    """A 300-step trial run of a sweep and the sweep at its full budget blocked each other in one runs folder."""
+    from tests.conftest import REPO
+    from zoo.sweep import main
+
+    monkeypatch.chdir(REPO)
+    sweep, runs = write_lbl_sweep(tmp_path), tmp_path / "runs"
+    SweepState(runs, "lbl").describe(definition=definition(GRID, **{"trainer.max_steps": 4000}))  # the full one
+    smoke = ["--", "--data.path=.", "--trainer.max_steps", "300"]
+    assert main([str(sweep), "--runs_dir", str(runs), "--dry-run", *smoke]) == 0, capsys.readouterr()
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == (
+        "sweep lbl-300steps: the training budget after -- makes it a sweep of its own, beside lbl (the sweep at "
+        "its config's budget: leave the budget out)"
+    )
+    assert "sweep lbl-300steps (grid): 2 trials" in out and "lbl-300steps-rope-s1  (to run)" in out
+
+
+def test_the_name_of_a_budget():
+    from zoo.sweep.command import budget_name
+
+    base = {"trainer.max_steps": 300, "trainer.max_epochs": 2, "trainer.max_time": "00:01:30:00"}
+    assert budget_name("do-pe", ["--data.path=x"], base) == "do-pe"  # no budget after --: the file's own
+    assert budget_name("do-pe", ["--trainer.max_steps=300"], base) == "do-pe-300steps"
+    assert budget_name(
+        "do-pe", ["--trainer.max_epochs", "2", "--trainer.max_steps=-1"], {**base, "trainer.max_steps": -1}
+    ) == (
+        "do-pe-2epochs"  # -1: no limit of steps
+    )
+    assert budget_name("do-pe", ["--trainer.max_time=00:01:30:00"], base) == "do-pe-time00_01_30_00"

@@ -29,6 +29,7 @@ TRIALS = [
     f"mini-{pe}-{norm}-s{seed}" for pe in ("learned", "rope") for norm in ("layernorm", "rmsnorm") for seed in (1, 2)
 ]
 BROKEN = "mini-rope-rmsnorm-s2"
+BUDGET = "--trainer.max_steps=6"
 
 
 def write_sweep(tmp_path, parameters) -> None:
@@ -42,6 +43,7 @@ def write_sweep(tmp_path, parameters) -> None:
             "fit",
             "--config",
             str(CONFIGS / "decoder_only" / "tinyshakespeare.yaml"),
+            BUDGET,  # the file's own budget: one after -- would make another sweep, mini-8steps
             "${args}",
         ],
         "method": "grid",
@@ -52,7 +54,8 @@ def write_sweep(tmp_path, parameters) -> None:
 
 
 def arguments(data_dir, more, options) -> list[str]:
-    extra = [f"--data.path={data_dir / 'tinyshakespeare'}", *TINY_MODEL, "--model.num_layers=1", *FEW_STEPS, *more]
+    steps = [argument for argument in FEW_STEPS if argument != BUDGET]
+    extra = [f"--data.path={data_dir / 'tinyshakespeare'}", *TINY_MODEL, "--model.num_layers=1", *steps, *more]
     return ["mini.yaml", "--parallel", "2", *options, "--", *extra]
 
 
@@ -151,17 +154,19 @@ def test_mini_sweep_runs_groups_skips_and_retries(tmp_path, data_dir, zoo_cache,
         assert row["wall_time_s_mean"] == pytest.approx(statistics.mean(r["wall_time_s"] for r in records))
         assert {name.split("-")[1] for name in row["runs"]} == {row["model.pe"]}
 
-    # one sweep, one definition: another budget, another width or another sweep file of the same name is
-    # refused before any trial, as its trials would share a table with these
+    # another budget after -- is a sweep of its own beside this one (a smoke run, then the full sweep), with its
+    # own trials and state; another width or another sweep file of the same name is refused before any trial, as
+    # its trials would share a table with these
+    longer = checked("--trainer.max_steps=8", options=["--dry-run"])
+    assert longer.returncode == 0, longer.stdout + longer.stderr
+    assert longer.stdout.startswith("sweep mini-8steps: the training budget after -- makes it a sweep of its own, ")
+    listed = dict(re.findall(r"^ +\d+ (\S+)  \((.+)\)$", longer.stdout, re.M))
+    assert listed == {name.replace("mini-", "mini-8steps-"): "to run" for name in TRIALS}, longer.stdout
     where = os.path.join("runs", "mini", "sweep.json")
-    longer = checked("--trainer.max_steps=8")
-    assert longer.returncode == 2, longer.stdout + longer.stderr
-    assert f"sweep 'mini' in {where} was run with another definition: trainer.max_steps=8 (the sweep has 6);" in (
-        longer.stderr
-    )
-    assert "give this one another name (name: in its file) or pass another --runs_dir" in longer.stderr
     changed = checked("--model.d_ff=32")
-    assert changed.returncode == 2 and "another definition: model.d_ff=32 (the sweep has " in changed.stderr
+    assert changed.returncode == 2, changed.stdout + changed.stderr
+    assert f"sweep 'mini' in {where} was run with another definition: model.d_ff=32 (the sweep has " in changed.stderr
+    assert "give this one another name (name: in its file) or pass another --runs_dir" in changed.stderr
     other = checked(parameters={"model.pe": {"values": ["sinusoidal"]}})
     assert other.returncode == 2
     assert "another definition: parameters.model.norm=unset (the sweep has {'values': ['layernorm', " in other.stderr
@@ -181,8 +186,8 @@ def test_mini_sweep_runs_groups_skips_and_retries(tmp_path, data_dir, zoo_cache,
     state = json.loads((runs / "mini" / "sweep.json").read_text())
     del state["definition"]
     (runs / "mini" / "sweep.json").write_text(json.dumps(state))
-    longer = checked("--trainer.max_steps=8")
-    assert longer.returncode == 2
-    assert "finished earlier with another configuration than this sweep would run: trainer.max_steps=8 (the run " in (
-        longer.stderr
+    changed = checked("--model.d_ff=32")
+    assert changed.returncode == 2
+    assert "finished earlier with another configuration than this sweep would run: model.d_ff=32 (the run " in (
+        changed.stderr
     )

@@ -239,7 +239,7 @@ def test_a_command_that_only_its_parameters_make_valid_is_not_refused(tmp_path, 
     budget = ["--trainer.max_steps=-1", "--trainer.max_time=00:00:01:00"]
     assert main([path, "--runs_dir", str(tmp_path / "runs"), "--dry-run", "--", *budget]) == 0, capsys.readouterr()
     out = capsys.readouterr().out
-    assert " 1 timed-constant  (to run)" in out and " 2 timed-inverse_sqrt  (to run)" in out
+    assert " 1 timed-time00_00_01_00-constant  (to run)" in out and " 2 timed-time00_00_01_00-inverse_sqrt  (to" in out
 
 
 @pytest.mark.parametrize(
@@ -440,3 +440,23 @@ def test_a_grid_axis_w_and_b_cannot_enumerate_is_named(spec, expected):
     with pytest.raises(SweepError) as error:
         check_sweep({"name": "x", "method": "grid", "parameters": {"model.lr": spec}}, "x.yaml")
     assert str(error.value).startswith("x.yaml: parameters.model.lr: ") and expected in str(error.value), error.value
+
+
+def test_fit_arguments_before_the_dashes_say_to_put_them_after(run_sweep, tmp_path):
+    """argparse said "unrecognized arguments: --data.path ..." and nothing of the `--`."""
+    message = run_sweep("--data.path", "../shared/data/sst2", "--dry-run", "--seed_everything=2", "--", "--x.y=1")
+    runs = tmp_path / "runs"
+    assert message == (
+        f"--data.path ../shared/data/sst2 --seed_everything=2: arguments for fit go after --, which adds them to "
+        f"every trial's command: python -m zoo sweep {tmp_path / 'sweep.yaml'} --runs_dir {runs} --dry-run -- "
+        f"--data.path ../shared/data/sst2 --seed_everything=2 --x.y=1"
+    )
+
+
+def test_a_sweep_started_outside_the_repository_root_says_where_to_start_it(run_sweep, tmp_path, monkeypatch):
+    """It said only "File does not exist: '<this folder>/configs/decoder_only/tinyshakespeare.yaml'"."""
+    monkeypatch.chdir(tmp_path)
+    assert run_sweep() == (
+        f"the sweep's command reads --config {SHAKESPEARE}, relative to the repository root {REPO}, but this "
+        f"folder is {tmp_path}: run the sweep from {REPO} (cd {REPO})"
+    )

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from zoo.compare.ablation import compare
+from zoo.compare.caption import compare_command
 from zoo.compare.correction import CORRECTIONS
 from zoo.compare.errors import CompareError
 from zoo.compare.plan import plan_lines
@@ -69,7 +70,8 @@ def run(argv: list[str]) -> None:
     comparison = compare(
         runs, args.metric, args.baseline, args.value, args.alpha, args.include_unfinished, args.ci, args.correction
     )
-    render(comparison, args.format, sys.stdout)
+    command = compare_command(argv)
+    render(comparison, args.format, sys.stdout, command)
     if args.plan:
         print(
             "\n".join(plan_lines(comparison, Path(args.runs_dir))),
@@ -78,7 +80,7 @@ def run(argv: list[str]) -> None:
     if args.report:
         from zoo.compare.report import write_report  # plotly is imported only when a report is asked for
 
-        write_report(comparison, Path(args.report))
+        write_report(comparison, Path(args.report), command)
         print(f"report: {args.report}", file=sys.stderr)
 
 

@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 
 from zoo.compare.ablation import Comparison, Row, metric_value
+from zoo.compare.caption import curve_points
 from zoo.compare.cells import INTERVAL_NAMES, label, level, short_knob
 
 COLOURS = qualitative.Plotly
@@ -45,8 +46,10 @@ def learning_curves(comparison: Comparison) -> go.Figure:
                                     **band))  # fmt: skip
         figure.add_trace(go.Scatter(x=steps, y=means, mode="lines+markers", name=f"{name} (n={len(row.runs)})",
                                     legendgroup=name, line=dict(color=colour)))  # fmt: skip
+    points = curve_points(comparison)
+    few = f" ({points} point{'s' * (points != 1)} a curve)" if points else ""
     figure.update_layout(
-        title=f"{comparison.metric} during training: mean over seeds, band ± 1 standard deviation",
+        title=f"{comparison.metric} during training: mean over seeds, band ± 1 standard deviation{few}",
         xaxis_title="step",
         yaxis_title=comparison.metric,
         height=480,

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from zoo.compare import caption
 from zoo.compare.ablation import Comparison, Row
 from zoo.compare.cells import cells, headers, notes, seeds_to_resolve_value
 from zoo.compare.plan import seed_plan
@@ -21,8 +22,9 @@ FORMATS = ("table", "markdown", "csv", "json")
 TEXT = ("table", "markdown")  # formats that text may follow (--plan); the others are data, and it goes to stderr
 
 
-def print_table(comparison: Comparison, file) -> None:
-    """The terminal table, baseline in bold, differences beyond seed noise in colour, then the notes."""
+def print_table(comparison: Comparison, file, command: str | None = None) -> None:
+    """The terminal table, baseline in bold, differences beyond seed noise in colour, then what it shows
+    (:func:`zoo.compare.caption.lines`) and the notes."""
     count = len(comparison.rows)
     table = Table(title=f"{comparison.metric}: {count} configuration{'s' * (count != 1)}", title_justify="left")
     for i, header in enumerate(headers(comparison)):
@@ -37,15 +39,16 @@ def print_table(comparison: Comparison, file) -> None:
         )
     console = Console(file=file, width=shutil.get_terminal_size((220, 24)).columns)
     console.print(table)
-    for line in notes(comparison):
+    for line in [*caption.lines(comparison, command), *notes(comparison)]:
         console.print(line, highlight=False, soft_wrap=True, markup=False)
 
 
-def markdown(comparison: Comparison) -> str:
-    """A GitHub Markdown table and the notes below it."""
+def markdown(comparison: Comparison, command: str | None = None) -> str:
+    """A GitHub Markdown table, what it shows and the notes below it."""
     lines = ["| " + " | ".join(headers(comparison)) + " |", "|" + " --- |" * len(headers(comparison))]
     lines += ["| " + " | ".join(cells(comparison, row)) + " |" for row in comparison.rows]
-    return "\n".join(lines) + "\n\n" + "\n".join(notes(comparison)) + "\n"
+    below = [*caption.lines(comparison, command), *notes(comparison)]
+    return "\n".join(lines) + "\n\n" + "\n".join(below) + "\n"
 
 
 def _numbers(name: str, s: Spread) -> dict:
@@ -80,7 +83,7 @@ def record(comparison: Comparison, row: Row) -> dict:
     }
 
 
-def to_csv(comparison: Comparison) -> str:
+def to_csv(comparison: Comparison, command: str | None = None) -> str:
     """One line per configuration, raw numbers; the runs of a row separated by ``;``."""
     rows = [record(comparison, row) for row in comparison.rows]
     out = io.StringIO()
@@ -90,10 +93,13 @@ def to_csv(comparison: Comparison) -> str:
     return out.getvalue()
 
 
-def to_json(comparison: Comparison) -> str:
-    """The comparison, its settings and the left-out runs, as one JSON object."""
+def to_json(comparison: Comparison, command: str | None = None) -> str:
+    """The comparison, its settings, what it shows and the left-out runs, as one JSON object."""
     return json.dumps(
         {
+            "shows": caption.caption(comparison, command),
+            "command": command,
+            "curve_points": caption.curve_points(comparison),
             "metric": comparison.metric,
             "value": "last test" if comparison.last_test else comparison.value,
             "lower_is_better": comparison.lower_is_better,
@@ -107,16 +113,17 @@ def to_json(comparison: Comparison) -> str:
             "baseline": comparison.rows[0].knobs,
             "rows": [record(comparison, row) for row in comparison.rows],
             "excluded": [{"run": name, "reason": reason} for name, reason in comparison.excluded],
-            "notes": notes(comparison),
+            "notes": [*filter(None, [caption.curve_note(comparison)]), *notes(comparison)],
             "plan": seed_plan(comparison),
         },
         indent=2,
     )
 
 
-def render(comparison: Comparison, fmt: str, file) -> None:
-    """Write ``comparison`` to ``file`` in ``fmt``, one of :data:`FORMATS`."""
+def render(comparison: Comparison, fmt: str, file, command: str | None = None) -> None:
+    """Write ``comparison`` to ``file`` in ``fmt``, one of :data:`FORMATS`; ``command`` is the command line
+    that made it (:func:`zoo.compare.caption.compare_command`), said with what the table shows."""
     if fmt == "table":
-        print_table(comparison, file)
+        print_table(comparison, file, command)
     else:
-        file.write({"markdown": markdown, "csv": to_csv, "json": to_json}[fmt](comparison))
+        file.write({"markdown": markdown, "csv": to_csv, "json": to_json}[fmt](comparison, command))

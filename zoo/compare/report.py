@@ -10,6 +10,7 @@ from pathlib import Path
 import plotly.io
 import plotly.offline
 
+from zoo.compare import caption
 from zoo.compare.ablation import Comparison
 from zoo.compare.cells import cells, headers, notes
 from zoo.compare.figures import by_knob, forest, learning_curves
@@ -24,10 +25,11 @@ td.knob, th.knob { text-align: left; }
 tr.base { font-weight: bold; }
 tr.beyond td { background: #e8f4ff; }
 p.note { font-size: 13px; color: #555; margin: 0.3em 0; }
+p.shows { font-size: 15px; margin: 0.3em 0 1em; }
 """
 
 
-def _table(comparison: Comparison) -> str:
+def _table(comparison: Comparison, command: str | None) -> str:
     head = "".join(
         f"<th{' class=knob' if i <= len(comparison.knobs) else ''}>{html.escape(h)}</th>"
         for i, h in enumerate(headers(comparison))
@@ -41,15 +43,18 @@ def _table(comparison: Comparison) -> str:
             for i, c in enumerate(cells(comparison, row))
         )
         rows.append(f'<tr class="{css}">{tds}</tr>')
-    notes_html = "".join(f'<p class="note">{html.escape(line)}</p>' for line in notes(comparison))
+    below = [*caption.lines(comparison, command), *notes(comparison)]
+    notes_html = "".join(f'<p class="note">{html.escape(line)}</p>' for line in below)
     return f"<table><tr>{head}</tr>{''.join(rows)}</table>{notes_html}"
 
 
-def report_html(comparison: Comparison) -> str:
-    """The report as one HTML document.
+def report_html(comparison: Comparison, command: str | None = None) -> str:
+    """The report as one HTML document: a title block saying what it shows (sweep, data, budget, the command
+    that made it), the table with the same line under it, the charts.
 
     Args:
         comparison: from :func:`zoo.compare.ablation.compare`.
+        command: the command line that made it (:func:`zoo.compare.caption.compare_command`).
 
     Returns:
         HTML with plotly.js inlined once and every chart's data embedded.
@@ -57,15 +62,17 @@ def report_html(comparison: Comparison) -> str:
     figures = [forest(comparison), learning_curves(comparison)]
     figures += [by_knob(comparison, knob) for knob in comparison.knobs]
     charts = "".join(plotly.io.to_html(f, include_plotlyjs=False, full_html=False) for f in figures)
-    title = html.escape(f"zoo compare: {comparison.metric}")
+    sweeps = sorted({run.group for row in comparison.rows for run in row.runs if run.group})
+    title = html.escape(f"zoo compare: {comparison.metric}" + (f" of {', '.join(sweeps)}" if sweeps else ""))
+    shows = "".join(f'<p class="shows">{html.escape(line)}</p>' for line in caption.lines(comparison, command))
     return (
         f'<!DOCTYPE html><html><head><meta charset="utf-8"><meta name="generator" content="{mark("compare")}">'
         f"<title>{title}</title><style>{STYLE}</style>"
-        f"<script>{plotly.offline.get_plotlyjs()}</script></head><body><h1>{title}</h1>"
-        f"{_table(comparison)}{charts}</body></html>"
+        f"<script>{plotly.offline.get_plotlyjs()}</script></head><body><h1>{title}</h1>{shows}"
+        f"{_table(comparison, command)}{charts}</body></html>"
     )
 
 
-def write_report(comparison: Comparison, path: Path) -> None:
+def write_report(comparison: Comparison, path: Path, command: str | None = None) -> None:
     """Write :func:`report_html` to ``path``, whose folder exists (checked by the command before any run is read)."""
-    path.write_text(report_html(comparison), encoding="utf-8")
+    path.write_text(report_html(comparison, command), encoding="utf-8")

@@ -155,6 +155,12 @@ def _local_builder(local: Path, path: str, kwargs: dict):
         raise FileNotFoundError(
             f"data.path={path!r} holds no data files (looked in {local}); {EXPECTED_FILES}"
         ) from None
+    nested = _nested_data_sets(local, builder.config.data_files or {})
+    if nested:
+        raise DataFolderError(
+            f"data.path={path!r} holds no data files of its own but folders that look like data sets: "
+            f"{', '.join(nested)}; pass one of them (e.g. --data.path={os.path.join(path, nested[0])})"
+        )
     if builder.name not in TABLE_READERS:
         files = sorted(Path(file).name for files in (builder.config.data_files or {}).values() for file in files)
         shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
@@ -163,6 +169,32 @@ def _local_builder(local: Path, path: str, kwargs: dict):
             f"reader); {EXPECTED_FILES}"
         )
     return builder
+
+
+def _nested_data_sets(local: Path, data_files: dict) -> list[str]:
+    """The sub-folders of ``local`` in which ``datasets`` finds split files of their own (sorted), when ``local``
+    is a folder of data sets: no data file in it, and a split's files in several of its sub-folders
+    (``datasets`` would read them as one split: ``multi30k/train.jsonl`` and ``sst2/train.jsonl``). Otherwise
+    ``[]``: a data set's files may be in a sub-folder (``data/train.jsonl``) or in one a split
+    (``train/part-0.jsonl``)."""
+    from datasets.data_files import EmptyDatasetError, get_data_patterns
+
+    root = os.path.abspath(local)  # as datasets names the files (a link in the folder may point elsewhere)
+    places = [
+        [Path(os.path.relpath(os.path.abspath(file), root)).parts for file in files] for files in data_files.values()
+    ]
+    if any(len(parts) == 1 for files in places for parts in files):
+        return []
+    if all(len({parts[0] for parts in files}) < 2 for files in places):
+        return []
+    found = []
+    for folder in sorted(path for path in Path(root).iterdir() if path.is_dir()):
+        try:
+            get_data_patterns(str(folder))
+        except EmptyDatasetError:
+            continue
+        found.append(folder.name)
+    return found
 
 
 def _each_split_alone(local: Path, data_files: dict, kwargs: dict):

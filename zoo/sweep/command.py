@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import platform
+import re
 import sys
 
 from zoo.sweep.spec import SweepError
@@ -112,6 +113,29 @@ def _has_booleans(config: dict) -> bool:
     or not at all."""
     specs = [spec for spec in config["parameters"].values() if isinstance(spec, dict)]
     return any(isinstance(value, bool) for spec in specs for value in [spec.get("value"), *spec.get("values", [])])
+
+
+BUDGET_LABELS = {"trainer.max_steps": "{}steps", "trainer.max_epochs": "{}epochs", "trainer.max_time": "time{}"}
+
+
+def budget_name(name: str, extra: list[str], base: dict) -> str:
+    """The name of a sweep run with a training budget of its own after ``--`` (``--trainer.max_steps=300``):
+    the file's ``name`` and the budget, ``do-pe-300steps``, so that a short trial run of a sweep and the sweep
+    at the budget of its config are two sweeps, each with its own state, trials, W&B group and table. Without
+    a budget after ``--``, the file's ``name``.
+
+    Args:
+        name: the sweep file's ``name``.
+        extra: the arguments after ``--``.
+        base: the resolved configuration of the trials (flat), which holds the budget's values.
+    """
+    given = {option_key(argument) for argument in extra}
+    parts = [
+        re.sub(r"[^A-Za-z0-9_.-]+", "_", form.format(base[key])).strip("_")
+        for key, form in BUDGET_LABELS.items()
+        if key in given and base.get(key) not in (None, -1)  # -1: no limit
+    ]
+    return "-".join([name, *parts])
 
 
 def option_key(argument: str) -> str | None:

@@ -13,16 +13,24 @@ from pathlib import Path
 
 from rich.console import Console
 
+from zoo.cli_parser import flag_values
 from zoo.errors import print_error
 from zoo.folder_lock import FolderInUse, hold, release
 from zoo.run_folders import folder_problem
-from zoo.sweep.command import check_command_passes_parameters, option_key, trial_command, zoo_arguments
+from zoo.sweep.command import (
+    budget_name,
+    check_command_passes_parameters,
+    option_key,
+    trial_command,
+    zoo_arguments,
+)
 from zoo.sweep.placement import Placement, trial_gpus
 from zoo.sweep.runner import Runner, Terminated, trial_command_line
 from zoo.sweep.search import BayesSource, list_source
 from zoo.sweep.spec import SweepError, Trial, expand, load_sweep
 from zoo.sweep.state import SweepState, is_finished, metric_of, run_summary
 from zoo.sweep.validate import (
+    base_config,
     check_against_cli,
     check_finished_trials,
     check_same_sweep,
@@ -61,17 +69,31 @@ def main(argv: list[str]) -> int:
         Ctrl-C, 143 after SIGTERM.
     """
     own, extra = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
+    own, misplaced = _fit_arguments_apart(own)
     options = build_parser().parse_args(own)
     options.argv = list(argv)
     console = Console(highlight=False, soft_wrap=True)
     try:
+        if misplaced:
+            again = shlex.join(["python", "-m", "zoo", "sweep", *own, "--", *misplaced, *extra])
+            raise SweepError(
+                f"{' '.join(misplaced)}: arguments for fit go after --, which adds them to every trial's command: "
+                f"{again}"
+            )
         problem = folder_problem(Path(options.runs_dir))
         if problem:
             raise SweepError(f"--runs_dir={options.runs_dir!r}: no run folder can be made there ({problem})")
         config = load_sweep(options.file)
+        command_for = _checked_command(config, extra, options)
+        named = budget_name(config["name"], extra, base_config(command_for))
+        if named != config["name"]:
+            console.print(
+                f"sweep {named}: the training budget after -- makes it a sweep of its own, beside {config['name']} "
+                f"(the sweep at its config's budget: leave the budget out)"
+            )
+            config["name"] = named
         if not options.dry_run and (Path(options.runs_dir) / config["name"]).is_dir():
             _hold(Path(options.runs_dir) / config["name"])  # before its state is read
-        command_for = _checked_command(config, extra, options)
         state = SweepState(Path(options.runs_dir), config["name"])
         recorded, definition = state.data.get("definition"), sweep_definition(config, command_for)
         check_same_sweep(recorded, definition, config["name"], state.file)
@@ -139,7 +161,7 @@ def _checked_command(config: dict, extra: list[str], options) -> callable:
     def command_for(params: dict) -> list[str]:
         return trial_command(config, params, extra)
 
-    zoo_arguments(command_for({}))
+    _check_config_files(zoo_arguments(command_for({})), options.file)
     check_command_passes_parameters(config, tuple(PER_TRIAL))
     check_against_cli(config, command_for)
     return command_for
@@ -159,6 +181,40 @@ def _trial_gpus(config: dict, command_for) -> list[str]:
             "(CUDA_VISIBLE_DEVICES)"
         )
     return gpus
+
+
+FIT_OPTIONS = ("config", "seed_everything")  # fit's own options without a dot, which a sweep has not
+
+
+def _fit_arguments_apart(own: list[str]) -> tuple[list[str], list[str]]:
+    """The arguments before ``--`` without those for ``fit`` (a dotted option, ``--data.path X``, and its value),
+    and those: argparse said only "unrecognized arguments" of a sweep typed without ``--``."""
+    kept, misplaced = [], []
+    for argument in own:
+        key = option_key(argument)
+        if key and ("." in key or key in FIT_OPTIONS):
+            misplaced.append(argument)
+        elif misplaced and "=" not in misplaced[-1] and option_key(misplaced[-1]) and not argument.startswith("-"):
+            misplaced.append(argument)  # the value of --data.path X
+        else:
+            kept.append(argument)
+    return kept, misplaced
+
+
+def _check_config_files(arguments: list[str], sweep_file: str) -> None:
+    """Refuse a relative ``--config`` of the sweep's command that is not here but is in the repository the
+    sweep file belongs to (the shipped sweeps name configs relative to its root): the sweep was started from
+    another folder."""
+    for path in flag_values(arguments, "--config"):
+        if Path(path).is_absolute() or Path(path).exists():
+            continue
+        roots = [Path(__file__).resolve().parents[2], Path(sweep_file).resolve().parent.parent]
+        root = next((root for root in roots if (root / path).is_file()), None)
+        if root is not None:
+            raise SweepError(
+                f"the sweep's command reads --config {path}, relative to the repository root {root}, but this "
+                f"folder is {Path.cwd()}: run the sweep from {root} (cd {shlex.quote(str(root))})"
+            )
 
 
 def _planned_trials(config: dict, options, state: SweepState) -> list[Trial]:

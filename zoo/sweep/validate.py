@@ -300,6 +300,14 @@ def check_finished_trials(trials, command_for, runs_dir) -> None:
             )
 
 
+def base_config(command_for) -> dict:
+    """The resolved configuration every trial starts from (the sweep's command without its parameters), flat."""
+    from zoo.sweep.command import zoo_arguments
+    from zoo.tracking import flatten
+
+    return flatten(parse(cli_parser(), zoo_arguments(command_for({}))).as_dict())
+
+
 def sweep_definition(config: dict, command_for) -> dict:
     """What makes the trials of a sweep one experiment, as its state records it: the search (``method``,
     ``metric``, ``parameters``) and the resolved configuration every trial starts from (the config file, the
@@ -309,10 +317,8 @@ def sweep_definition(config: dict, command_for) -> dict:
         ``{"method": ..., "metric": ..., "parameters": {...}, "base": {dotted key: value}}``.
     """
     from zoo.run_folders import BUDGET_FIELDS, identity
-    from zoo.sweep.command import zoo_arguments
-    from zoo.tracking import flatten
 
-    flat = flatten(parse(cli_parser(), zoo_arguments(command_for({}))).as_dict())
+    flat = base_config(command_for)
     base = {**identity(flat), **{key: flat.get(key) for key in BUDGET_FIELDS}}
     definition = {"method": config["method"], "metric": config.get("metric"), "parameters": config["parameters"]}
     return json.loads(json.dumps({**definition, "base": base}, default=str))

@@ -1,0 +1,59 @@
+"""Every table and the report say what they show: the sweep, the data, the training budget and the command
+that made them; a short budget's learning curves say how few points they have."""
+
+import re
+
+from tests.compare.conftest import ROPE, SINUSOIDAL, write_config
+from tests.compare.fake_runs import write_run
+
+
+def shows(runs, command: str, points: int = 3) -> list[str]:
+    steps = ", ".join(str(step) for step in (100, 200, 300)[:points])
+    return [
+        f"Shows sweep pe-sweep; data multi30k; budget trainer.max_steps=600; 6 runs; made by: {command}.",
+        f"Learning curves: val_bleu was measured {points} times a run (at step {steps}): each curve has {points} "
+        f"points, too few for its shape to say much.",
+    ]
+
+
+def test_the_table_says_what_it_shows_in_every_format(runs_dir, compare, compare_json):
+    status, out, _ = compare(runs_dir, "--format", "markdown")
+    below = out.split("\n\n", 1)[1].splitlines()
+    assert status == 0 and below[:2] == shows(runs_dir, f"python -m zoo compare {runs_dir} --format markdown")
+    status, out, _ = compare(runs_dir)
+    assert all(line in out for line in shows(runs_dir, f"python -m zoo compare {runs_dir}"))
+    result = compare_json(runs_dir)
+    assert result["shows"] == shows(runs_dir, f"python -m zoo compare {runs_dir} --format json")[0]
+    assert result["command"] == f"python -m zoo compare {runs_dir} --format json" and result["curve_points"] == 3
+
+
+def test_the_report_says_it_in_its_title_block_and_under_its_table(runs_dir, compare, tmp_path):
+    report = tmp_path / "report.html"
+    assert compare(runs_dir, "--report", report)[0] == 0
+    page = report.read_text()
+    command = f"python -m zoo compare {runs_dir} --report {report}"
+    block = "".join(f'<p class="shows">{line}</p>' for line in shows(runs_dir, command))
+    assert f"<h1>zoo compare: val_bleu of pe-sweep</h1>{block}<table>" in page
+    under = "".join(f'<p class="note">{line}</p>' for line in shows(runs_dir, command))
+    assert f"</table>{under}" in page
+    assert "band \\u00b1 1 standard deviation (3 points a curve)" in page  # the chart's title, in plotly's JSON
+
+
+def test_runs_of_several_sweeps_data_and_budgets_list_each(tmp_path, compare_json):
+    runs = tmp_path / "runs"
+    write_config(runs, "sinusoidal", SINUSOIDAL)
+    write_config(runs, "rope", ROPE, group="other", **{"trainer.max_steps": 300, "data.path": "/data/iwslt14/"})
+    shown = compare_json(runs)["shows"]
+    assert shown.startswith(
+        "Shows sweeps other, pe-sweep; data iwslt14, multi30k; budget trainer.max_steps=300/600; 6 runs; made by: "
+    ), shown
+
+
+def test_a_curve_of_many_points_is_not_remarked(tmp_path, compare_json):
+    runs = tmp_path / "runs"
+    curve = [(100 * step, 20.0 + step) for step in range(1, 6)]  # five validations
+    for seed in (1, 2):
+        write_run(runs, f"ed-s{seed}", curve, seed=seed)
+    result = compare_json(runs)
+    assert result["curve_points"] is None and not any(re.match("Learning curves", n) for n in result["notes"])
+    assert result["shows"].startswith("Shows runs of no sweep; data multi30k; budget trainer.max_steps=600; 2 runs")
