@@ -813,7 +813,7 @@ def test_a_file_that_is_no_zoo_checkpoint_is_one_line(command, kind, data_dir, c
 
 
 def test_zoo_debug_shows_where_the_parser_refused_a_value(data_dir, cli_env, capsys, monkeypatch):
-    """The README's own example (a norm that is no choice) printed no traceback under ZOO_DEBUG=1."""
+    """The example of docs/configuration.md (a norm that is no choice) printed no traceback under ZOO_DEBUG=1."""
     monkeypatch.setenv("ZOO_DEBUG", "1")
     err = fails(capsys, ["fit", "--config", TRANSLATION, "--model.norm=groupnorm"])
     assert err.startswith("Traceback (most recent call last):"), err

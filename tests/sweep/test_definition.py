@@ -175,7 +175,7 @@ def test_a_categorical_distribution_is_what_a_list_of_values_means():
 
 def test_value_and_a_one_value_list_are_one_spelling_and_the_seed_may_grow_from_either():
     """`value: 1` is `values: [1]`: extending the seed to more values was refused when the file said `value`
-    (the README says the seed may grow). Another single value of a knob is still another sweep: the record
+    (docs/sweeps.md says the seed may grow). Another single value of a knob is still another sweep: the record
     would list both, and the trials' names (which leave out a fixed knob) would change."""
     then = definition({"model.pe": {"values": ["learned", "rope"]}, "seed_everything": {"value": 1}})
     more = definition({"model.pe": {"values": ["learned", "rope"]}, "seed_everything": {"values": [1, 2]}})
