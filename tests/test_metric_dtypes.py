@@ -2,6 +2,8 @@
 and ``16-true`` cast the whole module, and its torchmetrics states with it, so that a validation's sums were
 bfloat16 (a loss of 4.625 where float32 reads 4.963) or overflowed float16 to ``inf``."""
 
+import functools
+
 import lightning.pytorch as pl
 import pytest
 import sacrebleu
@@ -31,6 +33,7 @@ def _hypotheses(references: list[str]) -> list[str]:
     return [" ".join(r.split()[:2] + r.split()[3:]) for r in references]
 
 
+@functools.cache  # one validation serves every test of its variant and precision (none changes what it returns)
 def _validate(variant: str, precision: str) -> tuple[pl.LightningModule, dict, list[dict]]:
     knobs = {"bleu_batches": BATCHES} if variant == "encoder_decoder" else {}
     task, _ = _task_and_batch(variant, **knobs)

@@ -102,7 +102,9 @@ class EpochInProgress(Callback):
         current, epoch_loop = trainer.fit_loop.epoch_progress.current, trainer.fit_loop.epoch_loop
         if not current.started or current.processed < current.started or epoch_loop._num_ready_batches_reached():
             return  # saved before or within the epoch, or after its last batch: Lightning's state is right
-        progress = checkpoint["loops"]["fit_loop"]["epoch_progress"]
+        progress = checkpoint.get("loops", {}).get("fit_loop", {}).get("epoch_progress")
+        if progress is None:
+            return
         for counts in (progress["current"], progress["total"]):
             counts["processed"] = counts["completed"] = counts["started"] - 1
         checkpoint["epoch"] = progress["current"]["completed"]
