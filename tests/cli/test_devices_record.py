@@ -13,12 +13,21 @@ from zoo.cli import main
 from zoo.data import ClassificationDataModule, LanguageModelDataModule, TranslationDataModule
 from zoo.data.base import IGNORE_INDEX
 from zoo.devices import moved_devices, unpinned_devices
-from zoo.run_folders import config_hash, differences
+from zoo.run_folders import config_hash, differences, with_added_fields
 from zoo.sweep.validate import cli_parser, parse
 from zoo.tracking import flatten
+from zoo.wandb_guard import GuardedWandbLogger
 
 
-def test_a_fit_records_its_devices_world_size_precision_and_effective_batch(data_dir, cli_env, capsys):
+def test_a_fit_records_its_devices_world_size_precision_and_effective_batch(data_dir, cli_env, capsys, monkeypatch):
+    logged = []  # what W&B's config is given
+    original = GuardedWandbLogger.log_hyperparams
+
+    def log_hyperparams(self, params, *args, **kwargs):
+        logged.append(params)
+        original(self, params, *args, **kwargs)
+
+    monkeypatch.setattr(GuardedWandbLogger, "log_hyperparams", log_hyperparams)
     main([*shakespeare_args(data_dir), "--trainer.max_steps=2", "--trainer.val_check_interval=2"])
     (run_dir,) = (cli_env / "runs").iterdir()
     summary = read_run(run_dir)["summary"]
@@ -39,6 +48,16 @@ def test_a_fit_records_its_devices_world_size_precision_and_effective_batch(data
             "accumulate_grad_batches": 1,
             "per_step": per_device,
         },
+    }
+    (in_wandb,) = [params for params in logged if "run.world_size" in params]
+    assert in_wandb == {
+        "run.world_size": 1,
+        "run.num_nodes": 1,
+        "run.devices.accelerator": "cpu",
+        "run.devices.count": 1,
+        "run.devices.names": "['cpu']",
+        "run.precision": "32-true",
+        **{f"run.effective_batch.{key}": value for key, value in summary["effective_batch"].items()},
     }
     assert "world_size" not in read_run(run_dir)["config"]  # not the run's configuration, which a resume compares
     assert "runs this fit on" not in capsys.readouterr().out  # one device: nothing to say
@@ -91,6 +110,7 @@ def test_one_device_is_the_auto_of_runs_recorded_before_the_configs_pinned_it():
         == config_hash({**pinned, "trainer.devices": -1})
     )
     assert differences(recorded, pinned) == []
+    assert with_added_fields(pinned)["trainer.devices"] == "auto"  # compare: no trainer.devices knob between them
     assert config_hash(flat("--trainer.devices=2")) != config_hash(pinned)
 
 
