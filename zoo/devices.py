@@ -29,9 +29,13 @@ UNPINNED = ("auto", "-1", "None")
 
 def device_names(trainer: Trainer) -> list[str]:
     """The name of each device of this process's trainer (``torch.cuda.get_device_name`` on CUDA), or its
-    accelerator's type (``"cpu"``, ``"mps"``) where devices have no name."""
+    accelerator's type (``"cpu"``, ``"mps"``, and ``"cuda"`` for ranks a ``ddp_fork`` strategy forks) where
+    devices have no name."""
     root = trainer.strategy.root_device
-    if root.type != "cuda":
+    launcher = getattr(trainer.strategy, "launcher", None)
+    # asking CUDA for a name starts CUDA in this process, which ranks forked from it could not use
+    forked = getattr(launcher, "_start_method", None) in ("fork", "forkserver")
+    if root.type != "cuda" or forked:
         return [root.type] * trainer.num_devices
     return [torch.cuda.get_device_name(index) for index in trainer.device_ids]
 

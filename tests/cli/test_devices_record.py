@@ -3,8 +3,10 @@ batch); a fit that Lightning would spread over several devices, or a resume on a
 before training; trainer.devices 1 is the ``auto`` of the runs recorded before the shipped configs pinned it."""
 
 import random
+from types import SimpleNamespace
 
 import pytest
+import torch
 from lightning.pytorch import Trainer
 from lightning.pytorch.accelerators import CPUAccelerator
 
@@ -12,7 +14,7 @@ from tests.cli.helpers import CONFIGS, read_run, shakespeare_args, small_copy
 from zoo.cli import main
 from zoo.data import ClassificationDataModule, LanguageModelDataModule, TranslationDataModule
 from zoo.data.base import IGNORE_INDEX
-from zoo.devices import moved_devices, unpinned_devices
+from zoo.devices import device_names, moved_devices, unpinned_devices
 from zoo.run_folders import config_hash, differences, with_added_fields
 from zoo.sweep.validate import cli_parser, parse
 from zoo.tracking import flatten
@@ -135,3 +137,13 @@ def test_a_batch_is_counted_in_what_the_loss_averages_over(data_dir, zoo_cache, 
                 collated = datamodule.collate("train", batch)
                 targets = collated.get("tgt_out", collated.get("targets", collated.get("labels")))
                 assert datamodule.batch_amount("train", batch) == int((targets != IGNORE_INDEX).sum()), unit
+
+
+def test_ranks_to_be_forked_are_named_without_starting_cuda(monkeypatch):
+    """``ddp_fork`` forks its ranks from this process, in which CUDA must not have started."""
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda index: pytest.fail("CUDA was asked"))
+    strategy = SimpleNamespace(root_device=torch.device("cuda", 0), launcher=SimpleNamespace(_start_method="fork"))
+    assert device_names(SimpleNamespace(strategy=strategy, num_devices=2, device_ids=[0, 1])) == ["cuda", "cuda"]
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda index: f"GPU {index}")
+    strategy.launcher._start_method = "spawn"
+    assert device_names(SimpleNamespace(strategy=strategy, num_devices=2, device_ids=[0, 1])) == ["GPU 0", "GPU 1"]
