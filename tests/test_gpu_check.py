@@ -37,17 +37,16 @@ def test_without_a_gpu_it_says_so_and_points_at_the_smoke():
 
 
 @pytest.mark.slow
-def test_smoke_runs_every_part_on_the_cpu_to_one_table(data_dir, tmp_path):
-    result = gpu_check("--smoke", "--data_dir", str(data_dir), "--out", str(tmp_path / "out"), timeout=900)
+def test_smoke_runs_on_the_cpu_to_one_table_and_a_failed_check_exits_1(data_dir, tmp_path):
+    """The parts that need no data and no trainings (the configs and the sweep run as ``zoo fit`` and ``zoo sweep``
+    do in their own tests; ``scripts/gpu-check --smoke`` runs them too, in about 5 minutes on 2 cores)."""
+    result = gpu_check("--smoke", "--only", "tests", "throughput", "--out", str(tmp_path / "out"), timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr[-3000:]
     table = result.stdout.splitlines()
     assert table[0] == "| check (cpu smoke) | setting | result | s | status |"
     rows = {line.split(" | ")[0].removeprefix("| "): line.rsplit(" | ", 1)[-1].rstrip(" |") for line in table[2:]}
-    assert [rows[f"fit {config}"] for config in ("encoder_decoder/multi30k", "encoder_only/sst2",
-                                                  "decoder_only/tinyshakespeare")] == ["pass"] * 3  # fmt: skip
-    assert rows["zoo sweep --parallel 4"] == "pass"
     assert rows["pytest -m cuda tests/test_cuda.py"] == "skip"  # no GPU result from a CPU
-    assert rows["throughput zoo decoder-only"] == "info" and rows["bf16 matmul peak"] == "info"
+    assert rows["throughput zoo decoder-only"] == "info" and rows["fp32 matmul peak"] == "info"
     assert "FAIL" not in rows.values()
 
     empty = tmp_path / "empty"
@@ -55,3 +54,4 @@ def test_smoke_runs_every_part_on_the_cpu_to_one_table(data_dir, tmp_path):
         (empty / name).mkdir(parents=True)
     failed = gpu_check("--smoke", "--only", "configs", "--data_dir", str(empty), timeout=300)
     assert failed.returncode == 1 and failed.stdout.count("| FAIL |") == 3, failed.stdout
+    assert "holds no data files" in failed.stdout  # the fit's own line, in the table
