@@ -28,8 +28,17 @@ def pytest_configure(config) -> None:
 
 def pytest_collection_modifyitems(config, items) -> None:
     """The long real-data tests (``@pytest.mark.slow``) first, so that no worker is left running one alone at the
-    end; the others keep their order. ``-m "not slow"`` leaves them out for a quick loop."""
+    end; the others keep their order. ``-m "not slow"`` leaves them out for a quick loop. The tests marked
+    ``@pytest.mark.cuda`` skip, saying why, on a machine without a CUDA GPU."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    cuda = [item for item in items if item.get_closest_marker("cuda") is not None]
+    if cuda:
+        import torch
+
+        if not torch.cuda.is_available():
+            skip = pytest.mark.skip(reason="needs a CUDA GPU (torch.cuda.is_available() is false here)")
+            for item in cuda:
+                item.add_marker(skip)
 
 
 @pytest.fixture(scope="session")

@@ -81,17 +81,17 @@ def test_first_loss_under_bf16_autocast_equals_float32(variant, norm, norm_posit
     assert abs(mixed.item() - full.item()) < TOLERANCE
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_a_few_bf16_mixed_steps_stay_finite_with_float32_statistics(variant):
-    task, batch = _task_and_batch(variant, norm="batchnorm")
+def bf16_mixed_losses(task, batch: dict, accelerator: str) -> list[torch.Tensor]:
+    """The losses of four bf16-mixed training steps of ``task`` on ``batch`` (on the CPU, or ``"gpu"``)."""
     losses = []
 
     class Record(pl.Callback):
         def on_train_batch_end(self, trainer, module, outputs, batch, batch_idx):
-            losses.append(outputs["loss"].detach())
+            losses.append(outputs["loss"].detach().cpu())
 
     trainer = pl.Trainer(
-        accelerator="cpu",
+        accelerator=accelerator,
+        devices=1,
         precision="bf16-mixed",
         max_steps=4,
         logger=False,
@@ -101,6 +101,13 @@ def test_a_few_bf16_mixed_steps_stay_finite_with_float32_statistics(variant):
         callbacks=[Record()],
     )
     trainer.fit(task, DataLoader([batch] * 4, batch_size=None))
+    return losses
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_few_bf16_mixed_steps_stay_finite_with_float32_statistics(variant):
+    task, batch = _task_and_batch(variant, norm="batchnorm")
+    losses = bf16_mixed_losses(task, batch, "cpu")
     assert len(losses) == 4 and all(torch.isfinite(loss) and loss.dtype == torch.float32 for loss in losses)
     assert losses[-1] < losses[0]  # the same batch four times: AdamW lowers its loss
     floats = [t for t in [*task.parameters(), *task.buffers()] if t.is_floating_point()]

@@ -28,6 +28,7 @@ from zoo.cli_parser import COMMAND_LINE, ZooArgumentParser, flag_values
 from zoo.config_checks import MAX_SEED, VALID_SEED, ConfigError, check_options, check_val_check_interval
 from zoo.ctrl_c import stopped_by_ctrl_c
 from zoo.data import ZooDataModule
+from zoo.devices import run_devices, unpinned_devices
 from zoo.errors import print_error, raised_on_purpose
 from zoo.folder_lock import release
 from zoo.knob_help import knob_help
@@ -59,6 +60,7 @@ class ZooCLI(LightningCLI):
 
     def __init__(self, args=None, run: bool = True) -> None:
         self.session: RunSession | None = None  # the run folder of the command, if it has one
+        self.devices: dict | None = None  # fit: where it runs and its effective batch (zoo.devices.run_devices)
         int_before_float(Trainer.__init__)  # --trainer.limit_val_batches=1 is one batch, not 1.0 (all)
         super().__init__(
             TaskModule,
@@ -206,6 +208,8 @@ class ZooCLI(LightningCLI):
                     + (" (or a test split)" if self.subcommand == "predict" else "")
                 )
             self._warn_of_slow_precision()  # once the configuration is known to be good
+            if self.subcommand == "fit":
+                self._say_devices()
         except (ValueError, FileNotFoundError, ConnectionError, MisconfigurationException, ImportError) as error:
             remove_unused_run_dir(run_dir)  # e.g. a trainer value Lightning refuses
             if isinstance(error, ValueError) and not raised_on_purpose(_root_cause(error)):
@@ -254,6 +258,15 @@ class ZooCLI(LightningCLI):
         """Say so before training when 16-bit floats would slow this CPU down (:func:`slow_cpu_precision`)."""
         typed = self._config().trainer.get("precision")
         warning = slow_cpu_precision(self.trainer.precision, self.trainer.strategy.root_device, typed)
+        if warning:
+            rank_zero_info(f"zoo: warning: {warning}")
+
+    def _say_devices(self) -> None:
+        """Find where ``fit`` runs and its effective batch (recorded when training starts), and say so before
+        training when Lightning chose more than one device (:func:`zoo.devices.unpinned_devices`)."""
+        self.devices = run_devices(self.trainer, self.datamodule)
+        typed = self._config().trainer.get("devices")
+        warning = unpinned_devices(typed, self.trainer, self.devices["effective_batch"])
         if warning:
             rank_zero_info(f"zoo: warning: {warning}")
 
@@ -323,7 +336,7 @@ class ZooCLI(LightningCLI):
             record_data_folder(config)
             text = self._parser(self.subcommand).dump(config, skip_link_targets=False, skip_unset=False)
             try:
-                self.session.start_fit(self.trainer, self.model, flat_config(config), text)
+                self.session.start_fit(self.trainer, self.model, flat_config(config), text, self.devices)
             except BaseException:  # Ctrl-C while W&B starts: a run that never started leaves no folder
                 remove_untrained_run_dir(self.session.run_dir)
                 raise

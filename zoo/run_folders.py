@@ -113,14 +113,23 @@ def canonical_precision(value: object) -> str:
     return DEFAULT_PRECISION if value is None else PRECISION_ALIASES.get(str(value), str(value))
 
 
+# trainer.devices values of one device where runs were recorded (every run before the shipped configs pinned
+# trainer.devices: 1 recorded "auto" and ran on one CPU): one setting, written as those runs have it, so that
+# their names stand. Where "auto" picks several devices, a run's world size and effective batch, which its
+# summary.json records (zoo.devices), tell it apart, and `zoo compare` notes the rows that differ in them.
+ONE_DEVICE = ("auto", "1", "-1")
+
+
 def canonical_value(key: str, value: object) -> object:
     """One form for the spellings of one setting: ``trainer.precision`` by :func:`canonical_precision`, a
-    number of batches by :func:`canonical_batches`, a :data:`LIGHTNING_DEFAULTS` field unset as its value,
-    and a :data:`PATH_FIELDS` folder without ``.``, ``..`` or a trailing ``/`` (and if it exists here, as its
-    absolute path, links resolved, so that a path written relative to another folder, or through a link, is
-    the same folder); other values as they are."""
+    number of batches by :func:`canonical_batches`, ``trainer.devices`` 1 as ``auto`` (:data:`ONE_DEVICE`), a
+    :data:`LIGHTNING_DEFAULTS` field unset as its value, and a :data:`PATH_FIELDS` folder without ``.``, ``..``
+    or a trailing ``/`` (and if it exists here, as its absolute path, links resolved, so that a path written
+    relative to another folder, or through a link, is the same folder); other values as they are."""
     if key == "trainer.precision":
         return canonical_precision(value)
+    if key == "trainer.devices" and str(value).replace(" ", "") in ONE_DEVICE:
+        return "auto"
     if key in BATCH_FIELDS:
         return canonical_batches(value)
     if value is None:

@@ -28,6 +28,7 @@ from zoo.callbacks import (
 )
 from zoo.ctrl_c import StopOnCtrlC
 from zoo.data.cache import atomic_write_text
+from zoo.devices import RUN_PREFIX, moved_devices
 from zoo.evaluations_apart import EvaluationsApart
 from zoo.nonfinite import NonFiniteLoss
 from zoo.predictions import PredictionWriter
@@ -104,9 +105,13 @@ class RunSession:
             callbacks.append(SaveLastEvery(self.config.checkpoint_every_n_steps))
         return callbacks
 
-    def start_fit(self, trainer: Trainer, model: LightningModule, config: dict, config_text: str) -> None:
+    def start_fit(
+        self, trainer: Trainer, model: LightningModule, config: dict, config_text: str, devices: dict | None = None
+    ) -> None:
         """Before training: record the configuration (``config``: the flat resolved fields; ``config_text``:
-        the same as YAML, written to ``config.yaml``) in every logger, and when resuming, drop what a killed
+        the same as YAML, written to ``config.yaml``) in every logger, and where the run runs (``devices``:
+        :func:`zoo.devices.run_devices`, in ``summary.json`` and W&B's config; a resume on another world size
+        or effective batch says so), and when resuming, drop what a killed
         process logged after the checkpoint (it is redone) and set aside the checkpoints of later steps (a
         resume from an earlier checkpoint starts another branch of the run); a resume with another budget says
         what that does to a schedule that ends at the last step (:func:`zoo.schedules.changed_horizon`)."""
@@ -125,16 +130,26 @@ class RunSession:
             )
             if aside:
                 rank_zero_info(f"zoo: resumed from step {step}: the checkpoints of later steps are now in {aside}")
-        self.record_config(trainer, config, config_text)
+            moved = moved_devices(self.record.summary, devices) if devices else None
+            if moved:
+                rank_zero_info(f"zoo: warning: {moved}")
+        self.record_config(trainer, config, config_text, devices)
 
-    def record_config(self, trainer: Trainer, config: dict, config_text: str) -> None:
-        """Give ``config`` to every logger (rank 0 only) and write ``config_text`` to ``config.yaml``."""
+    def record_config(self, trainer: Trainer, config: dict, config_text: str, devices: dict | None = None) -> None:
+        """Give ``config`` to every logger (rank 0 only) and write ``config_text`` to ``config.yaml``;
+        ``devices`` goes to ``summary.json`` and, flat under ``run.`` (``run.effective_batch.per_step``), to W&B's
+        config, not to
+        ``config.json``: it is not part of the run's configuration, which a resume compares."""
         if trainer.global_rank != 0:
             return
         for logger in trainer.loggers:
             logger.log_hyperparams(config)
             if isinstance(logger, WandbLogger):
+                if devices:
+                    logger.log_hyperparams(flatten({RUN_PREFIX: devices}))
                 define_summaries(logger)
+        if devices:  # after W&B started: a Ctrl-C while it starts leaves a folder of no record, which is removed
+            self.record.record(**devices)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         atomic_write_text(config_text, self.run_dir / "config.yaml")
 

@@ -284,7 +284,7 @@ def test_ctrl_c_while_wandb_starts_leaves_no_run_folder(data_dir, cli_env, monke
     """The folder was left with only wandb_id and wandb/ (no record), taking the run's name, after a traceback."""
     from zoo.run_session import RunSession
 
-    def interrupted(self, trainer, config, config_text):
+    def interrupted(self, trainer, config, config_text, devices=None):
         (self.run_dir / "wandb" / "offline-run-1").mkdir(parents=True)
         (self.run_dir / "wandb_id").write_text("abc")
         raise KeyboardInterrupt

@@ -7,6 +7,7 @@ import math
 
 from zoo.compare.ablation import Comparison, Row, detection_level, metric_value
 from zoo.compare.correction import NAMES
+from zoo.compare.devices import effective_batch_note
 from zoo.compare.power import MOST_SEEDS, POWER
 from zoo.compare.records import UNFINISHED_STATUSES
 from zoo.compare.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, TEST_NAME, Difference, Spread
@@ -176,6 +177,9 @@ def notes(comparison: Comparison) -> list[str]:
             f"The runs are of different data ({', '.join(data)}): each is evaluated on its own data's validation "
             f"and test sets, so a Δ across data compares the data sets as much as the knobs."
         )
+    batch = effective_batch_note(comparison)
+    if batch:
+        lines.append(batch)
     joint = _joint_differences(comparison)
     if joint:
         shown = "; ".join(joint[:5]) + (f"; and {len(joint) - 5} more" if len(joint) > 5 else "")

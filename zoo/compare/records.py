@@ -32,6 +32,8 @@ class Run:
         group: the sweep the run belongs to (W&B ``group``), or ``None``.
         job_type: the knobs its sweep varies (W&B ``job_type``), or ``None``.
         wall_time_s: seconds of training and evaluation, or ``None`` if unknown.
+        effective_batch: what one optimiser step trained on (``unit``, ``per_step``, ``world_size``, ...;
+            :func:`zoo.devices.effective_batch`), or ``None`` for a run recorded before runs recorded it.
         source: where it was read from (a folder, or ``entity/project/run_id``).
     """
 
@@ -45,6 +47,7 @@ class Run:
     job_type: str | None = None
     wall_time_s: float | None = None
     source: str = ""
+    effective_batch: dict | None = None
 
 
 def history_from_rows(rows: list[dict], step_key: str = "step") -> dict[str, list[tuple[int, float]]]:
@@ -105,6 +108,7 @@ def load_run_folder(folder: Path) -> Run:
         job_type=summary.get("job_type"),
         wall_time_s=summary.get("wall_time_s"),
         source=str(folder),
+        effective_batch=summary.get("effective_batch"),
     )
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from zoo.compare.errors import CompareError
 from zoo.compare.metrics import better
 from zoo.compare.records import Run, history_from_rows
+from zoo.devices import RUN_PREFIX
 from zoo.tracking import wandb_mode
 
 STEP_KEYS = ("trainer/global_step", "_step")  # Lightning's WandbLogger logs the trainer step under the first
@@ -47,9 +48,11 @@ def run_from_wandb(api_run: Any) -> Run:
             if metric not in best or better(metric, value, best[metric]):
                 best[metric] = value
     summary = dict(api_run.summary)
+    config = {k: v for k, v in dict(api_run.config).items() if not k.startswith("_")}
+    batch = f"{RUN_PREFIX}.effective_batch."
     return Run(
         name=api_run.name,
-        config={k: v for k, v in dict(api_run.config).items() if not k.startswith("_")},
+        config={k: v for k, v in config.items() if not k.startswith(f"{RUN_PREFIX}.")},  # where it ran: no knob
         history=history,
         final={metric: points[-1][1] for metric, points in history.items()},
         best=best,
@@ -58,6 +61,7 @@ def run_from_wandb(api_run: Any) -> Run:
         job_type=api_run.job_type,
         wall_time_s=summary.get("_runtime"),
         source=f"{api_run.entity}/{api_run.project}/{api_run.id}",
+        effective_batch={k.removeprefix(batch): v for k, v in config.items() if k.startswith(batch)} or None,
     )
 
 

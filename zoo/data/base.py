@@ -109,6 +109,13 @@ class ZooDataModule(pl.LightningDataModule):
     def collate(self, split: str, indices: list[int]) -> dict:
         raise NotImplementedError
 
+    # what a batch is counted in for its effective size (zoo.devices): what the loss averages over
+    batch_unit = "examples"
+
+    def batch_amount(self, split: str, indices: list[int]) -> int:
+        """The size of the batch ``indices`` of ``split`` in :attr:`batch_unit` (its examples by default)."""
+        return len(indices)
+
     def num_examples(self, split: str) -> int:
         """The number of examples in an encoded split (packed sequences by default)."""
         return len(self.encoded[split]["offsets"]) - 1

@@ -63,6 +63,8 @@ class ClassificationDataModule(SentenceDataModule):
         self.prepare()
         return max(int(self.encoded[split]["labels"].max()) for split in self.splits) + 1
 
+    batch_unit = "sentences"
+
     def lengths(self, split: str) -> list[int]:
         return self.encoded[split]["tokens"]["offsets"].diff().tolist()
 

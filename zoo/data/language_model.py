@@ -88,6 +88,12 @@ class LanguageModelDataModule(ZooDataModule):
             self.num_examples(split), self.batch_size, shuffle=train, seed=self.seed, num_replicas=world, rank=rank
         )
 
+    batch_unit = "target tokens"
+
+    def batch_amount(self, split: str, indices: list[int]) -> int:
+        """The target tokens of a batch: ``block_size`` a block."""
+        return len(indices) * self.block_size
+
     def collate(self, split: str, indices: list[int]) -> dict:
         ids, size = self.encoded[split]["ids"], self.block_size
         blocks = torch.stack([ids[i * size : i * size + size + 1].long() for i in indices])

@@ -76,6 +76,12 @@ class TranslationDataModule(SentenceDataModule):
         src, tgt = (self.encoded[split][k]["offsets"].diff() for k in ("src", "tgt"))
         return torch.maximum(src, tgt + 1).tolist()
 
+    batch_unit = "target tokens"
+
+    def batch_amount(self, split: str, indices: list[int]) -> int:
+        """The target tokens of a batch that the loss is over: each target and its ``<eos>``."""
+        return int((self.encoded[split]["tgt"]["offsets"].diff()[indices] + 1).sum())
+
     def collate(self, split: str, indices: list[int]) -> dict:
         """Padded ``src`` ``(B, S)``, ``tgt_in`` and ``tgt_out`` ``(B, T)`` (``tgt_out`` padded with
         :data:`IGNORE_INDEX`), their padding masks, the reference texts and the example indices."""

@@ -272,7 +272,11 @@ def trial_threads(threads: int | None, parallel: int) -> tuple[int, str]:
 def _run(config: dict, trials: list[Trial], command_for, state: SweepState, options, console: Console) -> int:
     runs_dir = Path(options.runs_dir)
     state.describe(
-        file=str(options.file), method=config["method"], metric=config.get("metric"), definition=options.definition
+        file=str(options.file),
+        method=config["method"],
+        metric=config.get("metric"),
+        definition=options.definition,
+        gpus=options.gpus,  # the GPUs its trials were placed on (none: on the CPU)
     )
     threads, source = trial_threads(options.threads, options.parallel)
     runner = Runner(

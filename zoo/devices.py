@@ -1,0 +1,109 @@
+"""What a run ran on and how much it trained on per optimiser step: its world size, devices, precision and
+effective batch, recorded beside its metrics so that a number never depends silently on the machine; and the
+line a ``fit`` says when ``trainer.devices`` left to Lightning would run it on more devices than one.
+
+The effective batch is what one optimiser step averages its gradient over: a device's mean training batch,
+in the unit the task's data module batches by (target tokens for translation and language modelling,
+sentences for classification), times the world size (``trainer.devices x trainer.num_nodes``) times
+``trainer.accumulate_grad_batches``.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING
+
+import torch
+
+if TYPE_CHECKING:
+    from lightning.pytorch import Trainer
+
+    from zoo.data import ZooDataModule
+
+# the section of W&B's config that holds run_devices (run.world_size, run.effective_batch.per_step): not the
+# run's configuration, which `zoo compare` reads from the other keys
+RUN_PREFIX = "run"
+# trainer.devices values with which Lightning picks the count (every device of the accelerator it picks)
+UNPINNED = ("auto", "-1", "None")
+
+
+def device_names(trainer: Trainer) -> list[str]:
+    """The name of each device of this process's trainer (``torch.cuda.get_device_name`` on CUDA), or its
+    accelerator's type (``"cpu"``, ``"mps"``, and ``"cuda"`` for ranks a ``ddp_fork`` strategy forks) where
+    devices have no name."""
+    root = trainer.strategy.root_device
+    launcher = getattr(trainer.strategy, "launcher", None)
+    # asking CUDA for a name starts CUDA in this process, which ranks forked from it could not use
+    forked = getattr(launcher, "_start_method", None) in ("fork", "forkserver")
+    if root.type != "cuda" or forked:
+        return [root.type] * trainer.num_devices
+    return [torch.cuda.get_device_name(index) for index in trainer.device_ids]
+
+
+def effective_batch(datamodule: ZooDataModule, trainer: Trainer) -> dict:
+    """The training batch of one device and of one optimiser step.
+
+    Returns:
+        ``unit`` (what a batch is counted in: ``target tokens``, ``sentences``), ``per_device`` (the mean over
+        an epoch's training batches), ``world_size``, ``accumulate_grad_batches`` and ``per_step`` (their
+        product).
+    """
+    batches = datamodule.batch_sampler("train", train=True).all_batches(random.Random(datamodule.seed))
+    per_device = sum(datamodule.batch_amount("train", batch) for batch in batches) / max(1, len(batches))
+    accumulate = int(trainer.accumulate_grad_batches)
+    return {
+        "unit": datamodule.batch_unit,
+        "per_device": round(per_device, 1),
+        "world_size": trainer.world_size,
+        "accumulate_grad_batches": accumulate,
+        "per_step": round(per_device * trainer.world_size * accumulate, 1),
+    }
+
+
+def run_devices(trainer: Trainer, datamodule: ZooDataModule) -> dict:
+    """The fields a run records of where it ran (in ``summary.json``, and under :data:`RUN_PREFIX` in W&B's
+    config: ``run.world_size``, ``run.effective_batch.per_step``): ``world_size``, ``num_nodes``, ``devices``
+    (``accelerator``, ``count`` per node, ``names``), ``precision`` and ``effective_batch``
+    (:func:`effective_batch`)."""
+    return {
+        "world_size": trainer.world_size,
+        "num_nodes": trainer.num_nodes,
+        "devices": {
+            "accelerator": trainer.strategy.root_device.type,
+            "count": trainer.num_devices,
+            "names": device_names(trainer),
+        },
+        "precision": str(trainer.precision),
+        "effective_batch": effective_batch(datamodule, trainer),
+    }
+
+
+def unpinned_devices(typed: object, trainer: Trainer, batch: dict) -> str | None:
+    """The line a ``fit`` says before training when its ``trainer.devices`` (``typed``: as the config has it)
+    leaves the count to Lightning and Lightning picked more than one device, or ``None``: the run's effective
+    batch is then that many times a one-device run's (the shipped configs' results are of one device)."""
+    if str(typed).replace(" ", "") not in UNPINNED or trainer.world_size == 1:
+        return None
+    return (
+        f"trainer.devices={typed!r} runs this fit on {trainer.world_size} devices "
+        f"({trainer.num_devices} {trainer.strategy.root_device.type} x {trainer.num_nodes} node"
+        f"{'s' * (trainer.num_nodes != 1)}, strategy {type(trainer.strategy).__name__}): {batch['per_step']:g} "
+        f"{batch['unit']} per optimiser step, {trainer.world_size}x a one-device run's; --trainer.devices=1 pins one"
+    )
+
+
+def moved_devices(recorded: dict, now: dict) -> str | None:
+    """The line a resumed ``fit`` says when its world size or effective batch is not that of the run's
+    earlier attempt (``recorded``: its ``summary.json``), or ``None``: its later steps average over another
+    batch."""
+    before = recorded.get("effective_batch")
+    if not before or (before.get("world_size"), before.get("per_step")) == (
+        now["effective_batch"]["world_size"],
+        now["effective_batch"]["per_step"],
+    ):
+        return None
+    return (
+        f"this run trained on world size {before.get('world_size')} ({before.get('per_step'):g} {before.get('unit')} "
+        f"per step) and continues on {now['world_size']} ({now['effective_batch']['per_step']:g}): its later steps "
+        f"average over another batch"
+    )
