@@ -6,12 +6,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from zoo.compare.ablation import compare
 from zoo.compare.correction import CORRECTIONS
 from zoo.compare.errors import CompareError
 from zoo.compare.plan import plan_lines
 from zoo.compare.records import load_local_runs
 from zoo.compare.render import FORMATS, TEXT, render
+from zoo.compare.several import compare_metrics, parse_metrics
 from zoo.compare.statistics import INTERVALS
 from zoo.compare.wandb_runs import load_wandb_runs
 from zoo.errors import print_error
@@ -34,7 +34,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("runs", nargs="*", help="run folders, folders of runs, globs (quote them), or sweep names")
     p.add_argument("--wandb", metavar="ENTITY/PROJECT[/GROUP]", help="also read these runs from W&B (online)")
     p.add_argument("--runs_dir", default="runs", help="where sweep names are looked up (default: runs)")
-    p.add_argument("--metric", help="the metric to compare (default: the task's: val_bleu, val_acc, val_loss)")
+    p.add_argument("--metric",
+                   help="the metric to compare (default: the task's: val_bleu, val_acc, val_loss), or several, "
+                   "comma-separated (val_loss,val_bleu): one table and verdict each")  # fmt: skip
     p.add_argument("--baseline", metavar="KEY=VALUE[,KEY=VALUE]", help="the baseline configuration, e.g. pe=rope")
     p.add_argument("--value", choices=("best", "final"), default="best", help="which value of each run to test")
     p.add_argument("--alpha", type=float, default=0.05,
@@ -66,19 +68,17 @@ def run(argv: list[str]) -> None:
         _check_report_path(Path(args.report))
     runs = load_local_runs(args.runs, Path(args.runs_dir)) if args.runs else []
     runs += load_wandb_runs(args.wandb) if args.wandb else []
-    comparison = compare(
-        runs, args.metric, args.baseline, args.value, args.alpha, args.include_unfinished, args.ci, args.correction
-    )
-    render(comparison, args.format, sys.stdout)
-    if args.plan:
-        print(
-            "\n".join(plan_lines(comparison, Path(args.runs_dir))),
-            file=sys.stdout if args.format in TEXT else sys.stderr,
-        )
+    settings = dict(baseline=args.baseline, which=args.value, alpha=args.alpha, correction=args.correction,
+                    include_unfinished=args.include_unfinished, interval=args.ci)  # fmt: skip
+    comparisons = compare_metrics(runs, parse_metrics(args.metric), **settings)
+    render(comparisons, args.format, sys.stdout)
+    for comparison in comparisons if args.plan else []:
+        lines = plan_lines(comparison, Path(args.runs_dir))
+        print("\n".join(lines), file=sys.stdout if args.format in TEXT else sys.stderr)
     if args.report:
         from zoo.compare.report import write_report  # plotly is imported only when a report is asked for
 
-        write_report(comparison, Path(args.report))
+        write_report(comparisons, Path(args.report))
         print(f"report: {args.report}", file=sys.stderr)
 
 

@@ -13,6 +13,7 @@ import plotly.offline
 from zoo.compare.ablation import Comparison
 from zoo.compare.cells import cells, headers, notes
 from zoo.compare.figures import by_knob, forest, learning_curves
+from zoo.compare.several import disagreement_lines
 from zoo.output_files import mark
 
 STYLE = """
@@ -45,27 +46,36 @@ def _table(comparison: Comparison) -> str:
     return f"<table><tr>{head}</tr>{''.join(rows)}</table>{notes_html}"
 
 
-def report_html(comparison: Comparison) -> str:
-    """The report as one HTML document.
+def _section(comparison: Comparison) -> str:
+    figures = [forest(comparison), learning_curves(comparison)]
+    figures += [by_knob(comparison, knob) for knob in comparison.knobs]
+    charts = "".join(plotly.io.to_html(f, include_plotlyjs=False, full_html=False) for f in figures)
+    return f"{_table(comparison)}{charts}"
+
+
+def report_html(comparisons: list[Comparison]) -> str:
+    """The report as one HTML document: per metric its table, forest plot, learning curves and a chart per
+    knob; with several metrics, the rows whose metrics disagree in direction.
 
     Args:
-        comparison: from :func:`zoo.compare.ablation.compare`.
+        comparisons: from :func:`zoo.compare.ablation.compare`, one per metric.
 
     Returns:
         HTML with plotly.js inlined once and every chart's data embedded.
     """
-    figures = [forest(comparison), learning_curves(comparison)]
-    figures += [by_knob(comparison, knob) for knob in comparison.knobs]
-    charts = "".join(plotly.io.to_html(f, include_plotlyjs=False, full_html=False) for f in figures)
-    title = html.escape(f"zoo compare: {comparison.metric}")
+    title = html.escape(f"zoo compare: {', '.join(c.metric for c in comparisons)}")
+    if len(comparisons) == 1:
+        body = _section(comparisons[0])
+    else:
+        body = "".join(f"<h2>{html.escape(c.metric)}</h2>{_section(c)}" for c in comparisons)
+        body += "".join(f'<p class="note">{html.escape(line)}</p>' for line in disagreement_lines(comparisons))
     return (
         f'<!DOCTYPE html><html><head><meta charset="utf-8"><meta name="generator" content="{mark("compare")}">'
         f"<title>{title}</title><style>{STYLE}</style>"
-        f"<script>{plotly.offline.get_plotlyjs()}</script></head><body><h1>{title}</h1>"
-        f"{_table(comparison)}{charts}</body></html>"
+        f"<script>{plotly.offline.get_plotlyjs()}</script></head><body><h1>{title}</h1>{body}</body></html>"
     )
 
 
-def write_report(comparison: Comparison, path: Path) -> None:
+def write_report(comparisons: list[Comparison], path: Path) -> None:
     """Write :func:`report_html` to ``path``, whose folder exists (checked by the command before any run is read)."""
-    path.write_text(report_html(comparison), encoding="utf-8")
+    path.write_text(report_html(comparisons), encoding="utf-8")
