@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from zoo.compare.at_point import parse_point
 from zoo.compare.correction import CORRECTIONS
 from zoo.compare.errors import CompareError
 from zoo.compare.plan import plan_lines
@@ -38,7 +39,10 @@ def parser() -> argparse.ArgumentParser:
                    help="the metric to compare (default: the task's: val_bleu, val_acc, val_loss), or several, "
                    "comma-separated (val_loss,val_bleu): one table and verdict each")  # fmt: skip
     p.add_argument("--baseline", metavar="KEY=VALUE[,KEY=VALUE]", help="the baseline configuration, e.g. pe=rope")
-    p.add_argument("--value", choices=("best", "final"), default="best", help="which value of each run to test")
+    p.add_argument("--value", choices=("best", "final"),
+                   help="which value of each run to test (default: best; with --at: final, at the point)")  # fmt: skip
+    p.add_argument("--at", metavar="step=N|tokens=N|wall=SECONDS",
+                   help="compare each run at its last evaluation at or before this point of its curve")  # fmt: skip
     p.add_argument("--alpha", type=float, default=0.05,
                    help="p-value threshold of the t-test (default 0.05); intervals are 1 - alpha")  # fmt: skip
     p.add_argument("--ci", choices=INTERVALS, default="welch",
@@ -68,7 +72,9 @@ def run(argv: list[str]) -> None:
         _check_report_path(Path(args.report))
     runs = load_local_runs(args.runs, Path(args.runs_dir)) if args.runs else []
     runs += load_wandb_runs(args.wandb) if args.wandb else []
-    settings = dict(baseline=args.baseline, which=args.value, alpha=args.alpha, correction=args.correction,
+    at = parse_point(args.at) if args.at else None
+    which = args.value or ("final" if at else "best")
+    settings = dict(baseline=args.baseline, which=which, at=at, alpha=args.alpha, correction=args.correction,
                     include_unfinished=args.include_unfinished, interval=args.ci)  # fmt: skip
     comparisons = compare_metrics(runs, parse_metrics(args.metric), **settings)
     render(comparisons, args.format, sys.stdout)

@@ -77,6 +77,7 @@ def record(comparison: Comparison, row: Row) -> dict:
         **_numbers("parameters", row.parameters),
         **_numbers("tokens_per_sec", row.tokens_per_sec),
         **_numbers("wall_time_s", row.wall_time_s),
+        **({} if comparison.at is None else {"at_steps": [comparison.points[run.name][0] for run in row.runs]}),
         "runs": [run.name for run in row.runs],
         "left_out": row.left_out,
     }
@@ -105,6 +106,7 @@ def _json_object(comparison: Comparison) -> dict:
         "confidence_level": 1 - comparison.alpha,
         "correction": comparison.correction,
         "power": POWER,
+        "at": None if comparison.at is None else str(comparison.at),
         "knobs": comparison.knobs,
         "baseline": comparison.rows[0].knobs,
         "rows": [record(comparison, row) for row in comparison.rows],
