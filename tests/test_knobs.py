@@ -75,8 +75,8 @@ def test_a_task_monitoring_a_metric_it_does_not_log_is_refused_when_defined():
         type("LastTokenTask", (TaskModule,), {"monitor": "val_acc"})
     assert str(error.value) == (
         "LastTokenTask.monitor='val_acc' is not a metric it logs (train_loss, lr, tokens_per_sec, grad_norm, "
-        "parameters, val_loss); add 'acc' to its evaluation_metrics (now ('loss',)), the metrics its log_stage "
-        "logs with a val_ (test_) prefix"
+        "parameters, train_tokens, val_loss); add 'acc' to its evaluation_metrics (now ('loss',)), the metrics its "
+        "log_stage logs with a val_ (test_) prefix"
     )
     fixed = type("LastTokenTask", (TaskModule,), {"monitor": "val_acc", "evaluation_metrics": ("loss", "acc")})
     assert fixed.logged_metrics()[-2:] == ["val_loss", "val_acc"]

@@ -142,11 +142,17 @@ def _is_evaluation(line: dict) -> bool:
     return any(base_metric(key).startswith(EVALUATION_PREFIXES) for key in line)
 
 
+# the fields of a metrics.jsonl line that are no metric: its step and, in fit, the run's wall time at it
+LINE_FIELDS = ("step", "wall_time_s")
+
+
 class RunRecord(Logger):
     """The local record of a run, in ``run_dir``:
 
     - ``config.json``: the resolved configuration, flat dotted keys;
-    - ``metrics.jsonl``: one line per logging call, ``{"step": .., "<metric>": ..}``;
+    - ``metrics.jsonl``: one line per logging call, ``{"step": .., "<metric>": ..}``; a line of ``fit`` also holds
+      ``wall_time_s``, the run's seconds of training and evaluation so far (as the summary's, summed over
+      resumes), so that ``zoo compare --at wall=SECONDS`` finds each run's evaluations in time;
     - ``summary.json``: ``final`` (the last value of each metric; of a validation metric, the value at the
       highest step, so that validating an earlier checkpoint leaves it alone) and its step in ``final_step``,
       ``best`` (the best value of each validation metric over ``fit``'s validations, and its step; lower is
@@ -192,7 +198,7 @@ class RunRecord(Logger):
                 line = json.loads(text)
             except ValueError:  # blank, or the last line of a killed process cut short
                 continue
-            self._summarise({k: v for k, v in line.items() if k != "step"}, line.get("step"))
+            self._summarise({k: v for k, v in line.items() if k not in LINE_FIELDS}, line.get("step"))
         return self.summary
 
     def _new_summary(self) -> dict:
@@ -237,8 +243,9 @@ class RunRecord(Logger):
                 **{key: self.apart.reason for key in values if key not in metrics},  # the renamed ones
             }
         self.run_dir.mkdir(parents=True, exist_ok=True)
+        clock = {"wall_time_s": self._wall_time()} if self.fit else {}
         with open(self.run_dir / "metrics.jsonl", "a") as f:
-            f.write(json.dumps({"step": step, **values}) + "\n")
+            f.write(json.dumps({"step": step, **clock, **values}) + "\n")
         self._summarise(values, step)
         self._write_summary()
 
@@ -274,12 +281,16 @@ class RunRecord(Logger):
         partial.replace(file)
         self.summary["final"], self.summary["best"], self.summary["final_step"] = {}, {}, {}
         for line in kept:
-            self._summarise({k: v for k, v in line.items() if k != "step"}, line["step"])
+            self._summarise({k: v for k, v in line.items() if k not in LINE_FIELDS}, line["step"])
         self._write_summary()
+
+    def _wall_time(self) -> float:
+        """Seconds of ``fit`` so far, summed over resumes."""
+        return round(self._wall_before + time.monotonic() - self._clock, 3)
 
     def _write_summary(self) -> None:
         if self.fit:
-            self.summary["wall_time_s"] = round(self._wall_before + time.monotonic() - self._clock, 3)
+            self.summary["wall_time_s"] = self._wall_time()
         # to a temporary file, then renamed: a kill -9 mid-write keeps the previous summary, never half of one
         atomic_write_text(json.dumps(self.summary, indent=2, sort_keys=True), self.run_dir / "summary.json")
 

@@ -263,7 +263,8 @@ def test_bad_generation_or_data_knob_of_the_language_model(override, message, da
             '--trainer.callbacks=[{"class_path": "lightning.pytorch.callbacks.EarlyStopping", '
             '"init_args": {"monitor": "val_accuracy"}}]',
             "trainer.callbacks: EarlyStopping(monitor='val_accuracy') monitors a metric that LanguageModelTask does "
-            "not log; it logs: train_loss, lr, tokens_per_sec, grad_norm, parameters, val_loss, val_ppl, val_bpc",
+            "not log; it logs: train_loss, lr, tokens_per_sec, grad_norm, parameters, train_tokens, val_loss, val_ppl, "
+            "val_bpc",
         ),
         (
             "--run_name=../elsewhere",

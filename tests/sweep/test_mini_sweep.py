@@ -85,6 +85,32 @@ def checked(tmp_path, data_dir, zoo_cache, monkeypatch, capsys):
     return run
 
 
+def check_statistics_against_scipy(table: dict, runs) -> None:
+    """Each variation's interval, Holm-adjusted p and minimum detectable effect equal scipy's on the real run
+    records (the best val_loss of each seed, from its summary.json)."""
+    from scipy import stats
+
+    from zoo.compare.power import minimum_detectable_effect
+
+    def best(row):
+        return [
+            json.loads((runs / name / "summary.json").read_text())["best"]["val_loss"]["value"] for name in row["runs"]
+        ]
+
+    base, *variations = table["rows"]
+    tests = [stats.ttest_ind(best(row), best(base), equal_var=False) for row in variations]
+    p = [test.pvalue for test in tests]
+    order = sorted(range(len(p)), key=p.__getitem__)
+    holm, running = [0.0] * len(p), 0.0
+    for rank, i in enumerate(order):
+        running = holm[i] = max(running, min(1.0, (len(p) - rank) * p[i]))
+    for row, test, adjusted in zip(variations, tests, holm, strict=True):
+        assert (row["delta_ci_low"], row["delta_ci_high"]) == pytest.approx(tuple(test.confidence_interval()), rel=1e-9)
+        assert (row["p_value"], row["p_adjusted"]) == pytest.approx((test.pvalue, adjusted), rel=1e-9)
+        spreads = (statistics.stdev(best(base)), 2, statistics.stdev(best(row)), 2)
+        assert row["mde"] == pytest.approx(minimum_detectable_effect(*spreads, 0.05 / len(p)), rel=1e-9)
+
+
 def events(output: str) -> dict:
     """Trial name -> the events printed for it, in order (start, done, FAIL, skip)."""
     found = {}
@@ -153,6 +179,7 @@ def test_mini_sweep_runs_groups_skips_and_retries(tmp_path, data_dir, zoo_cache,
         assert row["val_loss_best_std"] == pytest.approx(statistics.stdev(best), abs=1e-12)
         assert row["wall_time_s_mean"] == pytest.approx(statistics.mean(r["wall_time_s"] for r in records))
         assert {name.split("-")[1] for name in row["runs"]} == {row["model.pe"]}
+    check_statistics_against_scipy(table, runs)
 
     # another budget after -- is a sweep of its own beside this one (a smoke run, then the full sweep), with its
     # own trials and state; another width or another sweep file of the same name is refused before any trial, as

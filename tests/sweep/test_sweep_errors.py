@@ -173,7 +173,7 @@ def test_a_metric_the_task_does_not_log(run_sweep):
     message = run_sweep(metric={"name": "val_bleu", "goal": "maximize"})
     assert message == (
         f"metric.name='val_bleu' is not logged by `zoo fit --config {SHAKESPEARE}` (LanguageModelTask); it logs: "
-        "train_loss, lr, tokens_per_sec, grad_norm, parameters, val_loss, val_ppl, val_bpc"
+        "train_loss, lr, tokens_per_sec, grad_norm, parameters, train_tokens, val_loss, val_ppl, val_bpc"
     )
 
 

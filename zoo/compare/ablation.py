@@ -7,6 +7,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 
+from zoo.compare.at_point import Point, run_at
 from zoo.compare.configurations import (
     Configuration,
     default_baseline,
@@ -66,7 +67,8 @@ class Comparison:
     """Everything ``zoo compare`` prints: the metric, which value of it is compared (``best`` or ``final``),
     its direction, the test's threshold, the knobs, the rows (baseline first), the runs left out with why, and
     how the intervals were computed (``welch`` or ``bootstrap``, :func:`.statistics.welch`) and the correction of
-    the p-values for the table's several comparisons (:mod:`.correction`)."""
+    the p-values for the table's several comparisons (:mod:`.correction`); with ``--at``, the point and, per run
+    name, the ``(step, position)`` of the evaluation compared (:mod:`.at_point`)."""
 
     metric: str
     value: str
@@ -77,6 +79,8 @@ class Comparison:
     excluded: list[tuple[str, str]]
     interval: str = "welch"
     correction: str = "holm"
+    at: Point | None = None
+    points: dict[str, tuple[int, float]] = field(default_factory=dict)
 
     @property
     def last_test(self) -> bool:
@@ -222,6 +226,7 @@ def compare(
     include_unfinished: bool = False,
     interval: str = "welch",
     correction: str = "holm",
+    at: Point | None = None,
 ) -> Comparison:
     """Compare runs.
 
@@ -236,6 +241,8 @@ def compare(
         interval: ``welch`` (Welch's t) or ``bootstrap`` (percentile, :func:`.statistics.bootstrap_interval`).
         correction: how the p-values of the table's comparisons are adjusted together, one of
             :data:`.correction.CORRECTIONS`; the verdicts are of the adjusted p-values.
+        at: compare each run at its last evaluation at or before this point (:func:`.at_point.run_at`): its
+            ``final`` is that evaluation's value, its ``best`` the best until then.
 
     Returns:
         The :class:`Comparison`.
@@ -252,13 +259,14 @@ def compare(
     if not kept:
         reasons = ", ".join(f"{name} ({reason})" for name, reason in excluded)
         raise CompareError(f"no finished run with {metric} to compare; left out: {reasons}")
+    counted = {id(run) for run in kept}
+    kept, points = _at(kept, metric, at)
     # the knobs of every run with a config: an lr sweep whose lr=1e30 runs all failed still shows its lr column
     knobs = differing_knobs([run for run in runs if run.config])
     groups = group_by_configuration(kept, knobs)
     for config, members in groups.items():
         groups[config], reruns = _one_run_per_seed(members)
         excluded += reruns
-    counted = {id(run) for run in kept}
     left_out = group_by_configuration([run for run in runs if run.config and id(run) not in counted], knobs)
     base = _baseline(baseline, groups, left_out, knobs)
     base_values = [metric_value(run, metric, which) for run in groups[base]]
@@ -280,4 +288,21 @@ def compare(
         row.left_out = [run.name for run in left_out.get(config, [])]
     correct([row.difference for row in rows if row.difference], correction, alpha)
     _add_power(rows, which, detection_level(rows, alpha, correction))
-    return Comparison(metric, which, lower_is_better(metric), alpha, knobs, rows, excluded, interval, correction)
+    return Comparison(
+        metric, which, lower_is_better(metric), alpha, knobs, rows, excluded, interval, correction, at, points
+    )
+
+
+def _at(runs: list[Run], metric: str, at: Point | None) -> tuple[list[Run], dict[str, tuple[int, float]]]:
+    """The runs cut at ``at`` (:func:`.at_point.run_at`) and the evaluation each is compared at; as they are
+    without a point.
+
+    Raises:
+        CompareError: as :func:`.at_point.run_at`, and for a test metric, which has one value (the last test).
+    """
+    if at is None:
+        return runs, {}
+    if base_metric(metric).startswith("test_"):
+        raise CompareError(f"--at {at}: {metric} is a test metric, measured once at the end; compare a val_ metric")
+    cut = [run_at(run, metric, at) for run in runs]
+    return [run for run, _ in cut], {run.name: point for run, point in cut}

@@ -165,6 +165,8 @@ def notes(comparison: Comparison) -> list[str]:
         "Blank knob cells: as in the baseline (layout of Table 3, Vaswani et al. 2017). tokens/s: each run's mean "
         "over its logged training steps; wall time: training and evaluation.",
     ]
+    if comparison.at is not None:
+        lines.append(_at_note(comparison))
     diverged = [run.name for row in comparison.rows for run in row.runs if _not_finite(comparison, run)]
     if diverged:
         lines.append(
@@ -199,6 +201,23 @@ def notes(comparison: Comparison) -> list[str]:
         hint = " (--include_unfinished counts unfinished runs)" if unfinished else ""
         lines.append(f"Left out of the statistics{hint}: {left_out}.")
     return lines
+
+
+def _at_note(comparison: Comparison) -> str:
+    """Which evaluation of each row's runs was compared at ``--at``."""
+    at = comparison.at
+    unit = {"step": "", "tokens": " tokens", "wall": " s"}[at.axis]
+    used = []
+    for row in comparison.rows:
+        points = [comparison.points[run.name] for run in row.runs if run.name in comparison.points]
+        steps = ", ".join(str(step) for step, _ in points)
+        where = "" if at.axis == "step" else f" ({', '.join(f'{position:g}{unit}' for _, position in points)})"
+        used.append(f"{label(row)}: step {steps}{where}" if points else f"{label(row)}: none")
+    final = "final: that evaluation's value" + ("" if comparison.value == "final" else "; best: the best until then")
+    return (
+        f"Compared at {at}: each run at its last {comparison.metric} evaluation at or before it ({final}); "
+        f"evaluations used: {'; '.join(used)}."
+    )
 
 
 def _level_words(comparison: Comparison) -> str:

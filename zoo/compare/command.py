@@ -6,13 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from zoo.compare.ablation import compare
+from zoo.compare.at_point import parse_point
 from zoo.compare.caption import compare_command
 from zoo.compare.correction import CORRECTIONS
 from zoo.compare.errors import CompareError
 from zoo.compare.plan import plan_lines
 from zoo.compare.records import load_local_runs
 from zoo.compare.render import FORMATS, TEXT, render
+from zoo.compare.several import compare_metrics, parse_metrics
 from zoo.compare.statistics import INTERVALS
 from zoo.compare.wandb_runs import load_wandb_runs
 from zoo.errors import print_error
@@ -35,9 +36,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("runs", nargs="*", help="run folders, folders of runs, globs (quote them), or sweep names")
     p.add_argument("--wandb", metavar="ENTITY/PROJECT[/GROUP]", help="also read these runs from W&B (online)")
     p.add_argument("--runs_dir", default="runs", help="where sweep names are looked up (default: runs)")
-    p.add_argument("--metric", help="the metric to compare (default: the task's: val_bleu, val_acc, val_loss)")
+    p.add_argument("--metric",
+                   help="the metric to compare (default: the task's: val_bleu, val_acc, val_loss), or several, "
+                   "comma-separated (val_loss,val_bleu): one table and verdict each")  # fmt: skip
     p.add_argument("--baseline", metavar="KEY=VALUE[,KEY=VALUE]", help="the baseline configuration, e.g. pe=rope")
-    p.add_argument("--value", choices=("best", "final"), default="best", help="which value of each run to test")
+    p.add_argument("--value", choices=("best", "final"),
+                   help="which value of each run to test (default: best; with --at: final, at the point)")  # fmt: skip
+    p.add_argument("--at", metavar="step=N|tokens=N|wall=SECONDS",
+                   help="compare each run at its last evaluation at or before this point of its curve")  # fmt: skip
     p.add_argument("--alpha", type=float, default=0.05,
                    help="p-value threshold of the t-test (default 0.05); intervals are 1 - alpha")  # fmt: skip
     p.add_argument("--ci", choices=INTERVALS, default="welch",
@@ -67,20 +73,20 @@ def run(argv: list[str]) -> None:
         _check_report_path(Path(args.report))
     runs = load_local_runs(args.runs, Path(args.runs_dir)) if args.runs else []
     runs += load_wandb_runs(args.wandb) if args.wandb else []
-    comparison = compare(
-        runs, args.metric, args.baseline, args.value, args.alpha, args.include_unfinished, args.ci, args.correction
-    )
+    at = parse_point(args.at) if args.at else None
+    which = args.value or ("final" if at else "best")
+    settings = dict(baseline=args.baseline, which=which, at=at, alpha=args.alpha, correction=args.correction,
+                    include_unfinished=args.include_unfinished, interval=args.ci)  # fmt: skip
+    comparisons = compare_metrics(runs, parse_metrics(args.metric), **settings)
     command = compare_command(argv)
-    render(comparison, args.format, sys.stdout, command)
-    if args.plan:
-        print(
-            "\n".join(plan_lines(comparison, Path(args.runs_dir))),
-            file=sys.stdout if args.format in TEXT else sys.stderr,
-        )
+    render(comparisons, args.format, sys.stdout, command)
+    for comparison in comparisons if args.plan else []:
+        lines = plan_lines(comparison, Path(args.runs_dir))
+        print("\n".join(lines), file=sys.stdout if args.format in TEXT else sys.stderr)
     if args.report:
         from zoo.compare.report import write_report  # plotly is imported only when a report is asked for
 
-        write_report(comparison, Path(args.report), command)
+        write_report(comparisons, Path(args.report), command)
         print(f"report: {args.report}", file=sys.stderr)
 
 

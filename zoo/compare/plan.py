@@ -64,7 +64,7 @@ def plan_lines(comparison: Comparison, runs_dir: Path) -> list[str]:
         f"Plan for {comparison.metric} ({POWER:.0%} power to detect each row's observed Δ, if it is the true one):"
     ]
     if plan["rows"]:
-        rows = ", ".join(f"{name} ({n} seeds per arm)" for name, n in plan["rows"].items())
+        rows = "; ".join(f"{name} ({n} seeds per arm)" for name, n in plan["rows"].items())
         lines.append(f"rows within noise that more seeds would resolve: {rows}.")
     if plan["unresolvable"]:
         lines.append(

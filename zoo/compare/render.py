@@ -16,6 +16,7 @@ from zoo.compare.ablation import Comparison, Row
 from zoo.compare.cells import cells, headers, notes, seeds_to_resolve_value
 from zoo.compare.plan import seed_plan
 from zoo.compare.power import POWER
+from zoo.compare.several import disagreement_lines, disagreements
 from zoo.compare.statistics import TEST_NAME, Spread
 
 FORMATS = ("table", "markdown", "csv", "json")
@@ -60,6 +61,7 @@ def record(comparison: Comparison, row: Row) -> dict:
     d = row.difference
     return {
         **row.knobs,
+        "metric": comparison.metric,
         "baseline": row.is_baseline,
         "n": len(row.runs),
         "unfinished": len(row.unfinished),
@@ -78,52 +80,75 @@ def record(comparison: Comparison, row: Row) -> dict:
         **_numbers("parameters", row.parameters),
         **_numbers("tokens_per_sec", row.tokens_per_sec),
         **_numbers("wall_time_s", row.wall_time_s),
+        **({} if comparison.at is None else {"at_steps": [comparison.points[run.name][0] for run in row.runs]}),
         "runs": [run.name for run in row.runs],
         "left_out": row.left_out,
     }
 
 
-def to_csv(comparison: Comparison, command: str | None = None) -> str:
-    """One line per configuration, raw numbers; the runs of a row separated by ``;``."""
-    rows = [record(comparison, row) for row in comparison.rows]
+def to_csv(comparisons: list[Comparison], command: str | None = None) -> str:
+    """One line per configuration (and metric), raw numbers; the runs of a row separated by ``;``; with several
+    metrics, each line has its own metric's columns and leaves the others' empty."""
+    rows = [record(comparison, row) for comparison in comparisons for row in comparison.rows]
+    fields = list(dict.fromkeys(key for r in rows for key in r))
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
     writer.writerows({**r, "runs": ";".join(r["runs"]), "left_out": ";".join(r["left_out"])} for r in rows)
     return out.getvalue()
 
 
-def to_json(comparison: Comparison, command: str | None = None) -> str:
-    """The comparison, its settings, what it shows and the left-out runs, as one JSON object."""
-    return json.dumps(
-        {
-            "shows": caption.caption(comparison, command),
-            "command": command,
-            "curve_points": caption.curve_points(comparison),
-            "metric": comparison.metric,
-            "value": "last test" if comparison.last_test else comparison.value,
-            "lower_is_better": comparison.lower_is_better,
-            "test": TEST_NAME,
-            "alpha": comparison.alpha,
-            "interval": comparison.interval,
-            "correction": comparison.correction,
-            "power": POWER,
-            "confidence_level": 1 - comparison.alpha,
-            "knobs": comparison.knobs,
-            "baseline": comparison.rows[0].knobs,
-            "rows": [record(comparison, row) for row in comparison.rows],
-            "excluded": [{"run": name, "reason": reason} for name, reason in comparison.excluded],
-            "notes": [*filter(None, [caption.curve_note(comparison)]), *notes(comparison)],
-            "plan": seed_plan(comparison),
-        },
-        indent=2,
-    )
+def _json_object(comparison: Comparison, command: str | None) -> dict:
+    return {
+        "shows": caption.caption(comparison, command),
+        "command": command,
+        "curve_points": caption.curve_points(comparison),
+        "metric": comparison.metric,
+        "value": "last test" if comparison.last_test else comparison.value,
+        "lower_is_better": comparison.lower_is_better,
+        "test": TEST_NAME,
+        "alpha": comparison.alpha,
+        "interval": comparison.interval,
+        "confidence_level": 1 - comparison.alpha,
+        "correction": comparison.correction,
+        "power": POWER,
+        "at": None if comparison.at is None else str(comparison.at),
+        "knobs": comparison.knobs,
+        "baseline": comparison.rows[0].knobs,
+        "rows": [record(comparison, row) for row in comparison.rows],
+        "excluded": [{"run": name, "reason": reason} for name, reason in comparison.excluded],
+        "notes": [*filter(None, [caption.curve_note(comparison)]), *notes(comparison)],
+        "plan": seed_plan(comparison),
+    }
 
 
-def render(comparison: Comparison, fmt: str, file, command: str | None = None) -> None:
-    """Write ``comparison`` to ``file`` in ``fmt``, one of :data:`FORMATS`; ``command`` is the command line
-    that made it (:func:`zoo.compare.caption.compare_command`), said with what the table shows."""
-    if fmt == "table":
-        print_table(comparison, file, command)
-    else:
-        file.write({"markdown": markdown, "csv": to_csv, "json": to_json}[fmt](comparison, command))
+def to_json(comparisons: list[Comparison], command: str | None = None) -> str:
+    """The comparison, its settings, what it shows and the left-out runs, as one JSON object; with several
+    metrics, ``{"comparisons": [one such object per metric], "disagreements": [...]}``
+    (:func:`.several.disagreements`)."""
+    if len(comparisons) == 1:
+        return json.dumps(_json_object(comparisons[0], command), indent=2)
+    every = {
+        "comparisons": [_json_object(c, command) for c in comparisons],
+        "disagreements": disagreements(comparisons),
+    }
+    return json.dumps(every, indent=2)
+
+
+def render(comparisons: list[Comparison], fmt: str, file, command: str | None = None) -> None:
+    """Write ``comparisons`` (one per metric) to ``file`` in ``fmt``, one of :data:`FORMATS`; tables (terminal or
+    Markdown) one after the other, then, with several metrics, the rows whose metrics disagree in direction;
+    ``command`` is the command line that made them (:func:`zoo.compare.caption.compare_command`), said with
+    what each table shows."""
+    if fmt in ("csv", "json"):
+        file.write({"csv": to_csv, "json": to_json}[fmt](comparisons, command))
+        return
+    for i, comparison in enumerate(comparisons):
+        if i:
+            file.write("\n")
+        if fmt == "table":
+            print_table(comparison, file, command)
+        else:
+            file.write(markdown(comparison, command))
+    if len(comparisons) > 1:
+        file.write("\n" + "\n".join(disagreement_lines(comparisons)) + "\n")

@@ -14,6 +14,7 @@ from zoo.compare import caption
 from zoo.compare.ablation import Comparison
 from zoo.compare.cells import cells, headers, notes
 from zoo.compare.figures import by_knob, forest, learning_curves
+from zoo.compare.several import disagreement_lines
 from zoo.output_files import mark
 
 STYLE = """
@@ -48,31 +49,42 @@ def _table(comparison: Comparison, command: str | None) -> str:
     return f"<table><tr>{head}</tr>{''.join(rows)}</table>{notes_html}"
 
 
-def report_html(comparison: Comparison, command: str | None = None) -> str:
+def _section(comparison: Comparison, command: str | None) -> str:
+    figures = [forest(comparison), learning_curves(comparison)]
+    figures += [by_knob(comparison, knob) for knob in comparison.knobs]
+    charts = "".join(plotly.io.to_html(f, include_plotlyjs=False, full_html=False) for f in figures)
+    return f"{_table(comparison, command)}{charts}"
+
+
+def report_html(comparisons: list[Comparison], command: str | None = None) -> str:
     """The report as one HTML document: a title block saying what it shows (sweep, data, budget, the command
-    that made it), the table with the same line under it, the charts.
+    that made it), then per metric its table with the same line under it, forest plot, learning curves and a
+    chart per knob; with several metrics, the rows whose metrics disagree in direction.
 
     Args:
-        comparison: from :func:`zoo.compare.ablation.compare`.
+        comparisons: from :func:`zoo.compare.ablation.compare`, one per metric.
         command: the command line that made it (:func:`zoo.compare.caption.compare_command`).
 
     Returns:
         HTML with plotly.js inlined once and every chart's data embedded.
     """
-    figures = [forest(comparison), learning_curves(comparison)]
-    figures += [by_knob(comparison, knob) for knob in comparison.knobs]
-    charts = "".join(plotly.io.to_html(f, include_plotlyjs=False, full_html=False) for f in figures)
-    sweeps = sorted({run.group for row in comparison.rows for run in row.runs if run.group})
-    title = html.escape(f"zoo compare: {comparison.metric}" + (f" of {', '.join(sweeps)}" if sweeps else ""))
-    shows = "".join(f'<p class="shows">{html.escape(line)}</p>' for line in caption.lines(comparison, command))
+    first = comparisons[0]
+    sweeps = sorted({run.group for row in first.rows for run in row.runs if run.group})
+    metrics = ", ".join(c.metric for c in comparisons)
+    title = html.escape(f"zoo compare: {metrics}" + (f" of {', '.join(sweeps)}" if sweeps else ""))
+    shows = "".join(f'<p class="shows">{html.escape(line)}</p>' for line in caption.lines(first, command))
+    if len(comparisons) == 1:
+        body = _section(first, command)
+    else:
+        body = "".join(f"<h2>{html.escape(c.metric)}</h2>{_section(c, command)}" for c in comparisons)
+        body += "".join(f'<p class="note">{html.escape(line)}</p>' for line in disagreement_lines(comparisons))
     return (
         f'<!DOCTYPE html><html><head><meta charset="utf-8"><meta name="generator" content="{mark("compare")}">'
         f"<title>{title}</title><style>{STYLE}</style>"
-        f"<script>{plotly.offline.get_plotlyjs()}</script></head><body><h1>{title}</h1>{shows}"
-        f"{_table(comparison, command)}{charts}</body></html>"
+        f"<script>{plotly.offline.get_plotlyjs()}</script></head><body><h1>{title}</h1>{shows}{body}</body></html>"
     )
 
 
-def write_report(comparison: Comparison, path: Path, command: str | None = None) -> None:
+def write_report(comparisons: list[Comparison], path: Path, command: str | None = None) -> None:
     """Write :func:`report_html` to ``path``, whose folder exists (checked by the command before any run is read)."""
-    path.write_text(report_html(comparison, command), encoding="utf-8")
+    path.write_text(report_html(comparisons, command), encoding="utf-8")

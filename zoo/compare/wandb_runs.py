@@ -34,7 +34,10 @@ def _history(api_run: Any) -> dict[str, list[tuple[int, float]]]:
     rows = []
     for row in api_run.scan_history():
         step = next((row[key] for key in STEP_KEYS if row.get(key) is not None), 0)
-        rows.append({"step": step, **{k: v for k, v in row.items() if not k.startswith("_") and k not in STEP_KEYS}})
+        metrics = {k: v for k, v in row.items() if not k.startswith("_") and k not in STEP_KEYS}
+        if row.get("_runtime") is not None:  # seconds since the run started: where --at wall=SECONDS finds it
+            metrics["wall_time_s"] = row["_runtime"]
+        rows.append({"step": step, **metrics})
     return history_from_rows(rows)
 
 

@@ -30,6 +30,7 @@ Schedule = Literal[tuple(SCHEDULES.names())]
 # The architecture knobs are the fields of TransformerConfig, with its defaults (tests/test_knobs.py checks that
 # TaskModule lists each of them).
 DEFAULT = TransformerConfig()
+TRAIN_TOKENS_KEY = "zoo_train_tokens"  # in a checkpoint: the training tokens seen up to it
 
 
 LAYER_FIELDS = ("num_layers", "num_encoder_layers", "num_decoder_layers")
@@ -97,7 +98,7 @@ class TaskModule(pl.LightningModule):
     monitor_mode = "min"
     short_name = "task"
     # What fit logs: every task's training metrics, and its own evaluation metrics with a val_ (test_) prefix.
-    training_metrics = ("train_loss", "lr", "tokens_per_sec", "grad_norm", "parameters")
+    training_metrics = ("train_loss", "lr", "tokens_per_sec", "grad_norm", "parameters", "train_tokens")
     evaluation_metrics: tuple[str, ...] = ("loss",)
     data_module: type | None = None  # the data module whose batches the task reads (subclasses too)
 
@@ -183,6 +184,7 @@ class TaskModule(pl.LightningModule):
         self._clock: float | None = None
         self._step_metrics: dict[str, float | Tensor] = {}  # this step's lr, tokens/s, grad norm, until logged
         self._checkpoint_step: int | None = None
+        self._train_tokens: int | None = 0  # seen by fit, over all ranks; None after a checkpoint without it
 
     def build_network(self) -> nn.Module:
         raise NotImplementedError
@@ -254,6 +256,10 @@ class TaskModule(pl.LightningModule):
 
     def on_load_checkpoint(self, checkpoint: dict) -> None:
         self._checkpoint_step = checkpoint.get("global_step")
+        self._train_tokens = checkpoint.get(TRAIN_TOKENS_KEY)  # None: saved by a version that did not count
+
+    def on_save_checkpoint(self, checkpoint: dict) -> None:
+        checkpoint[TRAIN_TOKENS_KEY] = self._train_tokens
 
     def _log_evaluated_step(self) -> None:
         """Record evaluation metrics at the optimiser step of the weights evaluated: the current step in
@@ -262,6 +268,8 @@ class TaskModule(pl.LightningModule):
         fitting = self.trainer.state.fn == "fit"
         step = self.global_step if fitting or self._checkpoint_step is None else self._checkpoint_step
         self.log("step", float(step), sync_dist=False)
+        if fitting and self._train_tokens is not None:  # the training tokens seen by this evaluation (--at tokens=N)
+            self.log("train_tokens", float(self._train_tokens), sync_dist=False)
 
     # -- optimisation --------------------------------------------------------------------------
     def configure_optimizers(self):
@@ -291,6 +299,8 @@ class TaskModule(pl.LightningModule):
     def training_step(self, batch: dict, batch_idx: int) -> Tensor:
         loss, tokens = self.training_loss(batch)
         self.log("train_loss", loss, prog_bar=True)
+        if self._train_tokens is not None:
+            self._train_tokens += int(tokens) * self.trainer.world_size  # as tokens_per_sec: ranks alike
         now = time.perf_counter()
         self._step_metrics = {"lr": self.optimizers().param_groups[0]["lr"]}
         if self._clock is not None:
