@@ -48,13 +48,18 @@ def short_knob(knob: str) -> str:
     return knob.removeprefix("model.")
 
 
+UNTESTED = "†"  # beside the columns that no test tells from noise
+# the columns of speed, which measure the machine's load (other processes, trials side by side) as much as a knob
+NOT_TESTED_FOR_NOISE = ("tokens_per_sec", "wall_time_s")
+
+
 def headers(comparison: Comparison) -> list[str]:
     metric, which = comparison.metric, comparison.value
     other = "final" if which == "best" else "best"
     values = [f"{metric} last test"] if comparison.last_test else [f"{metric} {which}", f"{metric} {other}"]
     return ["", *map(short_knob, comparison.knobs), "n", *values,
-            f"Δ {'last test' if comparison.last_test else which}", "Welch p", "params", "tokens/s",
-            "wall time"]  # fmt: skip
+            f"Δ {'last test' if comparison.last_test else which}", "Welch p", "params", f"tokens/s {UNTESTED}",
+            f"wall time {UNTESTED}"]  # fmt: skip
 
 
 def _vs_baseline(row: Row, decimals: int) -> list[str]:
@@ -114,6 +119,9 @@ def notes(comparison: Comparison) -> list[str]:
         "a difference beyond seed noise; with n < 2 on a side: n too small.",
         "Blank knob cells: as in the baseline (layout of Table 3, Vaswani et al. 2017). tokens/s: each run's mean "
         "over its logged training steps; wall time: training and evaluation.",
+        f"{UNTESTED} tokens/s and wall time are not tested for noise: they measure the machine's load (other "
+        "processes, trials run side by side) as much as the knob, so compare them only between runs made side by "
+        "side on one otherwise idle machine.",
     ]
     diverged = [run.name for row in comparison.rows for run in row.runs if _not_finite(comparison, run)]
     if diverged:

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from zoo.compare import caption
 from zoo.compare.ablation import Comparison, Row
-from zoo.compare.cells import cells, headers, notes
+from zoo.compare.cells import NOT_TESTED_FOR_NOISE, cells, headers, notes
 from zoo.compare.statistics import TEST_NAME, Spread
 
 FORMATS = ("table", "markdown", "csv", "json")
@@ -72,8 +72,10 @@ def record(comparison: Comparison, row: Row) -> dict:
 
 
 def to_csv(comparison: Comparison, command: str | None = None) -> str:
-    """One line per configuration, raw numbers; the runs of a row separated by ``;``."""
-    rows = [record(comparison, row) for row in comparison.rows]
+    """One line per configuration, raw numbers; the runs of a row separated by ``;``; the last column names the
+    columns not tested for noise (:data:`zoo.compare.cells.NOT_TESTED_FOR_NOISE`)."""
+    untested = ";".join(NOT_TESTED_FOR_NOISE)  # what the other formats mark with a dagger and a note
+    rows = [{**record(comparison, row), "not_tested_for_noise": untested} for row in comparison.rows]
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
     writer.writeheader()
@@ -96,6 +98,7 @@ def to_json(comparison: Comparison, command: str | None = None) -> str:
             "knobs": comparison.knobs,
             "baseline": comparison.rows[0].knobs,
             "rows": [record(comparison, row) for row in comparison.rows],
+            "not_tested_for_noise": list(NOT_TESTED_FOR_NOISE),
             "excluded": [{"run": name, "reason": reason} for name, reason in comparison.excluded],
             "notes": [*filter(None, [caption.curve_note(comparison)]), *notes(comparison)],
         },
