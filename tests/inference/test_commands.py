@@ -383,3 +383,25 @@ def test_a_checkpoint_whose_weights_were_changed_is_one_line(language_model_chec
         f"describe (size mismatch for {name}"
     ), err
     assert err.endswith("; the file was changed after training\n")
+
+
+@pytest.mark.parametrize(
+    ("knob", "reason"),
+    [
+        (True, "model.d_ff=128, not 64"),  # it was "other weights or shapes", naming nothing
+        (False, "weight {key} of shape (128, 32), not (64, 32)"),  # a shape no knob of the record explains
+    ],
+)
+def test_average_of_a_model_of_other_shapes_names_the_knob(translation_checkpoints, tmp_path, capsys, knob, reason):
+    last = translation_checkpoints["last"]
+    other = torch.load(last, weights_only=False)
+    key = next(k for k, v in other["state_dict"].items() if v.shape == (64, 32))  # d_ff x d_model of TINY_MODEL
+    other["state_dict"][key] = torch.zeros(128, 32)
+    if knob:
+        other["hyper_parameters"]["d_ff"] = 128
+    torch.save(other, tmp_path / "other.ckpt")
+    code, _, err = run(
+        ["average", "--ckpt_path", last, str(tmp_path / "other.ckpt"), "--out", str(tmp_path / "a.ckpt")], capsys
+    )
+    expected = reason.format(key=key)
+    assert code == 2 and f"holds another model than '{last}' ({expected}); average checkpoints of one run" in err, err
