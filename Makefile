@@ -8,6 +8,7 @@ STAMP := $(VENV)/.installed
 .PHONY: install fit test lint clean
 
 install: $(STAMP)
+	@echo "zoo is installed in $(VENV): run 'source $(BIN)/activate' for python -m zoo (make fit and make test need no activation)"
 
 # torch is pinned first so that pip never resolves an unpinned torch to a multi-GB CUDA build
 # on a CPU machine; a GPU machine gets CUDA from the same pin.

@@ -76,7 +76,10 @@ class ZooCLI(LightningCLI):
                 f"{', '.join(TOOLS)} (python -m zoo <command> --help).",
                 "prog": "python -m zoo",  # not "__main__.py" in the usage lines
                 "allow_abbrev": False,  # a shortened key (--trainer.max_step) must not set a field silently
-                **{sub: {"epilog": knob_help(), "allow_abbrev": False} for sub in SUBCOMMANDS},
+                **{
+                    sub: {"epilog": knob_help(), "allow_abbrev": False, "description": _description(sub)}
+                    for sub in SUBCOMMANDS
+                },
             },
             parser_class=ZooArgumentParser,
             args=args,
@@ -355,6 +358,17 @@ class ZooCLI(LightningCLI):
 
     def after_predict(self) -> None:
         self.after_validate()
+
+
+def _description(subcommand: str) -> str:
+    """The ``--help`` description of a subcommand: Lightning's (the first line of ``Trainer.<subcommand>``), and
+    that the defaults it lists are the classes', which a config file overrides."""
+    lightning = (getattr(Trainer, subcommand).__doc__ or "").strip().splitlines()[0]
+    return (
+        f"{lightning} The defaults below are the classes' own (the task, the data module, Lightning's Trainer), not "
+        f"a config file's: --config configs/<variant>/<data>.yaml sets its own values over them, and "
+        f"`python -m zoo {subcommand} --config <file> --print_config` shows the values a command runs with."
+    )
 
 
 def _check_command(args: list[str]) -> None:

@@ -54,7 +54,8 @@ def knob_help() -> str:
     width = max(len(kind) for knobs in sections.values() for _, kind, _ in knobs)
     lines = [
         "model knobs (--model.KNOB=VALUE; the config's model.class_path picks the task;",
-        "python -m zoo fit --model.help zoo.tasks.TranslationTask explains each):",
+        "python -m zoo fit --model.help zoo.tasks.TranslationTask explains each;",
+        "the defaults are the classes', and a config file's values replace them):",
     ]
     for title, knobs in sections.items():
         lines += _lines(title, knobs, width)

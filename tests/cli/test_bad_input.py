@@ -428,6 +428,13 @@ def test_help_lists_every_knob_and_its_choices(subcommand, capsys):
     assert len({row.index("default:") for row in rows.values() if "default:" in row}) == 1  # one column
     for knob in ("num_encoder_layers", "pooling", "label_smoothing", "warmup_steps", "n_heads", "d_ff"):
         assert f"--model.{knob} " in out
+    said = " ".join(out.split())  # the defaults listed are the classes', not the config a user will pass
+    assert (
+        "The defaults below are the classes' own (the task, the data module, Lightning's Trainer), not a config "
+        f"file's: --config configs/<variant>/<data>.yaml sets its own values over them, and `python -m zoo "
+        f"{subcommand} --config <file> --print_config` shows the values a command runs with."
+    ) in said
+    assert "the defaults are the classes', and a config file's values replace them):" in said
 
 
 def test_top_level_help_names_every_command(capsys):

@@ -99,3 +99,21 @@ def test_the_step_bar_is_one_clock_over_every_epoch(tmp_path):
     assert trainer.current_epoch == 3 and len(bar.starts) == 3
     assert len({start for start, _, _ in bar.starts}) == 1  # one task, started once
     assert [(done, total) for _, done, total in bar.starts] == [(2, 6), (4, 6), (6, 6)]
+
+
+def test_python_m_zoo_outside_its_environment_says_to_activate_it():
+    """It was a traceback ending in ModuleNotFoundError: No module named 'jsonargparse'."""
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    # -S: this Python without its site-packages, as the system Python of a shell without the venv activated
+    result = subprocess.run([sys.executable, "-S", "-m", "zoo", "fit"], cwd=REPO, capture_output=True, text=True)
+    assert result.returncode == 2 and result.stdout == ""
+    missing = result.stderr.removeprefix("zoo: error: ").split(" ", 1)[0]  # the first dependency imported
+    assert missing in ("jsonargparse", "lightning", "torch") and result.stderr == (
+        f"zoo: error: {missing} is not installed for {sys.executable}, the Python that ran this; zoo's "
+        f"dependencies are in its virtual environment: run `source .venv/bin/activate` (or `make install`, which "
+        f"makes it), then the same command\n"
+    )

@@ -57,3 +57,25 @@ def test_a_curve_of_many_points_is_not_remarked(tmp_path, compare_json):
     result = compare_json(runs)
     assert result["curve_points"] is None and not any(re.match("Learning curves", n) for n in result["notes"])
     assert result["shows"].startswith("Shows runs of no sweep; data multi30k; budget trainer.max_steps=600; 2 runs")
+
+
+def test_speed_columns_are_marked_as_not_tested_for_noise_in_every_format(runs_dir, compare, compare_json, tmp_path):
+    """tokens/s and wall time stood beside the verdicts as if tested (6.09k against 9.42k, then 9.05k against
+    8.93k on a rerun): they measure the machine's load as much as the knob."""
+    note = (
+        "† tokens/s and wall time are not tested for noise: they measure the machine's load (other processes, "
+        "trials run side by side) as much as the knob, so compare them only between runs made side by side on one "
+        "otherwise idle machine."
+    )
+    out = compare(runs_dir, "--format", "markdown")[1]
+    assert out.splitlines()[0].endswith("| params | tokens/s † | wall time † |") and note in out.splitlines()
+    assert "tokens/s †" in compare(runs_dir)[1] and note in compare(runs_dir)[1]
+    result = compare_json(runs_dir)
+    assert result["not_tested_for_noise"] == ["tokens_per_sec", "wall_time_s"] and note in result["notes"]
+    csv_lines = compare(runs_dir, "--format", "csv")[1].splitlines()
+    assert csv_lines[0].endswith(",not_tested_for_noise")
+    assert all(line.endswith(",tokens_per_sec;wall_time_s") for line in csv_lines[1:])
+    report = tmp_path / "report.html"
+    compare(runs_dir, "--report", report)
+    page = report.read_text()
+    assert "<th>tokens/s †</th><th>wall time †</th>" in page and note.replace("'", "&#x27;") in page

@@ -383,3 +383,50 @@ def test_a_checkpoint_whose_weights_were_changed_is_one_line(language_model_chec
         f"describe (size mismatch for {name}"
     ), err
     assert err.endswith("; the file was changed after training\n")
+
+
+@pytest.mark.parametrize(
+    ("knob", "reason"),
+    [
+        (True, "model.d_ff=128, not 64"),  # it was "other weights or shapes", naming nothing
+        (False, "weight {key} of shape (128, 32), not (64, 32)"),  # a shape no knob of the record explains
+    ],
+)
+def test_average_of_a_model_of_other_shapes_names_the_knob(translation_checkpoints, tmp_path, capsys, knob, reason):
+    last = translation_checkpoints["last"]
+    other = torch.load(last, weights_only=False)
+    key = next(k for k, v in other["state_dict"].items() if v.shape == (64, 32))  # d_ff x d_model of TINY_MODEL
+    other["state_dict"][key] = torch.zeros(128, 32)
+    if knob:
+        other["hyper_parameters"]["d_ff"] = 128
+    torch.save(other, tmp_path / "other.ckpt")
+    code, _, err = run(
+        ["average", "--ckpt_path", last, str(tmp_path / "other.ckpt"), "--out", str(tmp_path / "a.ckpt")], capsys
+    )
+    expected = reason.format(key=key)
+    assert code == 2 and f"holds another model than '{last}' ({expected}); average checkpoints of one run" in err, err
+
+
+def test_attention_maps_have_a_colour_bar_and_the_text_as_title(translation_checkpoints, tmp_path, monkeypatch):
+    """The figure said neither what the colours mean nor which translation it was drawn on."""
+    from matplotlib.figure import Figure
+
+    from zoo.inference import attention
+
+    drawn = []
+    save = Figure.savefig
+    monkeypatch.setattr(
+        Figure, "savefig", lambda figure, *args, **kwargs: (drawn.append(figure), save(figure, *args, **kwargs))
+    )
+    model = load_trained(translation_checkpoints["last"], "cpu")
+    own = attention.own_translation(model, "Ein Hund rennt .")
+    attention.draw_example(model, "Ein Hund rennt .", tmp_path / "own.png")
+    attention.run(["--ckpt_path", translation_checkpoints["last"], "--text", "Ein Hund rennt .", "--target",
+                   "A dog runs .", "--out", str(tmp_path / "given.png")])  # fmt: skip
+    titles = [figure.get_suptitle() for figure in drawn]
+    assert titles == [f"'Ein Hund rennt .' → {own!r} (the model's own translation)",
+                      "'Ein Hund rennt .' → 'A dog runs .' (--target)"]  # fmt: skip
+    for figure in drawn:
+        (bar,) = [ax for ax in figure.axes if ax.get_label() == "<colorbar>"]
+        assert bar.get_ylabel() == "attention weight" and bar.get_ylim() == (0.0, 1.0)
+    assert attention.map_title("To be") == "'To be'"

@@ -57,6 +57,11 @@ def label(row: Row) -> str:
     return f"{text} (base)" if row.is_baseline else text
 
 
+UNTESTED = "†"  # beside the columns that no test tells from noise
+# the columns of speed, which measure the machine's load (other processes, trials side by side) as much as a knob
+NOT_TESTED_FOR_NOISE = ("tokens_per_sec", "wall_time_s")
+
+
 def headers(comparison: Comparison) -> list[str]:
     metric, which = comparison.metric, comparison.value
     other = "final" if which == "best" else "best"
@@ -64,7 +69,7 @@ def headers(comparison: Comparison) -> list[str]:
     return ["", *map(short_knob, comparison.knobs), "n", *values,
             f"Δ {'last test' if comparison.last_test else which} [{level(comparison)} CI]", "Welch p",
             *([f"{NAMES[comparison.correction]} p"] if comparison.correction != "none" else []), "verdict", "MDE",
-            "seeds to resolve", "params", "tokens/s", "wall time"]  # fmt: skip
+            "seeds to resolve", "params", f"tokens/s {UNTESTED}", f"wall time {UNTESTED}"]  # fmt: skip
 
 
 def level(comparison: Comparison) -> str:
@@ -164,6 +169,9 @@ def notes(comparison: Comparison) -> list[str]:
         f"observed Δ would be detected with {POWER:.0%} power (--plan lists the seeds to add).",
         "Blank knob cells: as in the baseline (layout of Table 3, Vaswani et al. 2017). tokens/s: each run's mean "
         "over its logged training steps; wall time: training and evaluation.",
+        f"{UNTESTED} tokens/s and wall time are not tested for noise: they measure the machine's load (other "
+        "processes, trials run side by side) as much as the knob, so compare them only between runs made side by "
+        "side on one otherwise idle machine.",
     ]
     if comparison.at is not None:
         lines.append(_at_note(comparison))

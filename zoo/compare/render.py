@@ -13,7 +13,7 @@ from rich.text import Text
 
 from zoo.compare import caption
 from zoo.compare.ablation import Comparison, Row
-from zoo.compare.cells import cells, headers, notes, seeds_to_resolve_value
+from zoo.compare.cells import NOT_TESTED_FOR_NOISE, cells, headers, notes, seeds_to_resolve_value
 from zoo.compare.plan import seed_plan
 from zoo.compare.power import POWER
 from zoo.compare.several import disagreement_lines, disagreements
@@ -88,8 +88,14 @@ def record(comparison: Comparison, row: Row) -> dict:
 
 def to_csv(comparisons: list[Comparison], command: str | None = None) -> str:
     """One line per configuration (and metric), raw numbers; the runs of a row separated by ``;``; with several
-    metrics, each line has its own metric's columns and leaves the others' empty."""
-    rows = [record(comparison, row) for comparison in comparisons for row in comparison.rows]
+    metrics, each line has its own metric's columns and leaves the others' empty; the last column names the
+    columns not tested for noise (:data:`zoo.compare.cells.NOT_TESTED_FOR_NOISE`)."""
+    untested = ";".join(NOT_TESTED_FOR_NOISE)  # what the other formats mark with a dagger and a note
+    rows = [
+        {**record(comparison, row), "not_tested_for_noise": untested}
+        for comparison in comparisons
+        for row in comparison.rows
+    ]
     fields = list(dict.fromkeys(key for r in rows for key in r))
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
@@ -116,6 +122,7 @@ def _json_object(comparison: Comparison, command: str | None) -> dict:
         "knobs": comparison.knobs,
         "baseline": comparison.rows[0].knobs,
         "rows": [record(comparison, row) for row in comparison.rows],
+        "not_tested_for_noise": list(NOT_TESTED_FOR_NOISE),
         "excluded": [{"run": name, "reason": reason} for name, reason in comparison.excluded],
         "notes": [*filter(None, [caption.curve_note(comparison)]), *notes(comparison)],
         "plan": seed_plan(comparison),

@@ -52,7 +52,7 @@ def _maps(model: TrainedModel, text: str, target: str | None) -> list[AttentionM
     task, device = model.task, model.task.device
     ids = model.source_tokenizer.encode(text).ids
     if isinstance(task, TranslationTask):
-        target = translate_texts(model, [text], beam_size=1)[0][0][0] if target is None else target
+        target = own_translation(model, text) if target is None else target
         src, tgt = ids + [EOS_ID], model.target_tokenizer.encode(target).ids
         labels = {"encoder": (_pieces(model, src),) * 2, "decoder": (_pieces(model, tgt + [EOS_ID], True),) * 2}
         labels["cross"] = (labels["decoder"][0], labels["encoder"][0])
@@ -73,6 +73,20 @@ def _maps(model: TrainedModel, text: str, target: str | None) -> list[AttentionM
         rows, columns = labels["cross" if kind == "cross_attn" else stack]
         maps.append(AttentionMap(f"{stack} {int(layer) + 1} {TITLES[kind]}", value[0], rows, columns))
     return maps
+
+
+def own_translation(model: TrainedModel, text: str) -> str:
+    """The model's own translation of ``text`` (greedy), on which a translation model's maps are drawn."""
+    return translate_texts(model, [text], beam_size=1)[0][0][0]
+
+
+def map_title(text: str, target: str | None = None, own: bool = False) -> str:
+    """What the maps were drawn on: ``'text'``, and for a translation model ``→ 'target'`` and whose it is
+    (``own``: the model's translation, else ``--target``)."""
+    if target is None:
+        return repr(text)
+    whose = "the model's own translation" if own else "--target"
+    return f"{text!r} → {target!r} ({whose})"
 
 
 def _check_length(task, tokens: int) -> None:
@@ -99,7 +113,8 @@ def example_text(model: TrainedModel, datamodule, split: str = "validation") -> 
 def draw_example(model: TrainedModel, text: str, out: Path) -> None:
     """Draw the attention maps of ``model`` on ``text`` (a translation model: on its own translation) to the
     PNG ``out``."""
-    draw_attention(_maps(model, text, None), out)
+    target = own_translation(model, text) if isinstance(model.task, TranslationTask) else None
+    draw_attention(_maps(model, text, target), out, map_title(text, target, own=True))
 
 
 def run(argv: list[str]) -> None:
@@ -115,8 +130,11 @@ def run(argv: list[str]) -> None:
     if args.target is not None and not isinstance(model.task, TranslationTask):
         raise InferenceError("--target is for translation models only")
     target = None if args.target is None else checked_text(args.target, "--target")
-    maps = _maps(model, checked_text(args.text, "--text"), target)
-    draw_attention(maps, Path(args.out))
+    text = checked_text(args.text, "--text")
+    own = target is None and isinstance(model.task, TranslationTask)
+    target = own_translation(model, text) if own else target
+    maps = _maps(model, text, target)
+    draw_attention(maps, Path(args.out), map_title(text, target, own))
     width, height = figure_size(maps)
     heads = max(m.weights.shape[0] for m in maps)
     modules = f"{len(maps)} attention module{'s' * (len(maps) != 1)} x {heads} head{'s' * (heads != 1)}"

@@ -49,15 +49,12 @@ def average_checkpoints(paths: list[str]) -> dict:
 
 
 def _other_model(checkpoint: dict, first: dict) -> str | None:
-    """How ``checkpoint`` differs from ``first`` as a model, or ``None``: its weights' names or shapes, its task,
-    an architecture knob (``pe``, ``norm_position``: same shapes, other functions) or its tokenizers (the same
-    ids for other tokens)."""
+    """How ``checkpoint`` differs from ``first`` as a model, or ``None``: its task, the architecture knobs that
+    differ (``d_ff``: other shapes; ``pe``, ``norm_position``: same shapes, other functions), its tokenizers (the
+    same ids for other tokens), or else the first weight of another name or shape."""
     from zoo.data.tokenizer import checkpoint_tokenizers
     from zoo.run_resolution import import_class
 
-    state, reference = checkpoint["state_dict"], first["state_dict"]
-    if state.keys() != reference.keys() or any(state[k].shape != reference[k].shape for k in state):
-        return "other weights or shapes"
     saved, wanted = checkpoint.get("hyper_parameters") or {}, first.get("hyper_parameters") or {}
     task = saved.get("_class_path")
     if task != wanted.get("_class_path"):
@@ -70,7 +67,18 @@ def _other_model(checkpoint: dict, first: dict) -> str | None:
     ]
     if checkpoint_tokenizers(checkpoint) != checkpoint_tokenizers(first):
         differs.append("another tokenizer")
-    return ", ".join(differs) or None
+    return ", ".join(differs) or _other_weight(checkpoint["state_dict"], first["state_dict"])
+
+
+def _other_weight(state: dict, reference: dict) -> str | None:
+    """The first weight of ``state`` that ``reference`` lacks or has in another shape (and the reverse), or
+    ``None``."""
+    for key in [*state, *(k for k in reference if k not in state)]:
+        if key not in reference or key not in state:
+            return f"weight {key} only in {'this one' if key in state else 'the first'}"
+        if state[key].shape != reference[key].shape:
+            return f"weight {key} of shape {tuple(state[key].shape)}, not {tuple(reference[key].shape)}"
+    return None
 
 
 def _task_of(class_path: str | None) -> str:
