@@ -10,8 +10,9 @@ from pathlib import Path
 
 import torch
 
-CACHE_VERSION = 4  # 2: lossless wordpiece decoding; 3: wordpiece words keep their space (first word too);
-# 4: wordpiece training is deterministic
+CACHE_VERSION = 5  # 2: lossless wordpiece decoding; 3: wordpiece words keep their space (first word too);
+# 4: wordpiece training is deterministic; 5: wordpiece keeps leading and extra spaces, and the seen letters of a
+# word with an unseen character
 
 
 def default_cache_dir() -> Path:

@@ -3,9 +3,11 @@
 Ids: ``<pad>`` 0, ``<bos>`` 1 (also the ``[CLS]`` token of classification), ``<eos>`` 2, ``<unk>`` 3.
 Kinds (``data.tokenizer``): ``bpe`` (byte-level BPE, GPT-2 style), ``wordpiece`` (WordPiece sub-words with
 the spaces kept as ``▁``, as in SentencePiece) and ``char`` (one token per character). Every kind is
-lossless: decoding the encoding of a text gives the text back (characters unseen in training aside, which
-``wordpiece`` and ``char`` encode as ``<unk>``), so BLEU compares detokenised hypotheses with references that
-a perfect model would reproduce exactly.
+lossless: decoding the encoding of a text gives the text back, spaces, tabs and line breaks included, but for
+the characters unseen in training, which ``wordpiece`` and ``char`` encode as one ``<unk>`` each (decoded as
+``<unk>``, or left out with ``skip_special_tokens``), and for a literal ``▁`` (U+2581), which ``wordpiece``
+reads back as a space. So BLEU compares detokenised hypotheses with references that a perfect model would
+reproduce exactly (tests/data/test_round_trip.py).
 
 Special tokens come only from the pipeline (the data modules add ``<bos>`` and ``<eos>``; the collate pads):
 the literal text ``<pad>`` in an input is encoded as the characters ``<``, ``p``, ``a``, ``d``, ``>``, never as
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
 from zoo.registry import TOKENIZERS
 
@@ -26,8 +28,11 @@ SPECIAL_TOKENS = [PAD, BOS, EOS, UNK]
 PAD_ID, BOS_ID, EOS_ID, UNK_ID = range(4)
 DEFAULT_VOCAB_SIZE = 8000  # data.vocab_size when left out (unused by char)
 SPACE = "▁"  # U+2581, SentencePiece's visible space (Kudo and Richardson 2018)
-# A word and its leading space; a run of punctuation and its space; extra spaces; any other whitespace character.
-WORDS = r"▁?[\p{L}\p{N}]+|▁?[^\s\p{L}\p{N}▁]+|▁+|\s"
+MAX_WORD = 100  # characters: WordPiece's max_input_chars_per_word, beyond which a whole word is <unk>
+# A word and its leading space; a run of punctuation and its space; each extra space (the last space of a run
+# goes with the word after it); any other whitespace character. A longer word or run is cut every 99
+# characters, so that with its space it stays within MAX_WORD.
+WORDS = r"▁?[\p{L}\p{N}]{1,99}|▁?[^\s\p{L}\p{N}▁]{1,99}|▁(?=▁)|\s"
 
 
 @TOKENIZERS.register("bpe")
@@ -51,7 +56,7 @@ def _wordpiece(texts: Iterable[str], vocab_size: int) -> Tokenizer:
     too, as SentencePiece does), so that a word is one token wherever it stands; a run of punctuation is a word
     of its own, with its space; extra spaces and other whitespace are tokens of their own. BERT's decoder
     joins words with spaces ("woman ' s"); here pieces are concatenated and ``▁`` turned back into a space,
-    which inverts the encoding (but for spaces at the very start of a text).
+    which inverts the encoding (see :func:`_wordpiece_tokenizer` for what it loses).
 
     Measured on SST-2 (docs/results.md): words without their space (every first word) and a lone ``▁`` before
     every punctuation mark, the most frequent token, cost 6 points of accuracy against BERT's pre-tokenizer."""
@@ -62,33 +67,58 @@ def _wordpiece(texts: Iterable[str], vocab_size: int) -> Tokenizer:
     # on the same text gave other ids and other tokens (huggingface/tokenizers#1794). Declared up front after
     # the alphabet, each in sorted order (the trainer sorts its alphabet so), every piece has a fixed id; the
     # tokenizer is then rebuilt from the vocabulary, so that none is kept as a special token.
-    words = [word for text in texts for word, _ in tokenizer.pre_tokenizer.pre_tokenize_str(text)]
+    split = tokenizer.pre_tokenizer.pre_tokenize_str
+    words = [word for text in texts for word, _ in split(tokenizer.normalizer.normalize_str(text))]
     alphabet = sorted({char for word in words for char in word})
     continuing = sorted({f"##{char}" for word in words for char in word[1:]})
     trainer = trainers.WordPieceTrainer(
         vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS + alphabet + continuing, show_progress=False
     )
     tokenizer.train_from_iterator(texts, trainer)
-    return _wordpiece_tokenizer(models.WordPiece(tokenizer.get_vocab(), unk_token=UNK))
+    return _wordpiece_tokenizer(models.WordPiece(tokenizer.get_vocab(), unk_token=UNK), tokenizer.get_vocab())
 
 
-def _wordpiece_tokenizer(model: models.WordPiece) -> Tokenizer:
-    """A tokenizer of ``model`` with the pre-tokenizer and decoder of :func:`_wordpiece`."""
+def _wordpiece_tokenizer(model: models.WordPiece, vocab: dict[str, int] | None = None) -> Tokenizer:
+    """A tokenizer of ``model`` with the normalizer, pre-tokenizer and decoder of :func:`_wordpiece`.
+
+    Every space becomes ``▁`` and one more ``▁`` goes before the text, which the decoder takes off again (a
+    text that starts with a space starts with two). With the trained ``vocab``, a word is also cut where
+    WordPiece could not encode it whole, which would make the whole word ``<unk>``: around a character unseen
+    in training (which alone becomes ``<unk>``), before a character that never continued a word in training
+    (it has no ``##`` piece) and between two ``#`` (a piece that starts with ``##`` would read as a
+    continuation); :data:`WORDS` cuts words longer than :data:`MAX_WORD`. Decoding then gives the text back
+    but for each unseen character (``<unk>``, or nothing with ``skip_special_tokens``) and a literal ``▁``
+    (U+2581), which reads as a space.
+    """
     tokenizer = Tokenizer(model)
-    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
-        [
-            pre_tokenizers.Metaspace(replacement=SPACE, prepend_scheme="first", split=False),
-            pre_tokenizers.Split(Regex(WORDS), "isolated"),
-        ]
-    )
+    tokenizer.normalizer = normalizers.Sequence([normalizers.Replace(" ", SPACE), normalizers.Prepend(SPACE)])
+    splits = [pre_tokenizers.Split(Regex(WORDS), "isolated")]
+    if vocab is not None:
+        splits.append(pre_tokenizers.Split(Regex(_unencodable(vocab)), "isolated"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(splits)
     tokenizer.decoder = decoders.Sequence(
         [
             decoders.WordPiece(cleanup=False),  # strips "##" and puts a space before every word ...
             decoders.Replace(" ", ""),  # ... which is removed again: spaces are the "▁" inside the tokens
-            decoders.Metaspace(replacement=SPACE, prepend_scheme="first"),
+            decoders.Metaspace(replacement=SPACE, prepend_scheme="first"),  # and the first "▁" is no space
         ]
     )
     return tokenizer
+
+
+def _unencodable(vocab: dict[str, int]) -> str:
+    """A regex of the characters before which a word is cut (see :func:`_wordpiece_tokenizer`)."""
+    alphabet = sorted(token for token in vocab if len(token) == 1)
+    starts_only = [char for char in alphabet if f"##{char}" not in vocab]
+    alternatives = [f"[^{_char_class(alphabet)}]", "#(?=#)"]
+    if starts_only:
+        alternatives.append(rf"(?<=[\s\S])[{_char_class(starts_only)}]")  # not at a word's start
+    return "|".join(alternatives)
+
+
+def _char_class(chars: list[str]) -> str:
+    """The inside of a regex character class of ``chars``, each as an escape (no character is special)."""
+    return "".join(f"\\x{{{ord(char):x}}}" for char in chars)
 
 
 @TOKENIZERS.register("char")
