@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from pathlib import Path
 
 from zoo.compare.ablation import compare
 from zoo.compare.errors import CompareError
+from zoo.compare.paired import paired_json, paired_markdown, paired_rows
 from zoo.compare.records import load_local_runs
 from zoo.compare.render import FORMATS, render
 from zoo.compare.wandb_runs import load_wandb_runs
@@ -37,6 +39,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--alpha", type=float, default=0.05, help="p-value threshold of the t-test (default 0.05)")
     p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     p.add_argument("--report", metavar="FILE.html", help="also write one self-contained HTML report")
+    p.add_argument("--paired", action="store_true", help="also the paired t-test over common seeds")
     p.add_argument("--include_unfinished", action="store_true", help="count running/failed runs in the statistics")
     return p
 
@@ -52,12 +55,21 @@ def run(argv: list[str]) -> None:
         raise CompareError("name the runs to compare: run folders, globs, a sweep name, or --wandb ENTITY/PROJECT")
     if not 0 < args.alpha < 1:
         raise CompareError(f"--alpha={args.alpha} is not valid; it must be in (0, 1), e.g. 0.05")
+    if args.paired and args.format == "csv":
+        raise CompareError("--paired is not written as CSV (one table a file); use --format json, markdown or table")
     if args.report:
         _check_report_path(Path(args.report))
     runs = load_local_runs(args.runs, Path(args.runs_dir)) if args.runs else []
     runs += load_wandb_runs(args.wandb) if args.wandb else []
     comparison = compare(runs, args.metric, args.baseline, args.value, args.alpha, args.include_unfinished)
-    render(comparison, args.format, sys.stdout)
+    results = paired_rows(comparison) if args.paired else None  # refused before anything is printed
+    if results is not None and args.format == "json":
+        text = io.StringIO()
+        render(comparison, args.format, text)
+        sys.stdout.write(paired_json(comparison, results, text.getvalue()))
+    else:
+        render(comparison, args.format, sys.stdout)
+        sys.stdout.write(paired_markdown(comparison, results) if results is not None else "")
     if args.report:
         from zoo.compare.report import write_report  # plotly is imported only when a report is asked for
 
