@@ -22,7 +22,6 @@ import math
 from pathlib import Path
 
 import torch
-import torch.nn.functional as F
 
 from zoo.data import LanguageModelDataModule
 from zoo.inference.checkpoint import load_trained
@@ -56,9 +55,8 @@ def mean_loss(task: LanguageModelTask, ids: torch.Tensor, block: int, batch_size
     total, count = 0.0, 0
     for batch in starts.split(batch_size):
         rows = torch.stack([ids[s : s + block + 1] for s in batch.tolist()]).to(task.device)
-        logits = task.network(rows[:, :-1])
-        total += F.cross_entropy(logits.flatten(0, 1).float(), rows[:, 1:].flatten(), reduction="sum").item()
-        count += rows[:, 1:].numel()
+        loss, tokens = task.summed_loss({"tokens": rows[:, :-1], "targets": rows[:, 1:]})  # as val_loss
+        total, count = total + loss.item(), count + int(tokens)
     return total / count
 
 

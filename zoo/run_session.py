@@ -174,7 +174,7 @@ class RunSession:
 
     def end_test(self, trainer: Trainer, model: LightningModule) -> None:
         """Record sacreBLEU's signature beside a test BLEU (so that scores can be compared), then close."""
-        signature = getattr(getattr(model, "corpus", None), "signature", None)
+        signature = getattr(model, "bleu_signature", None)
         if signature and trainer.global_rank == 0:
             self.record.record(test_bleu_signature=signature)
             rank_zero_info(f"zoo: test BLEU signature {signature}")

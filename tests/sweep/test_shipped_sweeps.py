@@ -50,3 +50,29 @@ def test_sweep_file_is_valid_and_dry_run_lists_the_grid(path, capsys, monkeypatc
 def test_axis_sweep_varies_its_axis_only(path):
     config = yaml.safe_load(path.read_text())
     assert set(config["parameters"]) == {AXES[path.stem.split("-")[1]], "seed_everything"}
+
+
+KNOWN = sorted((REPO / "sweeps" / "known").glob("*.yaml"))  # the calibration sweeps of docs/known-effects.md
+
+
+@pytest.mark.parametrize("path", KNOWN, ids=[path.stem for path in KNOWN])
+def test_known_effect_sweep_is_valid_and_dry_run_lists_its_trials(path, capsys, monkeypatch, tmp_path, data_dir):
+    monkeypatch.chdir(REPO)
+    config = load_sweep(path)
+    assert config["name"] == f"known-{path.stem}"  # never the group of an ablation sweep (ed-pe, ...)
+    seeds = config["parameters"]["seed_everything"]["values"]
+    assert seeds == list(range(1, len(seeds) + 1)) and len(seeds) >= (12 if path.stem.startswith("aa-") else 3)
+    assert "configs/encoder_decoder/ablation.yaml" in config["command"] and config["method"] == "grid"
+    data = f"--data.path={data_dir / 'multi30k'}"
+    assert main([str(path), "--dry-run", "--runs_dir", str(tmp_path), "--", data]) == 0
+    listed = re.findall(r"^\s+\d+ (\S+)  \(to run\)$", capsys.readouterr().out, flags=re.MULTILINE)
+    expected = math.prod(len(spec.get("values", [None])) for spec in config["parameters"].values())
+    assert len(listed) == len(set(listed)) == expected
+    # seeds 1-3 of the A/A sweep are the baseline of the others: their trials are named to be picked by a glob
+    assert all(re.fullmatch(rf"{config['name']}(-\w+)?-s\d+", name) for name in listed)
+
+
+def test_known_effect_sweeps_cover_the_calibration():
+    assert {path.stem for path in KNOWN} == {
+        "aa-ed", "ed-heads", "ed-layers", "ed-d_model", "ed-pe", "ed-postnorm", "ed-swiglu"
+    }  # fmt: skip

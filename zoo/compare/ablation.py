@@ -19,11 +19,11 @@ from zoo.compare.configurations import (
 from zoo.compare.correction import correct
 from zoo.compare.errors import CompareError
 from zoo.compare.metrics import check_metric
+from zoo.compare.paired import seed_key
 from zoo.compare.power import minimum_detectable_effect, seeds_to_resolve
 from zoo.compare.records import Run
 from zoo.compare.statistics import Difference, Spread, spread, welch
 from zoo.evaluations_apart import base_metric
-from zoo.run_folders import is_seed
 from zoo.tracking import lower_is_better
 
 
@@ -120,7 +120,7 @@ def _one_run_per_seed(runs: list[Run]) -> tuple[list[Run], list[tuple[str, str]]
     kept: dict[tuple, Run] = {}
     left_out = []
     for run in sorted(runs, key=lambda r: r.name):
-        seed = tuple(sorted((k, repr(v)) for k, v in run.config.items() if is_seed(k)))
+        seed = seed_key(run)
         if seed in kept:
             left_out.append((run.name, f"rerun of the seed of {kept[seed].name}"))
         else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from zoo.compare.at_point import parse_point
 from zoo.compare.caption import compare_command
 from zoo.compare.correction import CORRECTIONS
 from zoo.compare.errors import CompareError
+from zoo.compare.paired import paired_json, paired_markdown, paired_rows
 from zoo.compare.plan import plan_lines
 from zoo.compare.records import load_local_runs
 from zoo.compare.render import FORMATS, TEXT, render
@@ -54,6 +56,7 @@ def parser() -> argparse.ArgumentParser:
                    help="also print the seeds to add to a sweep to resolve its rows within noise")  # fmt: skip
     p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     p.add_argument("--report", metavar="FILE.html", help="also write one self-contained HTML report")
+    p.add_argument("--paired", action="store_true", help="also the paired t-test over common seeds")
     p.add_argument("--include_unfinished", action="store_true", help="count running/failed runs in the statistics")
     return p
 
@@ -69,6 +72,8 @@ def run(argv: list[str]) -> None:
         raise CompareError("name the runs to compare: run folders, globs, a sweep name, or --wandb ENTITY/PROJECT")
     if not 0 < args.alpha < 1:
         raise CompareError(f"--alpha={args.alpha} is not valid; it must be in (0, 1), e.g. 0.05")
+    if args.paired and args.format == "csv":
+        raise CompareError("--paired is not written as CSV (one table a file); use --format json, markdown or table")
     if args.report:
         _check_report_path(Path(args.report))
     runs = load_local_runs(args.runs, Path(args.runs_dir)) if args.runs else []
@@ -79,7 +84,15 @@ def run(argv: list[str]) -> None:
                     include_unfinished=args.include_unfinished, interval=args.ci)  # fmt: skip
     comparisons = compare_metrics(runs, parse_metrics(args.metric), **settings)
     command = compare_command(argv)
-    render(comparisons, args.format, sys.stdout, command)
+    results = [paired_rows(c) for c in comparisons] if args.paired else None  # refused before anything is printed
+    if results is not None and args.format == "json":
+        text = io.StringIO()
+        render(comparisons, args.format, text, command)
+        sys.stdout.write(paired_json(comparisons, results, text.getvalue()))
+    else:
+        render(comparisons, args.format, sys.stdout, command)
+        for comparison, rows in zip(comparisons, results or [], strict=False):
+            sys.stdout.write(paired_markdown(comparison, rows))
     for comparison in comparisons if args.plan else []:
         lines = plan_lines(comparison, Path(args.runs_dir))
         print("\n".join(lines), file=sys.stdout if args.format in TEXT else sys.stderr)

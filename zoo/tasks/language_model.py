@@ -67,18 +67,21 @@ class LanguageModelTask(TaskModule):
         """``(B, T)`` ids -> ``(B, T, V)`` next-token logits."""
         return self.network(tokens)
 
-    def _nll(self, batch: dict) -> tuple[Tensor, Tensor]:
+    def summed_loss(self, batch: dict) -> tuple[Tensor, Tensor]:
+        """The next-token cross-entropy (nats) summed over ``batch["targets"]`` ``(B, T)`` given
+        ``batch["tokens"]`` ``(B, T)``, and the number of targets: the loss of training, validation, test and
+        ``benchmarks/extrapolation.py``."""
         logits = self(batch["tokens"])
         targets = batch["targets"]
         loss = F.cross_entropy(logits.flatten(0, 1).float(), targets.flatten(), reduction="sum")
         return loss, torch.tensor(targets.numel(), device=targets.device)  # blocks are never padded
 
     def training_loss(self, batch: dict) -> tuple[Tensor, int]:
-        loss, tokens = self._nll(batch)
+        loss, tokens = self.summed_loss(batch)
         return loss / tokens, int(tokens)
 
     def evaluate(self, stage: str, batch: dict, batch_idx: int) -> None:
-        nll, tokens = self._nll(batch)
+        nll, tokens = self.summed_loss(batch)
         self.sums[f"{stage}_nll"].update(nll)
         self.sums[f"{stage}_tokens"].update(tokens)
 

@@ -6,7 +6,6 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 from torchmetrics import MeanMetric, SumMetric
-from torchmetrics.text import SacreBLEUScore
 
 from zoo.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
 from zoo.data.translation import TranslationDataModule
@@ -20,9 +19,10 @@ from zoo.tasks.metric_states import count_metric
 
 
 class TranslationTask(TaskModule):
-    """Label-smoothed cross-entropy training (section 5.4); validation loss, perplexity, and BLEU
-    (sacreBLEU's 13a tokenisation on detokenised text) of the configured decoder: greedy by default, beam
-    search with ``beam_size > 1``. ``test`` reports sacreBLEU with its signature, and chrF.
+    """Label-smoothed cross-entropy training (section 5.4); validation loss, perplexity, and BLEU of the
+    configured decoder (greedy by default, beam search with ``beam_size > 1``). Validation and test BLEU are
+    the same computation: sacreBLEU's corpus BLEU with its defaults (:class:`zoo.tasks.corpus_scores.CorpusScores`);
+    ``test`` records its signature, and chrF.
 
     Args:
         num_encoder_layers: encoder depth (paper: 6).
@@ -74,15 +74,18 @@ class TranslationTask(TaskModule):
         check_at_least("model.beam_size", beam_size, 1)
         check_decoder_settings(beam_size, length_penalty, max_len_a, max_len_b, prefix="model.")
         super().__init__(**kwargs)
-        self.corpus = CorpusScores()
+        self.corpus = {stage: CorpusScores() for stage in ("val", "test")}
         self.metrics = torch.nn.ModuleDict(
             {
-                stage: torch.nn.ModuleDict(
-                    {"nll": SumMetric(), "tokens": count_metric(), "bleu": SacreBLEUScore(), "exact": MeanMetric()}
-                )
+                stage: torch.nn.ModuleDict({"nll": SumMetric(), "tokens": count_metric(), "exact": MeanMetric()})
                 for stage in ("val", "test")
             }
         )
+
+    @property
+    def bleu_signature(self) -> str | None:
+        """sacreBLEU's signature of the last test BLEU (``None`` before one), recorded beside it."""
+        return self.corpus["test"].signature
 
     def build_network(self) -> EncoderDecoder:
         hp = self.hparams
@@ -172,10 +175,7 @@ class TranslationTask(TaskModule):
         if stage == "test" or limit is None or batch_idx < limit:
             hypotheses = self.translate(batch["src"], batch["src_padding_mask"])
             references = batch["tgt_text"]
-            if stage == "test":
-                self.corpus.update(hypotheses, references)
-            else:
-                metrics["bleu"].update(hypotheses, [[r] for r in references])
+            self.corpus[stage].update(hypotheses, references)
             metrics["exact"].update(
                 torch.tensor([h.strip() == r.strip() for h, r in zip(hypotheses, references, strict=True)]).float()
             )
@@ -186,12 +186,10 @@ class TranslationTask(TaskModule):
         self.log(f"{stage}_loss", loss, prog_bar=True)
         self.log(f"{stage}_ppl", torch.exp(loss))
         if metrics["exact"].update_called:
+            bleu, chrf = self.corpus[stage].compute()
+            self.log(f"{stage}_bleu", bleu, prog_bar=True, sync_dist=False)  # already over every rank's text
             if stage == "test":
-                bleu, chrf = self.corpus.compute()
-                self.log("test_bleu", bleu, prog_bar=True, sync_dist=False)  # already over every rank's text
                 self.log("test_chrf", chrf, sync_dist=False)
-            else:
-                self.log(f"{stage}_bleu", metrics["bleu"].compute() * 100, prog_bar=True)
             self.log(f"{stage}_exact_match", metrics["exact"].compute())
         for metric in metrics.values():
             metric.reset()
