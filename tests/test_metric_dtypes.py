@@ -62,7 +62,7 @@ def _reference_loss(task, variant: str, batches: list[dict], precision: str) -> 
             if variant == "encoder_decoder":
                 loss, tokens = task._token_losses(batch, 0.0)
             elif variant == "decoder_only":
-                loss, tokens = task._nll(batch)
+                loss, tokens = task.summed_loss(batch)
             else:
                 logits = task(batch["tokens"], batch["padding_mask"]).float()
                 tokens = torch.tensor(len(batch["labels"]))
