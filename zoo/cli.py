@@ -184,11 +184,12 @@ class ZooCLI(LightningCLI):
             self.session = RunSession(run_dir, self.subcommand, config)
 
     def _launch_run_dir(self, config) -> Path | None:
-        """The run folder, resolved here or, for a rank of a ``torchrun`` launch but the first, by rank 0
-        (:func:`zoo.launch.shared_run_dir`); ``told_run_dir`` says which."""
+        """The run folder, resolved here or, for a rank but the first of a launch by ``torchrun``, ``srun`` or
+        another launcher that starts every rank, by rank 0 (:func:`zoo.launch.shared_run_dir`); ``told_run_dir``
+        says which."""
         try:
             run_dir, self.told_run_dir = shared_run_dir(
-                lambda: resolve_run_dir(self.subcommand, config, flat_config(config))
+                lambda: resolve_run_dir(self.subcommand, config, flat_config(config)), Path(config.runs_dir)
             )
         except RankZeroFailed as error:
             raise ConfigError(str(error)) from None
