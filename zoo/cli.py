@@ -32,6 +32,7 @@ from zoo.devices import run_devices, unpinned_devices
 from zoo.errors import print_error, raised_on_purpose
 from zoo.folder_lock import release
 from zoo.knob_help import knob_help
+from zoo.launch import RankZeroFailed, shared_run_dir
 from zoo.nonfinite import NonFiniteAction, NonFiniteLossError
 from zoo.precision import MatmulPrecision, set_matmul_precision, slow_cpu_precision
 from zoo.predictions import PredictionWriter
@@ -61,6 +62,8 @@ class ZooCLI(LightningCLI):
     def __init__(self, args=None, run: bool = True) -> None:
         self.session: RunSession | None = None  # the run folder of the command, if it has one
         self.devices: dict | None = None  # fit: where it runs and its effective batch (zoo.devices.run_devices)
+        self.told_run_dir = False  # another rank (torchrun's rank 0) resolved the run folder
+        self.owns_run_dir = True  # this process made or holds it (not a rank that was told or inherited it)
         int_before_float(Trainer.__init__)  # --trainer.limit_val_batches=1 is one batch, not 1.0 (all)
         super().__init__(
             TaskModule,
@@ -176,15 +179,30 @@ class ZooCLI(LightningCLI):
             inherited = inherited_run_dir()  # a DDP child rank: the rank that launched it holds the folder
             if inherited and config.get("ckpt_path") == "last":  # the file the launching rank resolved it to
                 config.ckpt_path = str(inherited / "checkpoints" / "last.ckpt")
-            run_dir = inherited or resolve_run_dir(self.subcommand, config, flat_config(config))
+            run_dir = inherited or self._launch_run_dir(config)
         except OSError as error:  # runs_dir is a file, or cannot be created
             raise ConfigError(
                 f"runs_dir={config.runs_dir!r}: no run folder can be made there ({error.strerror})"
             ) from None
+        self.owns_run_dir = inherited is None and not self.told_run_dir  # removes it if the run never starts
         if run_dir is not None:
-            if inherited is None:
+            if self.owns_run_dir:
                 hold_run_folder(run_dir, self.subcommand)
             self.session = RunSession(run_dir, self.subcommand, config)
+
+    def _launch_run_dir(self, config) -> Path | None:
+        """The run folder, resolved here or, for a rank but the first of a launch by ``torchrun``, ``srun`` or
+        another launcher that starts every rank, by rank 0 (:func:`zoo.launch.shared_run_dir`); ``told_run_dir``
+        says which."""
+        try:
+            run_dir, self.told_run_dir = shared_run_dir(
+                lambda: resolve_run_dir(self.subcommand, config, flat_config(config)), Path(config.runs_dir)
+            )
+        except RankZeroFailed as error:
+            raise ConfigError(str(error)) from None
+        if self.told_run_dir and run_dir is not None and config.get("ckpt_path") == "last":
+            config.ckpt_path = str(run_dir / "checkpoints" / "last.ckpt")  # the file rank 0 resolved it to
+        return run_dir
 
     def instantiate_classes(self) -> None:
         run_dir = self.session.run_dir if self.session else None
@@ -214,12 +232,12 @@ class ZooCLI(LightningCLI):
             if self.subcommand == "fit":
                 self._say_devices()
         except (ValueError, FileNotFoundError, ConnectionError, MisconfigurationException, ImportError) as error:
-            remove_unused_run_dir(run_dir)  # e.g. a trainer value Lightning refuses
+            remove_unused_run_dir(run_dir if self.owns_run_dir else None)  # e.g. a trainer value Lightning refuses
             if isinstance(error, ValueError) and not raised_on_purpose(_root_cause(error)):
                 raise  # a bug (`a, b = [x]` in a new component), not a check: its traceback says where
             raise ConfigError(str(_root_cause(error))) from error
         except BaseException as error:
-            remove_unused_run_dir(run_dir)  # whatever failed, a run that never started leaves no folder
+            remove_unused_run_dir(run_dir if self.owns_run_dir else None)  # a run that never started: no folder
             if isinstance(error, TypeError) and _raised_in_lightning(error):  # --trainer.devices=abc
                 raise ConfigError(str(error)) from error
             raise
@@ -341,7 +359,8 @@ class ZooCLI(LightningCLI):
             try:
                 self.session.start_fit(self.trainer, self.model, flat_config(config), text, self.devices)
             except BaseException:  # Ctrl-C while W&B starts: a run that never started leaves no folder
-                remove_untrained_run_dir(self.session.run_dir)
+                if self.owns_run_dir:
+                    remove_untrained_run_dir(self.session.run_dir)
                 raise
 
     def after_fit(self) -> None:

@@ -69,7 +69,7 @@ def make_wandb_logger(
 
     The run id is, in this order: the one kept in ``run_dir/wandb_id`` (a resumed training continues the same
     W&B run), the one ``wandb agent`` assigned (``$WANDB_RUN_ID``, so that the run joins its sweep), or a new
-    one; it is then kept in ``run_dir/wandb_id``.
+    one; it is then kept in ``run_dir/wandb_id`` by rank 0 (the other ranks log nothing to W&B).
     """
     mode = wandb_mode()
     os.environ["WANDB_MODE"] = mode  # child processes (DDP ranks) see the same decision
@@ -79,8 +79,9 @@ def make_wandb_logger(
         run_id = id_file.read_text().strip()
     else:
         run_id = os.environ.get("WANDB_RUN_ID") or secrets.token_hex(4)
-        run_dir.mkdir(parents=True, exist_ok=True)
-        id_file.write_text(run_id)
+        if getattr(rank_zero_only, "rank", 0) == 0:  # the W&B run is rank 0's; another rank's id would replace it
+            run_dir.mkdir(parents=True, exist_ok=True)
+            id_file.write_text(run_id)
     grouping = run_grouping()
     logger = GuardedWandbLogger(
         on_failure=on_failure,
