@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 from zoo.compare.at_point import parse_point
+from zoo.compare.calibration import SPLITS, calibrate, seed_values
+from zoo.compare.calibration_table import render as render_calibration
 from zoo.compare.caption import compare_command
 from zoo.compare.correction import CORRECTIONS
 from zoo.compare.errors import CompareError
@@ -58,6 +60,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--report", metavar="FILE.html", help="also write one self-contained HTML report")
     p.add_argument("--paired", action="store_true", help="also the paired t-test over common seeds")
     p.add_argument("--include_unfinished", action="store_true", help="count running/failed runs in the statistics")
+    p.add_argument("--calibrate", action="store_true",
+                   help="A/A calibration: split the runs of one configuration (12 seeds or more) into groups of 3 "
+                   "and count the splits called beyond noise (docs/known-effects.md)")  # fmt: skip
+    p.add_argument("--splits", type=int, default=SPLITS,
+                   help=f"with --calibrate: splits of each kind drawn (default {SPLITS}; all where fewer)")  # fmt: skip
     return p
 
 
@@ -74,12 +81,11 @@ def run(argv: list[str]) -> None:
         raise CompareError(f"--alpha={args.alpha} is not valid; it must be in (0, 1), e.g. 0.05")
     if args.paired and args.format == "csv":
         raise CompareError("--paired is not written as CSV (one table a file); use --format json, markdown or table")
+    if args.calibrate:
+        return _calibrate(args, argv)
     if args.report:
         _check_report_path(Path(args.report))
-    runs = load_local_runs(args.runs, Path(args.runs_dir)) if args.runs else []
-    runs += load_wandb_runs(args.wandb) if args.wandb else []
-    at = parse_point(args.at) if args.at else None
-    which = args.value or ("final" if at else "best")
+    runs, at, which = _runs(args)
     settings = dict(baseline=args.baseline, which=which, at=at, alpha=args.alpha, correction=args.correction,
                     include_unfinished=args.include_unfinished, interval=args.ci)  # fmt: skip
     comparisons = compare_metrics(runs, parse_metrics(args.metric), **settings)
@@ -101,6 +107,31 @@ def run(argv: list[str]) -> None:
 
         write_report(comparisons, Path(args.report), command)
         print(f"report: {args.report}", file=sys.stderr)
+
+
+def _runs(args: argparse.Namespace) -> tuple[list, object, str]:
+    """The runs named, the ``--at`` point (``None`` without it) and which value of each run is compared."""
+    runs = load_local_runs(args.runs, Path(args.runs_dir)) if args.runs else []
+    runs += load_wandb_runs(args.wandb) if args.wandb else []
+    at = parse_point(args.at) if args.at else None
+    return runs, at, args.value or ("final" if at else "best")
+
+
+def _calibrate(args: argparse.Namespace, argv: list[str]) -> None:
+    """``--calibrate``: the A/A table of :mod:`.calibration_table` instead of the comparison."""
+    given = [f"--{name}" for name in ("baseline", "plan", "report", "paired") if getattr(args, name)]
+    if given or args.splits < 1:
+        what = f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply" if given else (
+            f"--splits={args.splits} is not valid; it must be 1 or more")  # fmt: skip
+        raise CompareError(f"--calibrate: {what} (it splits one configuration's seeds: see docs/known-effects.md)")
+    if "," in (args.metric or ""):
+        raise CompareError(f"--calibrate takes one metric; --metric {args.metric!r} names several")
+    runs, at, which = _runs(args)
+    metric, values, _ = seed_values(runs, args.metric, which=which, at=at, alpha=args.alpha,
+                                    include_unfinished=args.include_unfinished)  # fmt: skip
+    tally = calibrate(values, args.alpha, args.splits)
+    source = f"{len(values)} seeds of one configuration, {metric} ({which}); {compare_command(argv)}"
+    render_calibration(tally, args.alpha, source, args.format, sys.stdout)
 
 
 def _check_report_path(report: Path) -> None:
