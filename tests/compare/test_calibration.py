@@ -91,6 +91,14 @@ def test_the_command_calibrates_the_runs_of_one_configuration(tmp_path, compare_
     assert rows["bootstrap", "family", "bonferroni"]["reading"] == "above"
 
 
+def test_simulate_calibrates_on_simulated_tables_without_runs(compare_json):
+    out = compare_json("--calibrate", "--simulate", 20)
+    rows = {(r["test"], r["split"], r["correction"]): r for r in out["rows"]}
+    assert out["simulated"] is True and out["source"].startswith("SIMULATED, no training runs: 20 independent")
+    for key, count in simulate(20, tests=("welch",)).counts.items():  # the values do not depend on the tests run
+        assert (rows[key]["beyond"], rows[key]["splits"]) == (count.beyond, count.total)
+
+
 @pytest.mark.parametrize(
     ("seeds", "args", "message"),
     [
@@ -98,6 +106,8 @@ def test_the_command_calibrates_the_runs_of_one_configuration(tmp_path, compare_
         (12, ["--paired"], "--calibrate: --paired does not apply"),
         (12, ["--splits", "0"], "--calibrate: --splits=0 is not valid; it must be 1 or more"),
         (12, ["--metric", "val_bleu,val_loss"], "--calibrate takes one metric"),
+        (12, ["--simulate", "10"], "--calibrate: --simulate takes no runs"),
+        (12, ["--simulate", "0"], "--calibrate: --simulate=0 is not valid"),
     ],
 )
 def test_bad_input_is_refused_in_one_line(tmp_path, compare, seeds, args, message):
@@ -105,6 +115,11 @@ def test_bad_input_is_refused_in_one_line(tmp_path, compare, seeds, args, messag
     _aa_runs(runs, [30.0 + 0.1 * i for i in range(seeds)])
     status, out, err = compare("--calibrate", "aa", "--runs_dir", runs, *args)
     assert status == 2 and out == "" and err.count("\n") == 1 and message in err
+
+
+def test_simulate_is_an_option_of_calibrate(compare):
+    status, out, err = compare("--simulate", 10)
+    assert (status, out) == (2, "") and "--simulate is an option of --calibrate" in err and err.count("\n") == 1
 
 
 def test_several_configurations_or_a_diverged_seed_are_refused(tmp_path, compare):

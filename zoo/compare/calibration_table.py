@@ -51,28 +51,35 @@ def _cells(record: dict, variations: int) -> list[str]:
             _percent(record["share"]), calibrated, interval, record["reading"]]  # fmt: skip
 
 
-def notes(tally: Tally, alpha: float, source: str) -> list[str]:
-    """What the table shows, below it."""
+def notes(tally: Tally, alpha: float, source: str, simulated: bool = False) -> list[str]:
+    """What the table shows, below it (``simulated``: of :func:`.calibration.simulate`'s tables)."""
     k = tally.variations
+    drawn = "values" if simulated else "splits"
+    independent = (
+        "The tables are independent, so the range is exact."
+        if simulated
+        else "Splits of one set of runs share their seeds and are not independent, so the share of real runs "
+        "varies more than that: a share outside the range is a sign to look at the seeds, not a proof."
+    )
     return [
-        f"{source}; splits drawn with numpy.random.default_rng({SEED}). Beyond noise: Welch's p (adjusted, for a "
+        f"{source}; {drawn} drawn with numpy.random.default_rng({SEED}). Beyond noise: Welch's p (adjusted, for a "
         f"corrected family) below alpha {alpha}; the bootstrap's {1 - alpha:.0%} percentile interval "
         f"({BOOTSTRAP_RESAMPLES:,} resamples; at 1 - alpha/{k} for Bonferroni; it has no p-value, so no Holm) "
         f"excludes 0; the paired t-test's p, the seeds of either group paired in seed order.",
         f"Calibrated: the share of a test at its level: alpha for a comparison, at most alpha for a corrected "
         f"family, at most 1 - (1 - alpha)^{k} for an uncorrected family of {k} (its comparisons share a baseline).",
-        "95% range: the binomial range of the share over that many independent splits (for a bound, its top). "
-        "Splits of one set of runs share their seeds and are not independent, so the share of real runs varies "
-        "more than that: a share outside the range is a sign to look at the seeds, not a proof.",
+        f"95% range: the binomial range of the share over that many independent splits (for a bound, its top). "
+        f"{independent}",
     ]
 
 
-def render(tally: Tally, alpha: float, source: str, fmt: str, file) -> None:
-    """Write the calibration in ``fmt``, one of :data:`zoo.compare.render.FORMATS`."""
+def render(tally: Tally, alpha: float, source: str, fmt: str, file, simulated: bool = False) -> None:
+    """Write the calibration in ``fmt``, one of :data:`zoo.compare.render.FORMATS` (``simulated``: see
+    :func:`notes`)."""
     rows = records(tally, alpha)
     if fmt == "json":
-        file.write(json.dumps({"alpha": alpha, "variations": tally.variations, "source": source, "rows": rows},
-                              indent=2) + "\n")  # fmt: skip
+        whole = {"alpha": alpha, "variations": tally.variations, "source": source, "simulated": simulated}
+        file.write(json.dumps({**whole, "rows": rows}, indent=2) + "\n")
     elif fmt == "csv":
         text = io.StringIO()
         writer = csv.DictWriter(text, fieldnames=list(rows[0]))
@@ -82,7 +89,7 @@ def render(tally: Tally, alpha: float, source: str, fmt: str, file) -> None:
     elif fmt == "markdown":
         lines = ["| " + " | ".join(HEADERS) + " |", "|" + " --- |" * len(HEADERS)]
         lines += ["| " + " | ".join(_cells(row, tally.variations)) + " |" for row in rows]
-        file.write("\n".join(lines) + "\n\n" + "\n".join(notes(tally, alpha, source)) + "\n")
+        file.write("\n".join(lines) + "\n\n" + "\n".join(notes(tally, alpha, source, simulated)) + "\n")
     else:
         table = Table(title=f"A/A calibration, alpha {alpha}", title_justify="left")
         for i, header in enumerate(HEADERS):
@@ -91,5 +98,5 @@ def render(tally: Tally, alpha: float, source: str, fmt: str, file) -> None:
             table.add_row(*_cells(row, tally.variations), style="red" if row["reading"] == "above" else None)
         console = Console(file=file, width=shutil.get_terminal_size((220, 24)).columns)
         console.print(table)
-        for line in notes(tally, alpha, source):
+        for line in notes(tally, alpha, source, simulated):
             console.print(line, highlight=False, soft_wrap=True, markup=False)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from zoo.compare.at_point import parse_point
-from zoo.compare.calibration import SPLITS, calibrate, seed_values
+from zoo.compare.calibration import SPLITS, calibrate, seed_values, simulate
 from zoo.compare.calibration_table import render as render_calibration
 from zoo.compare.caption import compare_command
 from zoo.compare.correction import CORRECTIONS
@@ -65,6 +65,9 @@ def parser() -> argparse.ArgumentParser:
                    "and count the splits called beyond noise (docs/known-effects.md)")  # fmt: skip
     p.add_argument("--splits", type=int, default=SPLITS,
                    help=f"with --calibrate: splits of each kind drawn (default {SPLITS}; all where fewer)")  # fmt: skip
+    p.add_argument("--simulate", type=int, metavar="TABLES",
+                   help="with --calibrate and no runs: calibrate on this many simulated tables of normal values "
+                   "(12 seeds each) instead")  # fmt: skip
     return p
 
 
@@ -75,7 +78,9 @@ def run(argv: list[str]) -> None:
         CompareError: for any bad input, with a one-line message.
     """
     args = parser().parse_args(argv)
-    if not args.runs and not args.wandb:
+    if args.simulate is not None and not args.calibrate:
+        raise CompareError("--simulate is an option of --calibrate: python -m zoo compare --calibrate --simulate 10000")
+    if not args.runs and not args.wandb and args.simulate is None:
         raise CompareError("name the runs to compare: run folders, globs, a sweep name, or --wandb ENTITY/PROJECT")
     if not 0 < args.alpha < 1:
         raise CompareError(f"--alpha={args.alpha} is not valid; it must be in (0, 1), e.g. 0.05")
@@ -126,12 +131,25 @@ def _calibrate(args: argparse.Namespace, argv: list[str]) -> None:
         raise CompareError(f"--calibrate: {what} (it splits one configuration's seeds: see docs/known-effects.md)")
     if "," in (args.metric or ""):
         raise CompareError(f"--calibrate takes one metric; --metric {args.metric!r} names several")
+    if args.simulate is not None:
+        return _simulate(args, argv)
     runs, at, which = _runs(args)
     metric, values, _ = seed_values(runs, args.metric, which=which, at=at, alpha=args.alpha,
                                     include_unfinished=args.include_unfinished)  # fmt: skip
     tally = calibrate(values, args.alpha, args.splits)
     source = f"{len(values)} seeds of one configuration, {metric} ({which}); {compare_command(argv)}"
     render_calibration(tally, args.alpha, source, args.format, sys.stdout)
+
+
+def _simulate(args: argparse.Namespace, argv: list[str]) -> None:
+    """``--calibrate --simulate TABLES``: the A/A table of independent simulated tables (:func:`.simulate`)."""
+    if args.simulate < 1 or args.runs or args.wandb:
+        problem = f"--simulate={args.simulate} is not valid" if args.simulate < 1 else "--simulate takes no runs"
+        raise CompareError(f"--calibrate: {problem}; simulate 1 table or more without runs, e.g. --simulate 10000")
+    tally = simulate(args.simulate, alpha=args.alpha)
+    source = (f"SIMULATED, no training runs: {args.simulate:,} independent tables of 12 standard normal values, a "
+              f"baseline and 3 variations of 3 seeds each, no effect; {compare_command(argv)}")  # fmt: skip
+    render_calibration(tally, args.alpha, source, args.format, sys.stdout, simulated=True)
 
 
 def _check_report_path(report: Path) -> None:
