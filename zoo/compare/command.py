@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 from zoo.compare.at_point import parse_point
+from zoo.compare.calibration import SPLITS, calibrate, seed_values, simulate
+from zoo.compare.calibration_table import render as render_calibration
 from zoo.compare.caption import compare_command
 from zoo.compare.correction import CORRECTIONS
 from zoo.compare.errors import CompareError
@@ -58,6 +60,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--report", metavar="FILE.html", help="also write one self-contained HTML report")
     p.add_argument("--paired", action="store_true", help="also the paired t-test over common seeds")
     p.add_argument("--include_unfinished", action="store_true", help="count running/failed runs in the statistics")
+    p.add_argument("--calibrate", action="store_true",
+                   help="A/A calibration: split the runs of one configuration (12 seeds or more) into groups of 3 "
+                   "and count the splits called beyond noise (docs/known-effects.md)")  # fmt: skip
+    p.add_argument("--splits", type=int, default=SPLITS,
+                   help=f"with --calibrate: splits of each kind drawn (default {SPLITS}; all where fewer)")  # fmt: skip
+    p.add_argument("--simulate", type=int, metavar="TABLES",
+                   help="with --calibrate and no runs: calibrate on this many simulated tables of normal values "
+                   "(12 seeds each) instead")  # fmt: skip
     return p
 
 
@@ -68,18 +78,19 @@ def run(argv: list[str]) -> None:
         CompareError: for any bad input, with a one-line message.
     """
     args = parser().parse_args(argv)
-    if not args.runs and not args.wandb:
+    if args.simulate is not None and not args.calibrate:
+        raise CompareError("--simulate is an option of --calibrate: python -m zoo compare --calibrate --simulate 10000")
+    if not args.runs and not args.wandb and args.simulate is None:
         raise CompareError("name the runs to compare: run folders, globs, a sweep name, or --wandb ENTITY/PROJECT")
     if not 0 < args.alpha < 1:
         raise CompareError(f"--alpha={args.alpha} is not valid; it must be in (0, 1), e.g. 0.05")
     if args.paired and args.format == "csv":
         raise CompareError("--paired is not written as CSV (one table a file); use --format json, markdown or table")
+    if args.calibrate:
+        return _calibrate(args, argv)
     if args.report:
         _check_report_path(Path(args.report))
-    runs = load_local_runs(args.runs, Path(args.runs_dir)) if args.runs else []
-    runs += load_wandb_runs(args.wandb) if args.wandb else []
-    at = parse_point(args.at) if args.at else None
-    which = args.value or ("final" if at else "best")
+    runs, at, which = _runs(args)
     settings = dict(baseline=args.baseline, which=which, at=at, alpha=args.alpha, correction=args.correction,
                     include_unfinished=args.include_unfinished, interval=args.ci)  # fmt: skip
     comparisons = compare_metrics(runs, parse_metrics(args.metric), **settings)
@@ -101,6 +112,44 @@ def run(argv: list[str]) -> None:
 
         write_report(comparisons, Path(args.report), command)
         print(f"report: {args.report}", file=sys.stderr)
+
+
+def _runs(args: argparse.Namespace) -> tuple[list, object, str]:
+    """The runs named, the ``--at`` point (``None`` without it) and which value of each run is compared."""
+    runs = load_local_runs(args.runs, Path(args.runs_dir)) if args.runs else []
+    runs += load_wandb_runs(args.wandb) if args.wandb else []
+    at = parse_point(args.at) if args.at else None
+    return runs, at, args.value or ("final" if at else "best")
+
+
+def _calibrate(args: argparse.Namespace, argv: list[str]) -> None:
+    """``--calibrate``: the A/A table of :mod:`.calibration_table` instead of the comparison."""
+    given = [f"--{name}" for name in ("baseline", "plan", "report", "paired") if getattr(args, name)]
+    if given or args.splits < 1:
+        what = f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply" if given else (
+            f"--splits={args.splits} is not valid; it must be 1 or more")  # fmt: skip
+        raise CompareError(f"--calibrate: {what} (it splits one configuration's seeds: see docs/known-effects.md)")
+    if "," in (args.metric or ""):
+        raise CompareError(f"--calibrate takes one metric; --metric {args.metric!r} names several")
+    if args.simulate is not None:
+        return _simulate(args, argv)
+    runs, at, which = _runs(args)
+    metric, values, _ = seed_values(runs, args.metric, which=which, at=at, alpha=args.alpha,
+                                    include_unfinished=args.include_unfinished)  # fmt: skip
+    tally = calibrate(values, args.alpha, args.splits)
+    source = f"{len(values)} seeds of one configuration, {metric} ({which}); {compare_command(argv)}"
+    render_calibration(tally, args.alpha, source, args.format, sys.stdout)
+
+
+def _simulate(args: argparse.Namespace, argv: list[str]) -> None:
+    """``--calibrate --simulate TABLES``: the A/A table of independent simulated tables (:func:`.simulate`)."""
+    if args.simulate < 1 or args.runs or args.wandb:
+        problem = f"--simulate={args.simulate} is not valid" if args.simulate < 1 else "--simulate takes no runs"
+        raise CompareError(f"--calibrate: {problem}; simulate 1 table or more without runs, e.g. --simulate 10000")
+    tally = simulate(args.simulate, alpha=args.alpha)
+    source = (f"SIMULATED, no training runs: {args.simulate:,} independent tables of 12 standard normal values, a "
+              f"baseline and 3 variations of 3 seeds each, no effect; {compare_command(argv)}")  # fmt: skip
+    render_calibration(tally, args.alpha, source, args.format, sys.stdout, simulated=True)
 
 
 def _check_report_path(report: Path) -> None:
