@@ -3,6 +3,8 @@
 import json
 import re
 
+import pytest
+
 from tests.compare.conftest import ROPE, SINUSOIDAL
 
 
@@ -65,3 +67,17 @@ def test_a_report_replaces_its_own_file_only(runs_dir, compare, tmp_path):
         f"zoo compare: error: --report='{notes}' cannot be written ({notes} exists and was not written by `python "
         f"-m zoo compare`; remove it or name another file); name an .html file to write\n"
     )
+
+
+def test_forest_axis_holds_zero_with_margin(runs_dir, compare, compare_json, tmp_path):
+    report = tmp_path / "report.html"
+    assert compare(runs_dir, "--report", report)[0] == 0
+    page = report.read_text()
+    decoder, match = json.JSONDecoder(), re.search(r'Plotly\.newPlot\(\s*"[^"]+",\s*', page)  # the forest plot
+    _, end = decoder.raw_decode(page, match.end())
+    layout = decoder.raw_decode(page, re.compile(r"\s*,\s*").match(page, end).end())[0]
+    low, high = layout["xaxis"]["range"]
+    rope = compare_json(runs_dir)["rows"][1]
+    ends = [min(0.0, rope["delta_ci_low"]), max(0.0, rope["delta_ci_high"])]
+    pad = 0.08 * (ends[1] - ends[0])  # neither the zero line nor the interval's end on the plot's edge
+    assert pad > 0 and [low, high] == pytest.approx([ends[0] - pad, ends[1] + pad], rel=1e-12)

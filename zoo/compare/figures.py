@@ -92,6 +92,19 @@ def by_knob(comparison: Comparison, knob: str) -> go.Figure:
     return figure
 
 
+def axis_range(lows: list[float], highs: list[float], margin: float = 0.08) -> list[float]:
+    """The forest plot's x range: every interval and 0 (the zero line), padded on both sides by ``margin`` of
+    the span, so that neither the zero line nor an interval's end sits on the plot's edge.
+
+    Example:
+        >>> axis_range([1.0], [3.0])
+        [-0.24, 3.24]
+    """
+    low, high = min([0.0, *lows]), max([0.0, *highs])
+    pad = margin * ((high - low) or 1.0)
+    return [low - pad, high + pad]
+
+
 def forest(comparison: Comparison) -> go.Figure:
     """Each variation's Δ against the baseline with its interval, one line per row (the baseline at 0), against
     a zero line: an interval that crosses it is a difference the seeds do not resolve (Agarwal et al. 2021 ask
@@ -119,6 +132,9 @@ def forest(comparison: Comparison) -> go.Figure:
         )
     )
     figure.add_vline(x=0, line=dict(color="#444", dash="dash"))
+    figure.update_xaxes(
+        range=axis_range([row.difference.ci_low for row in rows], [row.difference.ci_high for row in rows])
+    )
     better = "lower" if comparison.lower_is_better else "higher"
     figure.update_layout(
         title=f"Δ {comparison.value} {comparison.metric} against {label(comparison.rows[0])}: "
@@ -127,6 +143,7 @@ def forest(comparison: Comparison) -> go.Figure:
         xaxis_title=f"Δ {comparison.metric}",
         yaxis=dict(autorange="reversed"),
         height=160 + 40 * len(rows),
+        margin=dict(pad=8),  # the row labels off the axis
         showlegend=False,
         template="plotly_white",
     )
