@@ -33,9 +33,9 @@ def test_the_report_says_it_in_its_title_block_and_under_its_table(runs_dir, com
     page = report.read_text()
     command = f"python -m zoo compare {runs_dir} --report {report}"
     block = "".join(f'<p class="shows">{line}</p>' for line in shows(runs_dir, command))
-    assert f"<h1>zoo compare: val_bleu of pe-sweep</h1>{block}<table>" in page
+    assert f'<h1>zoo compare: val_bleu of pe-sweep</h1>{block}<div class="table"><table>' in page
     under = "".join(f'<p class="note">{line}</p>' for line in shows(runs_dir, command))
-    assert f"</table>{under}" in page
+    assert f"</table></div>{under}" in page
     assert "band \\u00b1 1 standard deviation (3 points a curve)" in page  # the chart's title, in plotly's JSON
 
 

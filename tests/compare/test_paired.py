@@ -11,6 +11,31 @@ from tests.compare.fake_runs import write_run
 from zoo.compare.paired import paired
 
 
+def test_paired_p_values_are_adjusted_together_as_holm_by_hand(runs_dir, compare, compare_json):
+    # a third arm closer to the baseline: two paired p-values in one family
+    write_config(runs_dir, "alibi", [(30.2, 30.0, (1.0, 1.0), 1.0), (31.5, 31.0, (1.0, 1.0), 1.0),
+                                     (32.6, 32.0, (1.0, 1.0), 1.0)])  # fmt: skip
+    base = [best for best, *_ in SINUSOIDAL]
+    arms = {"rope": [best for best, *_ in ROPE], "alibi": [30.2, 31.5, 32.6]}
+    p = {arm: float(stats.ttest_rel(values, base).pvalue) for arm, values in arms.items()}
+    small, large = sorted(p, key=p.get)
+    holm = {small: min(1.0, 2 * p[small])}
+    holm[large] = max(holm[small], min(1.0, p[large]))  # step-down: times m, then m - 1, non-decreasing
+    result = compare_json(runs_dir, "--paired", "--baseline", "pe=sinusoidal")
+    rows = {row["model.pe"]: row for row in result["paired"]["rows"]}
+    assert result["paired"]["correction"] == "holm"
+    for arm in arms:
+        assert rows[arm]["p"] == pytest.approx(p[arm], rel=1e-12)
+        assert rows[arm]["p_adjusted"] == pytest.approx(holm[arm], rel=1e-12)
+        assert rows[arm]["verdict"] == ("beyond noise" if holm[arm] < 0.05 else "within noise")
+    none = compare_json(runs_dir, "--paired", "--baseline", "pe=sinusoidal", "--correction", "none")
+    assert [row["p_adjusted"] for row in none["paired"]["rows"]] == [row["p"] for row in none["paired"]["rows"]]
+    status, out, _ = compare(runs_dir, "--paired", "--baseline", "pe=sinusoidal")
+    assert status == 0 and "|" not in out.split("paired t-test")[1]  # a rich table, not Markdown
+    assert "Holm p: the paired p-values adjusted together for the table's 2 variations" in " ".join(out.split())
+    assert f"{holm['rope']:.3g}" in out and "(Holm, alpha 0.05)" in out.split("paired t-test")[1]
+
+
 def test_paired_equals_scipy_on_made_up_values():
     baseline, variation = [30.0, 31.0, 32.5, 29.0], [30.8, 31.6, 33.4, 29.7]
     result = paired(baseline, variation)
@@ -41,7 +66,8 @@ def test_paired_over_real_records_equals_scipy(runs_dir, compare, compare_json):
     assert result["rows"][1]["p_value"] != row["p"]  # the unpaired row is Welch's, as without --paired
     status, out, _ = compare(runs_dir, "--paired", "--baseline", "pe=sinusoidal", "--format", "markdown")
     assert status == 0 and "paired t-test (two-sided)" in out
-    assert "| rope | 3 | 3.167 | 0.2887 |" in out  # differences 3, 3, 3.5
+    assert "| pe | n | Δ best | sd of Δ | paired p | Holm p | r | verdict |" in out  # the Welch table's knob name
+    assert "| rope | 3 | +3.17 | 0.29 |" in out  # differences 3, 3, 3.5, with the Welch table's decimals
 
 
 def test_a_rerun_of_a_seed_is_no_second_pair(runs_dir, compare_json):

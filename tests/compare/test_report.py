@@ -1,5 +1,6 @@
 """``--report``: one self-contained HTML file with the table, the learning curves and a chart per knob."""
 
+import html
 import json
 import re
 
@@ -67,6 +68,17 @@ def test_a_report_replaces_its_own_file_only(runs_dir, compare, tmp_path):
         f"zoo compare: error: --report='{notes}' cannot be written ({notes} exists and was not written by `python "
         f"-m zoo compare`; remove it or name another file); name an .html file to write\n"
     )
+
+
+def test_report_holds_the_paired_table_and_the_plan(runs_dir, compare, tmp_path):
+    report = tmp_path / "report.html"
+    status, out, _ = compare(runs_dir, "--paired", "--plan", "--baseline", "pe=sinusoidal", "--format", "markdown",
+                             "--report", report)  # fmt: skip
+    page = report.read_text()
+    assert status == 0 and "paired t-test (two-sided) over the seeds common to both arms" in page
+    assert "<td>+3.17</td><td>0.29</td>" in page  # the paired Δ and its sd, as printed
+    plan = out[out.index("Plan for val_bleu") :].splitlines()
+    assert plan and all(f'<p class="note">{html.escape(line)}</p>' in page for line in plan)
 
 
 def test_forest_axis_holds_zero_with_margin(runs_dir, compare, compare_json, tmp_path):

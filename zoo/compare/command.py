@@ -13,7 +13,8 @@ from zoo.compare.calibration_table import render as render_calibration
 from zoo.compare.caption import compare_command
 from zoo.compare.correction import CORRECTIONS
 from zoo.compare.errors import CompareError
-from zoo.compare.paired import paired_json, paired_markdown, paired_rows
+from zoo.compare.paired import paired_json, paired_rows
+from zoo.compare.paired_table import write_paired
 from zoo.compare.plan import plan_lines
 from zoo.compare.records import load_local_runs
 from zoo.compare.render import FORMATS, TEXT, render
@@ -103,14 +104,14 @@ def run(argv: list[str]) -> None:
     else:
         render(comparisons, args.format, sys.stdout, command)
         for comparison, rows in zip(comparisons, results or [], strict=False):
-            sys.stdout.write(paired_markdown(comparison, rows))
-    for comparison in comparisons if args.plan else []:
-        lines = plan_lines(comparison, Path(args.runs_dir))
+            write_paired(comparison, rows, args.format, sys.stdout)
+    plans = [plan_lines(comparison, Path(args.runs_dir)) for comparison in comparisons] if args.plan else []
+    for lines in plans:
         print("\n".join(lines), file=sys.stdout if args.format in TEXT else sys.stderr)
     if args.report:
         from zoo.compare.report import write_report  # plotly is imported only when a report is asked for
 
-        write_report(comparisons, Path(args.report), command)
+        write_report(comparisons, Path(args.report), command, results, plans)
         print(f"report: {args.report}", file=sys.stderr)
 
 

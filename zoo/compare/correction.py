@@ -5,7 +5,12 @@ rate is at most alpha, as with Bonferroni, and never fewer rows are found)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from zoo.compare.statistics import Difference
+
+if TYPE_CHECKING:
+    from zoo.compare.paired import PairedDifference
 
 CORRECTIONS = ("holm", "bonferroni", "none")
 NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "none": "uncorrected"}
@@ -34,11 +39,11 @@ def adjust(p_values: list[float], method: str = "holm") -> list[float]:
     return adjusted
 
 
-def correct(differences: list[Difference], method: str, alpha: float) -> None:
+def correct(differences: list[Difference] | list[PairedDifference], method: str, alpha: float) -> None:
     """Set ``p_adjusted`` and the verdict of each tested difference of one family (the ones with a p-value).
 
     Args:
-        differences: one table's differences to its baseline, of one metric.
+        differences: one table's differences to its baseline, of one metric: Welch's, or the paired test's.
         method: one of :data:`CORRECTIONS`.
         alpha: adjusted p-values below it are beyond noise.
     """

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 
 from scipy import stats
 
+from zoo.compare.correction import correct
 from zoo.compare.errors import CompareError
 from zoo.compare.records import Run
 from zoo.run_folders import is_seed
@@ -37,8 +38,10 @@ class PairedDifference:
         p: the paired t-test's two-sided p-value; ``None`` where it cannot be computed.
         correlation: Pearson's r between the baseline's and the variation's values over the seeds; ``None``
             below three seeds (two points are always on a line) or where a side is constant.
-        verdict: ``beyond noise`` (p < alpha), ``within noise``, ``n too small`` (fewer than two seeds),
-            ``no seed variance`` (every difference the same) or ``not finite``.
+        verdict: ``beyond noise`` (p, or ``p_adjusted`` once set, < alpha), ``within noise``, ``n too small``
+            (fewer than two seeds), ``no seed variance`` (every difference the same) or ``not finite``.
+        p_adjusted: ``p`` adjusted with the table's other paired p-values (``--correction``); ``None`` until
+            :func:`paired_rows` sets it, and where there is no ``p``.
     """
 
     n: int
@@ -47,6 +50,12 @@ class PairedDifference:
     p: float | None
     correlation: float | None
     verdict: str
+    p_adjusted: float | None = None
+
+    @property
+    def tested(self) -> bool:
+        """Whether the test ran (a p-value to adjust)."""
+        return self.p is not None
 
 
 def paired(baseline: list[float], variation: list[float], alpha: float = 0.05) -> PairedDifference:
@@ -92,7 +101,8 @@ def _shown(keys: set[tuple], varying: set[str]) -> str:
 
 def paired_rows(comparison) -> list[tuple[dict, PairedDifference]]:
     """``(knobs, difference)`` of each variation of a :class:`zoo.compare.ablation.Comparison` with runs, paired
-    with the baseline by :func:`seed_key`.
+    with the baseline by :func:`seed_key`; the paired p-values of the table are one family, adjusted together
+    with the comparison's ``--correction`` (as its Welch p-values: :func:`zoo.compare.correction.adjust`).
 
     Raises:
         CompareError: in one line, where a variation and the baseline were not run with the same seeds,
@@ -118,11 +128,8 @@ def paired_rows(comparison) -> list[tuple[dict, PairedDifference]]:
         pairs = [(metric_value(keyed[id(base)][s], comparison.metric, value),
                   metric_value(keyed[id(row)][s], comparison.metric, value)) for s in seeds]  # fmt: skip
         results.append((row.knobs, paired([b for b, _ in pairs], [v for _, v in pairs], comparison.alpha)))
+    correct([d for _, d in results], comparison.correction, comparison.alpha)
     return results
-
-
-def _number(value: float | None) -> str:
-    return "" if value is None else f"{value:.4g}"
 
 
 def paired_json(comparisons: list, results: list[list[tuple[dict, PairedDifference]]], text: str) -> str:
@@ -132,17 +139,6 @@ def paired_json(comparisons: list, results: list[list[tuple[dict, PairedDifferen
     objects = whole["comparisons"] if len(comparisons) > 1 else [whole]
     for target, comparison, rows in zip(objects, comparisons, results, strict=True):
         paired_rows_json = [{**knobs, **asdict(difference)} for knobs, difference in rows]
-        target["paired"] = {"test": TEST_NAME, "alpha": comparison.alpha, "rows": paired_rows_json}
+        target["paired"] = {"test": TEST_NAME, "alpha": comparison.alpha, "correction": comparison.correction,
+                            "rows": paired_rows_json}  # fmt: skip
     return json.dumps(whole, indent=2)
-
-
-def paired_markdown(comparison, results: list[tuple[dict, PairedDifference]]) -> str:
-    """The paired results as a Markdown table under a line naming the metric and the test (printed after the
-    comparison's table)."""
-    lines = [f"{comparison.metric} ({comparison.value}), {TEST_NAME}, alpha {comparison.alpha}:", ""]
-    lines += ["| " + " | ".join([*comparison.knobs, "n", "Δ", "sd of Δ", "paired p", "r", "verdict"]) + " |"]
-    lines += ["|" + " --- |" * (len(comparison.knobs) + 6)]
-    for knobs, d in results:
-        numbers = [_number(x) for x in (d.delta, d.sd, d.p, d.correlation)]
-        lines += ["| " + " | ".join([*map(str, knobs.values()), str(d.n), *numbers, d.verdict]) + " |"]
-    return "\n" + "\n".join(lines) + "\n"

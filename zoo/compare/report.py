@@ -10,7 +10,7 @@ from pathlib import Path
 import plotly.io
 import plotly.offline
 
-from zoo.compare import caption
+from zoo.compare import caption, paired_table
 from zoo.compare.ablation import Comparison
 from zoo.compare.cells import cells, headers, notes
 from zoo.compare.figures import by_knob, forest, learning_curves
@@ -19,51 +19,86 @@ from zoo.output_files import mark
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
-table { border-collapse: collapse; font-size: 14px; }
-th, td { padding: 4px 10px; border-bottom: 1px solid #ddd; text-align: right; white-space: nowrap; }
+div.table { max-width: 100%; overflow-x: auto; }
+table { border-collapse: collapse; font-size: 13px; }
+th, td { padding: 3px 6px; border-bottom: 1px solid #ddd; text-align: right; white-space: nowrap; }
+th, td.wrap { white-space: normal; }
+td.wrap { min-width: 9em; }
 th { background: #f4f4f4; }
 td.knob, th.knob { text-align: left; }
 tr.base { font-weight: bold; }
 tr.beyond td { background: #e8f4ff; }
 p.note { font-size: 13px; color: #555; margin: 0.3em 0; }
 p.shows { font-size: 15px; margin: 0.3em 0 1em; }
+h3 { font-size: 15px; margin: 1.2em 0 0.4em; }
 """
 
 
-def _table(comparison: Comparison, command: str | None) -> str:
-    head = "".join(
-        f"<th{' class=knob' if i <= len(comparison.knobs) else ''}>{html.escape(h)}</th>"
-        for i, h in enumerate(headers(comparison))
+def _cell(tag: str, text: str, knob: bool, wrap: bool = False) -> str:
+    """One ``<td>``/``<th>``: knob columns left-aligned; a long cell (a verdict) may wrap, so the table fits."""
+    css = " ".join(c for c, on in (("knob", knob), ("wrap", wrap)) if on)
+    return f"<{tag}{f' class={css!r}' if css else ''}>{html.escape(text)}</{tag}>"
+
+
+def _html_table(head: list[str], rows: list[tuple[str, list[str]]], knobs: int) -> str:
+    """``head`` and ``(css class, cells)`` rows as a table in a container that scrolls rather than widen the
+    page; the first ``knobs`` columns left-aligned, the verdict's column wrapping."""
+    wrap = head.index("verdict") if "verdict" in head else -1
+    head_html = "".join(_cell("th", h, i < knobs) for i, h in enumerate(head))
+    body = "".join(
+        f'<tr class="{css}">' + "".join(_cell("td", c, i < knobs, i == wrap) for i, c in enumerate(cells)) + "</tr>"
+        for css, cells in rows
     )
+    return f'<div class="table"><table><tr>{head_html}</tr>{body}</table></div>'
+
+
+def _notes(lines: list[str]) -> str:
+    return "".join(f'<p class="note">{html.escape(line)}</p>' for line in lines)
+
+
+def _table(comparison: Comparison, command: str | None) -> str:
     rows = []
     for row in comparison.rows:
         beyond = row.difference is not None and row.difference.verdict == "beyond noise"
-        css = "base" if row.is_baseline else "beyond" if beyond else ""
-        tds = "".join(
-            f"<td{' class=knob' if i <= len(comparison.knobs) else ''}>{html.escape(c)}</td>"
-            for i, c in enumerate(cells(comparison, row))
-        )
-        rows.append(f'<tr class="{css}">{tds}</tr>')
-    below = [*caption.lines(comparison, command), *notes(comparison)]
-    notes_html = "".join(f'<p class="note">{html.escape(line)}</p>' for line in below)
-    return f"<table><tr>{head}</tr>{''.join(rows)}</table>{notes_html}"
+        rows.append(("base" if row.is_baseline else "beyond" if beyond else "", cells(comparison, row)))
+    table = _html_table(headers(comparison), rows, len(comparison.knobs) + 1)
+    return table + _notes([*caption.lines(comparison, command), *notes(comparison)])
 
 
-def _section(comparison: Comparison, command: str | None) -> str:
+def _paired(comparison: Comparison, results: paired_table.Results) -> str:
+    """The ``--paired`` table, as in the terminal (:mod:`zoo.compare.paired_table`)."""
+    rows = [("beyond" if d.verdict == "beyond noise" else "", paired_table.cells(comparison, knobs, d))
+            for knobs, d in results]  # fmt: skip
+    title = f"<h3>{html.escape(paired_table.title(comparison, results))}</h3>"
+    return title + _html_table(paired_table.headers(comparison), rows, len(comparison.knobs))
+
+
+def _section(comparison: Comparison, command: str | None, paired: paired_table.Results | None,
+             plan: list[str]) -> str:  # fmt: skip
+    """One metric's table, its paired table and plan where asked for, then its charts."""
     figures = [forest(comparison), learning_curves(comparison)]
     figures += [by_knob(comparison, knob) for knob in comparison.knobs]
     charts = "".join(plotly.io.to_html(f, include_plotlyjs=False, full_html=False) for f in figures)
-    return f"{_table(comparison, command)}{charts}"
+    extra = (_paired(comparison, paired) if paired is not None else "") + _notes(plan)
+    return f"{_table(comparison, command)}{extra}{charts}"
 
 
-def report_html(comparisons: list[Comparison], command: str | None = None) -> str:
+def report_html(
+    comparisons: list[Comparison],
+    command: str | None = None,
+    paired: list[paired_table.Results] | None = None,
+    plans: list[list[str]] | None = None,
+) -> str:
     """The report as one HTML document: a title block saying what it shows (sweep, data, budget, the command
-    that made it), then per metric its table with the same line under it, forest plot, learning curves and a
-    chart per knob; with several metrics, the rows whose metrics disagree in direction.
+    that made it), then per metric its table with the same line under it, the ``--paired`` table and the
+    ``--plan`` lines where asked for, forest plot, learning curves and a chart per knob; with several metrics,
+    the rows whose metrics disagree in direction.
 
     Args:
         comparisons: from :func:`zoo.compare.ablation.compare`, one per metric.
         command: the command line that made it (:func:`zoo.compare.caption.compare_command`).
+        paired: per comparison, :func:`zoo.compare.paired.paired_rows` (``--paired``); ``None`` without it.
+        plans: per comparison, :func:`zoo.compare.plan.plan_lines` (``--plan``); ``None`` or empty without it.
 
     Returns:
         HTML with plotly.js inlined once and every chart's data embedded.
@@ -73,11 +108,13 @@ def report_html(comparisons: list[Comparison], command: str | None = None) -> st
     metrics = ", ".join(c.metric for c in comparisons)
     title = html.escape(f"zoo compare: {metrics}" + (f" of {', '.join(sweeps)}" if sweeps else ""))
     shows = "".join(f'<p class="shows">{html.escape(line)}</p>' for line in caption.lines(first, command))
+    extras = list(zip(paired or [None] * len(comparisons), plans or [[]] * len(comparisons), strict=True))
     if len(comparisons) == 1:
-        body = _section(first, command)
+        body = _section(first, command, *extras[0])
     else:
-        body = "".join(f"<h2>{html.escape(c.metric)}</h2>{_section(c, command)}" for c in comparisons)
-        body += "".join(f'<p class="note">{html.escape(line)}</p>' for line in disagreement_lines(comparisons))
+        body = "".join(f"<h2>{html.escape(c.metric)}</h2>{_section(c, command, *extra)}"
+                       for c, extra in zip(comparisons, extras, strict=True))  # fmt: skip
+        body += _notes(disagreement_lines(comparisons))
     return (
         f'<!DOCTYPE html><html><head><meta charset="utf-8"><meta name="generator" content="{mark("compare")}">'
         f"<title>{title}</title><style>{STYLE}</style>"
@@ -85,6 +122,12 @@ def report_html(comparisons: list[Comparison], command: str | None = None) -> st
     )
 
 
-def write_report(comparisons: list[Comparison], path: Path, command: str | None = None) -> None:
+def write_report(
+    comparisons: list[Comparison],
+    path: Path,
+    command: str | None = None,
+    paired: list[paired_table.Results] | None = None,
+    plans: list[list[str]] | None = None,
+) -> None:
     """Write :func:`report_html` to ``path``, whose folder exists (checked by the command before any run is read)."""
-    path.write_text(report_html(comparisons, command), encoding="utf-8")
+    path.write_text(report_html(comparisons, command, paired, plans), encoding="utf-8")

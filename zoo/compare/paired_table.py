@@ -1,0 +1,86 @@
+"""The ``--paired`` results as text, in the Welch table's words: the same knob names and decimals, the same
+correction named in the header and the verdict; a rich table in ``--format table``, Markdown in ``markdown``,
+and the same cells in the HTML report."""
+
+from __future__ import annotations
+
+import shutil
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from zoo.compare.ablation import Comparison
+from zoo.compare.cells import decimals_for, short_knob
+from zoo.compare.correction import NAMES
+from zoo.compare.paired import TEST_NAME, PairedDifference
+
+Results = list[tuple[dict, PairedDifference]]
+
+
+def title(comparison: Comparison, results: Results) -> str:
+    """The line above the table: the metric, the test, alpha and how the p-values were adjusted."""
+    tested = sum(d.tested for _, d in results)
+    if comparison.correction == "none":
+        adjusted = "each paired p alone (--correction none)"
+    else:
+        family = f"{tested} variation{'s' * (tested != 1)}"
+        adjusted = f"{NAMES[comparison.correction]} p: the paired p-values adjusted together for the table's {family}"
+    return f"{comparison.metric} ({comparison.value}), {TEST_NAME}, alpha {comparison.alpha:g}; {adjusted}:"
+
+
+def headers(comparison: Comparison) -> list[str]:
+    corrected = [f"{NAMES[comparison.correction]} p"] if comparison.correction != "none" else []
+    return [*map(short_knob, comparison.knobs), "n", f"Δ {comparison.value}", "sd of Δ", "paired p", *corrected,
+            "r", "verdict"]  # fmt: skip
+
+
+def _verdict(comparison: Comparison, d: PairedDifference) -> str:
+    """``beyond noise (Holm, alpha 0.05)``; the verdicts of no test as they are."""
+    return f"{d.verdict} ({NAMES[comparison.correction]}, alpha {comparison.alpha:g})" if d.tested else d.verdict
+
+
+def cells(comparison: Comparison, knobs: dict, d: PairedDifference) -> list[str]:
+    """One variation's cells, in the order of :func:`headers`; Δ and its sd with the Welch table's decimals,
+    knob cells blank where the variation has the baseline's value."""
+    base = comparison.rows[0]
+    decimals = decimals_for(getattr(base, comparison.value).mean)
+    p = ["—" if d.p is None else f"{d.p:.3g}"]
+    p += ["—" if d.p_adjusted is None else f"{d.p_adjusted:.3g}"] if comparison.correction != "none" else []
+    return [
+        *("" if value == base.knobs[knob] else str(value) for knob, value in knobs.items()),
+        str(d.n),
+        f"{d.delta:+.{decimals}f}",
+        "—" if d.sd is None else f"{d.sd:.{decimals}f}",
+        *p,
+        "—" if d.correlation is None else f"{d.correlation:.2f}",
+        _verdict(comparison, d),
+    ]
+
+
+def print_paired(comparison: Comparison, results: Results, file) -> None:
+    """The rich table under the comparison's, variations beyond noise in colour (as in the Welch table)."""
+    table = Table(title=title(comparison, results), title_justify="left")
+    for i, header in enumerate(headers(comparison)):
+        justify = "left" if i < len(comparison.knobs) else "right"
+        table.add_column(Text(header, overflow="fold", justify=justify), justify=justify, overflow="fold")
+    for knobs, d in results:
+        table.add_row(*map(Text, cells(comparison, knobs, d)), style="cyan" if d.verdict == "beyond noise" else None)
+    Console(file=file, width=shutil.get_terminal_size((220, 24)).columns).print(table)
+
+
+def paired_markdown(comparison: Comparison, results: Results) -> str:
+    """The paired results as a Markdown table under :func:`title` (printed after the comparison's table)."""
+    lines = [title(comparison, results), "", "| " + " | ".join(headers(comparison)) + " |"]
+    lines += ["|" + " --- |" * len(headers(comparison))]
+    lines += ["| " + " | ".join(cells(comparison, knobs, d)) + " |" for knobs, d in results]
+    return "\n" + "\n".join(lines) + "\n"
+
+
+def write_paired(comparison: Comparison, results: Results, fmt: str, file) -> None:
+    """The paired table in ``fmt``: ``table`` (rich) or ``markdown``."""
+    if fmt == "table":
+        file.write("\n")
+        print_paired(comparison, results, file)
+    else:
+        file.write(paired_markdown(comparison, results))
