@@ -74,6 +74,12 @@ def test_a_point_before_a_runs_first_evaluation_is_refused_in_one_line(runs, com
         "is at wall 201 (step 100)); choose a later point\n"
     )
 
+    status, out, err = compare(runs, "--at", "step=50")
+    assert err == (
+        "zoo compare: error: --at step=50: run ed-rope-s1 has no val_bleu evaluation at or before it (its first "
+        "is at step 100); choose a later point\n"
+    )
+
 
 def test_runs_that_record_no_tokens_are_refused(tmp_path, compare):
     runs = tmp_path / "runs"

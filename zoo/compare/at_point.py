@@ -77,7 +77,8 @@ def run_at(run: Run, metric: str, point: Point) -> tuple[Run, tuple[int, float]]
     ]
     if not before:
         first = next(((s, p) for s, _, p in placed if p is not None), None)
-        seen = f"its first is at {point.axis} {first[1]:g} (step {first[0]})" if first else f"it logged no {metric}"
+        where = "" if first is None or point.axis == "step" else f" (step {first[0]})"
+        seen = f"its first is at {point.axis} {first[1]:g}{where}" if first else f"it logged no {metric}"
         raise CompareError(
             f"--at {point}: run {run.name} has no {metric} evaluation at or before it ({seen}); choose a later point"
         )
