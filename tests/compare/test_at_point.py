@@ -62,8 +62,39 @@ def test_wall_time_judges_the_slower_arm_per_second(runs, compare_json, compare)
     assert (
         "Compared at wall=450: each run at its last val_bleu evaluation at or before it (final: that evaluation's "
         "value); evaluations used: pe=sinusoidal (base): step 300, 300, 300 (301 s, 302 s, 303 s); pe=rope: step "
-        "200, 200, 200 (401 s, 402 s, 403 s)." in out
+        "200, 200, 200 (401 s, 402 s, 403 s). 3 runs ended before the point (ed-sinusoidal-s1, ed-sinusoidal-s2, "
+        "ed-sinusoidal-s3): their last evaluation is compared. Steps count the optimiser updates done when the value "
+        "was measured: a train_loss at step 299 is that of the 300th batch (before its update), a val_ metric at "
+        "step 300 is measured after the 300th update. Params, tokens/s and wall time are the whole run's, not at the "
+        "point." in out
     )
+
+
+def test_a_point_past_the_end_of_every_run_is_refused(runs, compare):
+    status, out, err = compare(runs, "--at", "step=100000")
+    assert (status, out) == (2, "")
+    assert err == (
+        "zoo compare: error: --at step=100000 is past the end of every run (the longest ends at step 300); choose a "
+        "point at or before it, or leave out --at to compare the runs' final values\n"
+    )
+    status, _, err = compare(runs, "--at", "step=300")  # the end itself is reached
+    assert status == 0 and "ended before the point" not in err
+
+
+def test_a_training_metric_is_compared_at_its_logs_up_to_a_runs_last_step(tmp_path, compare):
+    runs = tmp_path / "runs"
+    for seed in (1, 2):  # fit's convention: train_loss logged at 49, 99; val_bleu evaluated at 100
+        folder = write_run(runs, f"ed-s{seed}", [(100, 20.0 + seed)], seed=seed)
+        lines = [{"step": 49, "train_loss": 3.0 + seed}, {"step": 99, "train_loss": 2.0 + seed}]
+        with (folder / "metrics.jsonl").open("a") as file:
+            file.write("".join(json.dumps(line) + "\n" for line in lines))
+    status, out, err = compare(runs, "--at", "step=100", "--metric", "train_loss", "--format", "markdown")
+    assert status == 0, err
+    assert (
+        "Compared at step=100: each run at its last train_loss log at or before it (final: that log's value); logs "
+        "used: all runs (base): step 99, 99." in out
+    )
+    assert "ended before the point" not in out
 
 
 def test_a_point_before_a_runs_first_evaluation_is_refused_in_one_line(runs, compare):
@@ -72,6 +103,12 @@ def test_a_point_before_a_runs_first_evaluation_is_refused_in_one_line(runs, com
     assert err == (
         "zoo compare: error: --at wall=150: run ed-rope-s1 has no val_bleu evaluation at or before it (its first "
         "is at wall 201 (step 100)); choose a later point\n"
+    )
+
+    status, out, err = compare(runs, "--at", "step=50")
+    assert err == (
+        "zoo compare: error: --at step=50: run ed-rope-s1 has no val_bleu evaluation at or before it (its first "
+        "is at step 100); choose a later point\n"
     )
 
 

@@ -36,9 +36,25 @@ def test_a_sweep_whose_trials_all_failed_says_so(runs_dir, compare):
 
 def test_an_unknown_metric(runs_dir, compare):
     assert one_error_line(compare, runs_dir, "--metric", "val_blue") == (
-        "--metric 'val_blue' is not logged by these runs; choose one of: parameters, tokens_per_sec, train_loss, "
+        "--metric 'val_blue' is not logged by these runs; choose one of: train_loss, val_bleu"
+    )
+
+
+def test_bookkeeping_is_no_metric(runs_dir, compare):
+    assert one_error_line(compare, runs_dir, "--metric", "parameters") == (
+        "--metric 'parameters' is bookkeeping of the run, not a metric of its model; choose one of: train_loss, "
         "val_bleu"
     )
+    assert one_error_line(compare, runs_dir, "--metric", "val_bleu,tokens_per_sec").startswith(
+        "--metric 'tokens_per_sec' is bookkeeping of the run"
+    )
+
+
+def test_bookkeeping_is_what_fit_logs_beside_train_loss():
+    from zoo.compare.metrics import BOOKKEEPING
+    from zoo.tasks.base import TaskModule
+
+    assert set(BOOKKEEPING) == set(TaskModule.training_metrics) - {"train_loss"}
 
 
 def test_a_bad_baseline(runs_dir, compare):
@@ -60,14 +76,13 @@ def test_bad_arguments_and_no_runs(runs_dir, compare):
         "name the runs to compare: run folders, globs, a sweep name, or --wandb ENTITY/PROJECT"
     )
     alpha = one_error_line(compare, runs_dir, "--alpha", "2")
-    assert alpha == "--alpha=2.0 is not valid; it must be in (0, 1), e.g. 0.05"
+    assert alpha == "--alpha 2 is not valid; it must be in (0, 1), e.g. 0.05"
 
 
 def test_a_task_metric_never_logged(tmp_path, compare):
     write_run(tmp_path, "no-validation", [(100, 2.0)], metric="train_loss")
     assert one_error_line(compare, tmp_path) == (
-        "the task metric 'val_bleu' is not logged by these runs; pass --metric, one of: parameters, tokens_per_sec, "
-        "train_loss"
+        "the task metric 'val_bleu' is not logged by these runs; pass --metric, one of: train_loss"
     )
 
 

@@ -7,7 +7,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 
-from zoo.compare.at_point import Point, run_at
+from zoo.compare.at_point import Point, ended_before, run_at
 from zoo.compare.configurations import (
     Configuration,
     default_baseline,
@@ -81,6 +81,7 @@ class Comparison:
     correction: str = "holm"
     at: Point | None = None
     points: dict[str, tuple[int, float]] = field(default_factory=dict)
+    ended: list[str] = field(default_factory=list)  # with --at: the runs whose last evaluation is before it
 
     @property
     def last_test(self) -> bool:
@@ -260,7 +261,7 @@ def compare(
         reasons = ", ".join(f"{name} ({reason})" for name, reason in excluded)
         raise CompareError(f"no finished run with {metric} to compare; left out: {reasons}")
     counted = {id(run) for run in kept}
-    kept, points = _at(kept, metric, at)
+    kept, points, ended = _at(kept, metric, at)
     # the knobs of every run with a config: an lr sweep whose lr=1e30 runs all failed still shows its lr column
     knobs = differing_knobs([run for run in runs if run.config])
     groups = group_by_configuration(kept, knobs)
@@ -289,20 +290,22 @@ def compare(
     correct([row.difference for row in rows if row.difference], correction, alpha)
     _add_power(rows, which, detection_level(rows, alpha, correction))
     return Comparison(
-        metric, which, lower_is_better(metric), alpha, knobs, rows, excluded, interval, correction, at, points
+        metric, which, lower_is_better(metric), alpha, knobs, rows, excluded, interval, correction, at, points, ended
     )
 
 
-def _at(runs: list[Run], metric: str, at: Point | None) -> tuple[list[Run], dict[str, tuple[int, float]]]:
-    """The runs cut at ``at`` (:func:`.at_point.run_at`) and the evaluation each is compared at; as they are
-    without a point.
+def _at(runs: list[Run], metric: str, at: Point | None) -> tuple[list[Run], dict[str, tuple[int, float]], list]:
+    """The runs cut at ``at`` (:func:`.at_point.run_at`), the evaluation each is compared at and the names of
+    those that ended before it (:func:`.at_point.ended_before`); as they are without a point.
 
     Raises:
-        CompareError: as :func:`.at_point.run_at`, and for a test metric, which has one value (the last test).
+        CompareError: as :func:`.at_point.run_at` and :func:`.at_point.ended_before`, and for a test metric,
+            which has one value (the last test).
     """
     if at is None:
-        return runs, {}
+        return runs, {}, []
     if base_metric(metric).startswith("test_"):
         raise CompareError(f"--at {at}: {metric} is a test metric, measured once at the end; compare a val_ metric")
     cut = [run_at(run, metric, at) for run in runs]
-    return [run for run, _ in cut], {run.name: point for run, point in cut}
+    ended = ended_before(runs, at)
+    return [run for run, _ in cut], {run.name: point for run, point in cut}, ended

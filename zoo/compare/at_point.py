@@ -53,6 +53,30 @@ def _position(run: Run, point: Point, step: int) -> float | None:
     return dict(run.history.get(series, [])).get(step)
 
 
+def _end(run: Run, point: Point) -> float | None:
+    """How far on ``point``'s axis ``run`` got: its last logged step, or the last such step's tokens or time."""
+    steps = sorted({step for points in run.history.values() for step, _ in points}, reverse=True)
+    return next((position for step in steps if (position := _position(run, point, step)) is not None), None)
+
+
+def ended_before(runs: list[Run], point: Point) -> list[str]:
+    """The names of the runs that ended before ``point`` (they are compared at their last evaluation).
+
+    Raises:
+        CompareError: when every run did, so that the comparison would be of the final values only.
+    """
+    ends = {run.name: _end(run, point) for run in runs}
+    ended = [name for name, end in ends.items() if end is None or end < point.value]
+    if runs and len(ended) == len(runs):
+        latest = max((end for end in ends.values() if end is not None), default=None)
+        where = "" if latest is None else f" (the longest ends at {point.axis} {latest:g})"
+        raise CompareError(
+            f"--at {point} is past the end of every run{where}; choose a point at or before it, or leave out --at "
+            f"to compare the runs' final values"
+        )
+    return ended
+
+
 def run_at(run: Run, metric: str, point: Point) -> tuple[Run, tuple[int, float]]:
     """``run`` as it stood at its last evaluation of ``metric`` at or before ``point``: its history cut there,
     ``final`` that evaluation's value and ``best`` the best until then.
@@ -77,7 +101,8 @@ def run_at(run: Run, metric: str, point: Point) -> tuple[Run, tuple[int, float]]
     ]
     if not before:
         first = next(((s, p) for s, _, p in placed if p is not None), None)
-        seen = f"its first is at {point.axis} {first[1]:g} (step {first[0]})" if first else f"it logged no {metric}"
+        where = "" if first is None or point.axis == "step" else f" (step {first[0]})"
+        seen = f"its first is at {point.axis} {first[1]:g}{where}" if first else f"it logged no {metric}"
         raise CompareError(
             f"--at {point}: run {run.name} has no {metric} evaluation at or before it ({seen}); choose a later point"
         )

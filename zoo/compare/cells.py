@@ -11,6 +11,7 @@ from zoo.compare.devices import effective_batch_note
 from zoo.compare.power import MOST_SEEDS, POWER
 from zoo.compare.records import UNFINISHED_STATUSES
 from zoo.compare.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, TEST_NAME, Difference, Spread
+from zoo.evaluations_apart import base_metric
 
 
 def decimals_for(value: float | None, significant: int = 4) -> int:
@@ -214,19 +215,31 @@ def notes(comparison: Comparison) -> list[str]:
 
 
 def _at_note(comparison: Comparison) -> str:
-    """Which evaluation of each row's runs was compared at ``--at``."""
+    """Which evaluation (of a training metric: which log) of each row's runs was compared at ``--at``, how its
+    steps are counted, which runs ended before the point, and that the other columns are the whole run's."""
     at = comparison.at
     unit = {"step": "", "tokens": " tokens", "wall": " s"}[at.axis]
+    what = "log" if base_metric(comparison.metric).startswith("train_") else "evaluation"
     used = []
     for row in comparison.rows:
         points = [comparison.points[run.name] for run in row.runs if run.name in comparison.points]
         steps = ", ".join(str(step) for step, _ in points)
         where = "" if at.axis == "step" else f" ({', '.join(f'{position:g}{unit}' for _, position in points)})"
         used.append(f"{label(row)}: step {steps}{where}" if points else f"{label(row)}: none")
-    final = "final: that evaluation's value" + ("" if comparison.value == "final" else "; best: the best until then")
+    final = f"final: that {what}'s value" + ("" if comparison.value == "final" else "; best: the best until then")
+    ended = comparison.ended
+    runs, their = ("runs", "their") if len(ended) != 1 else ("run", "its")
+    short = (
+        f" {len(ended)} {runs} ended before the point ({', '.join(ended)}): {their} last {what} is compared."
+        if ended
+        else ""
+    )
     return (
-        f"Compared at {at}: each run at its last {comparison.metric} evaluation at or before it ({final}); "
-        f"evaluations used: {'; '.join(used)}."
+        f"Compared at {at}: each run at its last {comparison.metric} {what} at or before it ({final}); "
+        f"{what}s used: {'; '.join(used)}.{short} Steps count the optimiser updates done when the value was "
+        f"measured: a train_loss at step 299 is that of the 300th batch (before its update), a val_ metric at "
+        f"step 300 is measured after the 300th update. Params, tokens/s and wall time are the whole run's, not "
+        f"at the point."
     )
 
 

@@ -84,7 +84,7 @@ def run(argv: list[str]) -> None:
     if not args.runs and not args.wandb and args.simulate is None:
         raise CompareError("name the runs to compare: run folders, globs, a sweep name, or --wandb ENTITY/PROJECT")
     if not 0 < args.alpha < 1:
-        raise CompareError(f"--alpha={args.alpha} is not valid; it must be in (0, 1), e.g. 0.05")
+        raise CompareError(f"--alpha {args.alpha:g} is not valid; it must be in (0, 1), e.g. 0.05")
     if args.paired and args.format == "csv":
         raise CompareError("--paired is not written as CSV (one table a file); use --format json, markdown or table")
     if args.calibrate:

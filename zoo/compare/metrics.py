@@ -10,6 +10,10 @@ from zoo.compare.errors import CompareError
 from zoo.compare.records import Run
 from zoo.tracking import lower_is_better
 
+# what fit logs about the run rather than its model (zoo.tasks.base.TaskModule.training_metrics but train_loss):
+# shown as the table's own columns, never compared
+BOOKKEEPING = ("grad_norm", "lr", "parameters", "tokens_per_sec", "train_tokens")
+
 
 def better(metric: str, value: float, than: float) -> bool:
     """Whether ``value`` of ``metric`` beats ``than`` (lower is better for losses, perplexity, bits per char)."""
@@ -41,10 +45,15 @@ def check_metric(metric: str | None, runs: list[Run]) -> str:
     """``metric``, or the task's (:func:`task_metric`) when it is ``None``, if some run logged it.
 
     Raises:
-        CompareError: naming the metric and the ones the runs logged.
+        CompareError: naming the metric and the ones the runs logged, also for one of :data:`BOOKKEEPING`.
     """
-    logged = sorted({name for run in runs for name in run.final})
+    logged = sorted({name for run in runs for name in run.final} - set(BOOKKEEPING))
     chosen = metric or task_metric(runs)
+    if chosen in BOOKKEEPING:
+        raise CompareError(
+            f"--metric {chosen!r} is bookkeeping of the run, not a metric of its model; choose one of: "
+            f"{', '.join(logged)}"
+        )
     if chosen not in logged:
         what = f"--metric {chosen!r}" if metric else f"the task metric {chosen!r}"
         verb = "choose" if metric else "pass --metric,"
