@@ -1,4 +1,4 @@
-"""Where the real data is, for tests that need it.
+"""Where the real data is, for tests that need it; and no test may leave a signal handler changed.
 
 ``ZOO_TEST_DATA`` (default: ``../shared/data`` resolved from the repository root, not the working directory).
 Where it is absent, real-data tests skip with a one-line reason; with ``ZOO_REQUIRE_TEST_DATA=1`` (set by
@@ -6,6 +6,7 @@ Where it is absent, real-data tests skip with a one-line reason; with ``ZOO_REQU
 """
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -65,3 +66,29 @@ def cli_env(monkeypatch, zoo_cache, tmp_path):
     monkeypatch.delenv("ZOO_RUN_DIR", raising=False)
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@pytest.fixture(autouse=True)
+def signal_handlers_kept():
+    """Fail a test that leaves SIGINT's or SIGTERM's handler changed (and put it back): a later test in the same
+    worker would see Ctrl-C ignored, as one did after Lightning's SIG_IGN, and fail only when scheduled after it."""
+    before = {signum: signal.getsignal(signum) for signum in SIGNALS}
+    yield
+    changed = {signum: signal.getsignal(signum) for signum in SIGNALS if signal.getsignal(signum) is not before[signum]}
+    for signum in changed:
+        signal.signal(signum, before[signum])
+    names = ", ".join(f"{signal.Signals(signum).name} (now {handler!r})" for signum, handler in changed.items())
+    assert not changed, f"the test left the handler of {names} changed"
+
+
+@pytest.fixture
+def ctrl_c_reaches_this_process():
+    """Python's Ctrl-C handler for one test, the one before it put back after. A process started in the
+    background of a shell without job control (``cmd &`` in a script, nohup, some CI runners) inherits SIGINT
+    ignored, and a test that sends itself SIGINT would then see nothing."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)

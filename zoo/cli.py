@@ -26,7 +26,7 @@ from lightning.pytorch.utilities.exceptions import SIGTERMException
 
 from zoo.cli_parser import COMMAND_LINE, ZooArgumentParser, flag_values
 from zoo.config_checks import MAX_SEED, VALID_SEED, ConfigError, check_options, check_val_check_interval
-from zoo.ctrl_c import stopped_by_ctrl_c
+from zoo.ctrl_c import sigint_kept, stopped_by_ctrl_c
 from zoo.data import ZooDataModule
 from zoo.devices import run_devices, unpinned_devices
 from zoo.errors import print_error, raised_on_purpose
@@ -525,6 +525,11 @@ def main(args: list[str] | None = None) -> None:
     ``fit``, ``validate``, ``test`` and ``predict`` go to :class:`ZooCLI`; ``sweep``, ``compare``,
     ``translate``, ``generate``, ``attention`` and ``average`` to the ``main(argv)`` of their modules.
     """
+    with sigint_kept():  # Lightning ignores Ctrl-C after one it stopped: this process may call main again
+        _main(args)
+
+
+def _main(args: list[str] | None) -> None:
     argv = sys.argv[1:] if args is None else list(args)
     COMMAND_LINE[:] = argv
     if argv and argv[0] in TOOLS:

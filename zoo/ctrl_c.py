@@ -12,11 +12,29 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import lightning.pytorch as pl
 from lightning.pytorch.callbacks import Callback
 
 _PRESSED: list[bool] = []  # whether the stop of this process's last fit was a Ctrl-C (read by zoo.cli.main)
+
+
+@contextmanager
+def sigint_kept() -> Iterator[None]:
+    """Put back, on leaving, the SIGINT handler there was on entering. After a Ctrl-C it handled, Lightning
+    ignores SIGINT for the rest of the process (``signal.SIG_IGN``, so that more Ctrl-C do not cut its shutdown
+    short): a notebook, a test or a script that calls :func:`zoo.cli.main` again could no longer be stopped."""
+    if threading.current_thread() is not threading.main_thread():  # handlers are the main thread's only
+        yield
+        return
+    handler = signal.getsignal(signal.SIGINT)
+    try:
+        yield
+    finally:
+        if handler is not None:  # None: installed outside Python, which cannot be put back
+            signal.signal(signal.SIGINT, handler)
 
 
 def stopped_by_ctrl_c() -> bool:

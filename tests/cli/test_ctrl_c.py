@@ -38,8 +38,8 @@ def logged_steps(runs) -> int:
 @pytest.mark.slow  # a fresh process as users start it, and two runs to compare with
 def test_ctrl_c_saves_the_step_it_ends_and_resume_continues_exactly(data_dir, cli_env, zoo_cache):
     args = [*shakespeare_args(data_dir), *RUN, "--trainer.max_steps=5000"]
-    env = {**os.environ, "WANDB_MODE": "offline", "ZOO_CACHE": str(zoo_cache), "OMP_NUM_THREADS": "1"}
-    env["PYTHONPATH"] = str(REPO)
+    env = {**os.environ, "WANDB_MODE": "offline", "ZOO_CACHE": str(zoo_cache), "PYTHONPATH": str(REPO)}
+    env["OMP_NUM_THREADS"] = str(torch.get_num_threads())  # this process's, which resumes it: the same sums
     env.pop("ZOO_RUN_DIR", None)
     env.pop("WANDB_SERVICE", None)
     process = subprocess.Popen(
@@ -77,7 +77,9 @@ def test_ctrl_c_saves_the_step_it_ends_and_resume_continues_exactly(data_dir, cl
     assert read_run(run_dir)["summary"]["status"] == "finished"
 
 
-def test_ctrl_c_before_the_first_step_leaves_no_folder_and_no_dash_2(data_dir, cli_env, monkeypatch, capsys):
+def test_ctrl_c_before_the_first_step_leaves_no_folder_and_no_dash_2(
+    data_dir, cli_env, monkeypatch, capsys, ctrl_c_reaches_this_process
+):
     """Ctrl-C while the data was set up left the folder with the record of a run that trained nothing: the
     next run of the configuration went silently to ``-2``."""
     from zoo.data import ZooDataModule
@@ -91,12 +93,10 @@ def test_ctrl_c_before_the_first_step_leaves_no_folder_and_no_dash_2(data_dir, c
     args = [*shakespeare_args(data_dir), "--trainer.max_steps=2"]
     with monkeypatch.context() as patch:
         patch.setattr(ZooDataModule, "setup", interrupted)
-        try:
-            with pytest.raises(SystemExit) as stopped:
-                main(args)
-        finally:
-            signal.signal(signal.SIGINT, signal.default_int_handler)  # Lightning ignores Ctrl-C after one
+        with pytest.raises(SystemExit) as stopped:
+            main(args)
     assert stopped.value.code == 128 + signal.SIGINT
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Ctrl-C stops this process again
     assert not (cli_env / "runs").exists()
     err = capsys.readouterr().err
     assert err.splitlines()[-1].startswith("zoo: run interrupted before its first step; its folder runs/")

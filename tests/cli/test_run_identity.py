@@ -222,14 +222,12 @@ def test_evaluation_records_the_checkpoint_step(data_dir, cli_env):
     assert read_run(run_dir)["summary"]["wall_time_s"] == trained_for  # fit's time only
 
 
-def test_an_interrupted_run_says_so_and_how_to_resume(data_dir, cli_env, capsys):
+def test_an_interrupted_run_says_so_and_how_to_resume(data_dir, cli_env, capsys, ctrl_c_reaches_this_process):
     callback = '--trainer.callbacks=[{"class_path": "tests.cli.interrupter.InterruptAt", "init_args": {"step": 4}}]'
-    try:
-        with pytest.raises(SystemExit) as stopped:
-            main([*shakespeare_args(data_dir), "--trainer.max_steps=6", callback])
-    finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)  # Lightning ignores Ctrl-C after one
+    with pytest.raises(SystemExit) as stopped:
+        main([*shakespeare_args(data_dir), "--trainer.max_steps=6", callback])
     assert stopped.value.code == 128 + signal.SIGINT  # not 1, a failure
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # not Lightning's SIG_IGN after one
     run_dir = only_run(cli_env / "runs")
     summary = read_run(run_dir)["summary"]
     assert summary["status"] == "interrupted"

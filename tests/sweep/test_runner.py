@@ -182,7 +182,7 @@ def test_an_empty_run_folder_is_removed_not_set_aside(tmp_path):
     assert not (tmp_path / "runs" / "fake" / "attempts").exists()
 
 
-def test_ctrl_c_stops_the_running_trials_and_records_them_as_interrupted(tmp_path):
+def test_ctrl_c_stops_the_running_trials_and_records_them_as_interrupted(tmp_path, ctrl_c_reaches_this_process):
     runner = make_runner(tmp_path)
     trials = [Trial(f"fake-{k}", {"action": "wait", "loss": 0}) for k in range(3)]
     started = time.monotonic()
