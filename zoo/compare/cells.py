@@ -11,6 +11,7 @@ from zoo.compare.devices import effective_batch_note
 from zoo.compare.power import MOST_SEEDS, POWER
 from zoo.compare.records import UNFINISHED_STATUSES
 from zoo.compare.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, TEST_NAME, Difference, Spread
+from zoo.compare.verdicts import words
 from zoo.evaluations_apart import base_metric
 
 
@@ -63,9 +64,14 @@ UNTESTED = "†"  # beside the columns that no test tells from noise
 NOT_TESTED_FOR_NOISE = ("tokens_per_sec", "wall_time_s")
 
 
+def _other(comparison: Comparison) -> str:
+    return "final" if comparison.value == "best" else "best"
+
+
 def headers(comparison: Comparison) -> list[str]:
+    """Every column's header, as markdown, CSV's order, the report and ``--wide`` show them."""
     metric, which = comparison.metric, comparison.value
-    other = "final" if which == "best" else "best"
+    other = _other(comparison)
     values = [f"{metric} last test"] if comparison.last_test else [f"{metric} {which}", f"{metric} {other}"]
     return ["", *map(short_knob, comparison.knobs), "n", *values,
             f"Δ {'last test' if comparison.last_test else which} [{level(comparison)} CI]", "Welch p",
@@ -73,28 +79,34 @@ def headers(comparison: Comparison) -> list[str]:
             "seeds to resolve", "params", f"tokens/s {UNTESTED}", f"wall time {UNTESTED}"]  # fmt: skip
 
 
+def narrow_columns(comparison: Comparison) -> list[int]:
+    """The columns of the terminal's default table, as indices of :func:`headers`: the knobs, ``n``, the value
+    compared, Δ with its interval, the p-value the verdict is of (adjusted, where a correction applies) and the
+    verdict, which says ``base`` in the baseline's row (no label column); narrow enough for a terminal of 100
+    columns (``--wide`` shows them all)."""
+    names = headers(comparison)
+    p = "Welch p" if comparison.correction == "none" else f"{NAMES[comparison.correction]} p"
+    delta = next(i for i, name in enumerate(names) if name.startswith("Δ "))
+    return [*range(1, len(comparison.knobs) + 3), delta, names.index(p), names.index("verdict")]
+
+
 def level(comparison: Comparison) -> str:
     """The intervals' confidence level, ``95%`` for alpha 0.05."""
     return f"{100 * (1 - comparison.alpha):g}%"
 
 
-def verdict(comparison: Comparison, d: Difference) -> str:
-    """``beyond noise (Holm, alpha 0.05)``; ``n too small`` and the other verdicts of no test as they are."""
-    if not d.tested:
-        return d.verdict
-    return f"{d.verdict} ({NAMES[comparison.correction]}, alpha {comparison.alpha:g})"
-
-
-def _vs_baseline(comparison: Comparison, row: Row, decimals: int) -> list[str]:
+def _vs_baseline(comparison: Comparison, row: Row, decimals: int, short: bool) -> list[str]:
     adjusted = comparison.correction != "none"
     d = row.difference
-    if d is None:
-        return ["—"] * (5 + adjusted)
+    if d is None:  # the terminal's table, with no label column, names the baseline in its verdict's
+        verdict = "base" if short and row.is_baseline else "—"
+        return ["—"] * (2 + adjusted) + [verdict, "—", "—"]
     interval = "" if d.ci_low is None else f" [{d.ci_low:+.{decimals}f}, {d.ci_high:+.{decimals}f}]"
     p = ["—" if d.p is None else f"{d.p:.3g}"]
     p += ["—" if d.p_adjusted is None else f"{d.p_adjusted:.3g}"] if adjusted else []
     mde = "—" if d.mde is None else f"{d.mde:.{decimals}f}"
-    return [f"{d.delta:+.{decimals}f}{interval}", *p, verdict(comparison, d), mde, seeds_cell(d)]
+    said = words(comparison, row.knobs, d.delta, d.verdict, d.tested, short)
+    return [f"{d.delta:+.{decimals}f}{interval}", *p, said, mde, seeds_cell(d)]
 
 
 def seeds_to_resolve_value(d: Difference) -> int | str | None:
@@ -110,9 +122,10 @@ def seeds_cell(d: Difference) -> str:
     return "" if value is None else str(value).replace(f"more than {MOST_SEEDS}", f"> {MOST_SEEDS}")
 
 
-def cells(comparison: Comparison, row: Row) -> list[str]:
+def cells(comparison: Comparison, row: Row, short: bool = False) -> list[str]:
     """The display cells of ``row``, in the order of :func:`headers`; a variation's knob cells are blank where
-    it has the baseline's value, as in Table 3 of Vaswani et al. 2017."""
+    it has the baseline's value, as in Table 3 of Vaswani et al. 2017; ``short``: the terminal's verdict
+    (:func:`zoo.compare.verdicts.words`)."""
     base = comparison.rows[0]
     decimals = decimals_for(getattr(base, comparison.value).mean)
     knobs = [
@@ -125,7 +138,7 @@ def cells(comparison: Comparison, row: Row) -> list[str]:
         *knobs,
         _count(row),
         *(mean_std(s, decimals) for s in values),
-        *_vs_baseline(comparison, row, decimals),
+        *_vs_baseline(comparison, row, decimals, short),
         human(row.parameters.mean),
         human(row.tokens_per_sec.mean),
         duration(row.wall_time_s.mean),
@@ -140,11 +153,10 @@ def _count(row: Row) -> str:
 
 
 INTERVAL_NAMES = {
-    "welch": "Welch's t (Welch-Satterthwaite degrees of freedom)",
-    "bootstrap": f"percentile bootstrap of the difference of means, each arm resampled on its own "
-    f"({BOOTSTRAP_RESAMPLES} resamples, numpy default_rng({BOOTSTRAP_SEED}); narrower than Welch's with few seeds: "
-    "at 3 seeds an arm, a fifth of comparisons with no effect exclude 0, simulated in docs/known-effects.md; "
-    "the verdict is Welch's)",
+    "welch": "Welch's t",
+    "bootstrap": f"percentile bootstrap of the difference of means ({BOOTSTRAP_RESAMPLES} resamples, "
+    f"default_rng({BOOTSTRAP_SEED}); narrower than Welch's at few seeds, docs/known-effects.md; the verdict is "
+    "Welch's)",
 }
 
 LAST_TEST = (
@@ -156,26 +168,34 @@ LAST_TEST = (
 DATA_SET_FIELDS = ("data.class_path", "data.path", "data.name")
 
 
-def notes(comparison: Comparison) -> list[str]:
-    """The footer: what the numbers are, the test and its threshold, and the runs left out."""
+GUIDE = "docs/compare.md"
+
+
+def notes(comparison: Comparison, wide: bool = True) -> list[str]:
+    """The footer, a few lines: what the numbers are, the test and its threshold, the columns of a ``wide``
+    table (else how to show them), where every column is explained, then what only these runs need said (the
+    point of ``--at``, diverged seeds, data, joint effects, runs counted unfinished or left out)."""
     direction = "lower" if comparison.lower_is_better else "higher"
     compared = f"{comparison.value} value" if not comparison.last_test else LAST_TEST
     lines = [
-        f"{comparison.metric}: mean ± sample standard deviation over the n seeds of a configuration; {direction} is "
-        f"better; Δ compares each run's {compared}.",
-        f"Δ: difference of means to the baseline [its {level(comparison)} confidence interval: "
-        f"{INTERVAL_NAMES[comparison.interval]}; per row, not adjusted for the table's other rows]; {TEST_NAME}; "
-        f"{_correction_note(comparison)}; with n < 2 on a side: n too small.",
-        f"MDE: the smallest |Δ| that the test detects with {POWER:.0%} power at the row's seeds and spread (Welch's "
-        f"two-sided test, its df estimated, for normal seeds with the observed standard deviations; at the level "
-        f"{_level_words(comparison)}); seeds to resolve: for a row within noise, the seeds per arm at which its "
-        f"observed Δ would be detected with {POWER:.0%} power (--plan lists the seeds to add).",
-        "Blank knob cells: as in the baseline (layout of Table 3, Vaswani et al. 2017). tokens/s: each run's mean "
-        "over its logged training steps; wall time: training and evaluation.",
-        f"{UNTESTED} tokens/s and wall time are not tested for noise: they measure the machine's load (other "
-        "processes, trials run side by side) as much as the knob, so compare them only between runs made side by "
-        "side on one otherwise idle machine.",
+        f"{comparison.metric}: mean ± sample standard deviation over the n seeds, {direction} is better; Δ compares "
+        f"each run's {compared} with the baseline's [its {level(comparison)} confidence interval: "
+        f"{INTERVAL_NAMES[comparison.interval]}; per row, not adjusted for the table's other rows].",
+        f"{TEST_NAME}; {_correction_note(comparison)}.",
     ]
+    if wide:
+        lines.append(
+            f"MDE: the smallest |Δ| the test detects with {POWER:.0%} power at the row's seeds and spread, at "
+            f"{_level_words(comparison)}; seeds to resolve: the seeds per arm that would detect a row's Δ within "
+            f"noise (--plan). {UNTESTED} not tested for noise: speed measures the machine's load as much as the knob."
+        )
+        lines.append(f"Every column explained: {GUIDE}.")
+    else:
+        other = "" if comparison.last_test else f"{comparison.metric} {_other(comparison)}, "
+        lines.append(
+            f"--wide adds {other}Welch p, MDE, seeds to resolve, params, tokens/s and wall time (markdown, csv, json "
+            f"and --report have them all); every column explained: {GUIDE}."
+        )
     if comparison.at is not None:
         lines.append(_at_note(comparison))
     diverged = [run.name for row in comparison.rows for run in row.runs if _not_finite(comparison, run)]
@@ -247,7 +267,7 @@ def _level_words(comparison: Comparison) -> str:
     level = detection_level(comparison.rows, comparison.alpha, comparison.correction)
     if comparison.correction == "none":
         return f"alpha {level:.3g}"
-    return f"alpha / comparisons = {level:.3g}, Bonferroni's, which Holm's test meets too"
+    return f"alpha / comparisons = {level:.3g} (Bonferroni's level, which Holm's test meets too)"
 
 
 def _correction_note(comparison: Comparison) -> str:

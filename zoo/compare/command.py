@@ -25,6 +25,8 @@ from zoo.errors import print_error
 from zoo.output_files import replaceable_problem
 from zoo.run_folders import folder_problem
 
+DEFAULT_REPORT = ""  # --report with no name: :func:`default_report`
+
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one line, and no sys.exit inside an in-process call
@@ -58,7 +60,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--plan", action="store_true",
                    help="also print the seeds to add to a sweep to resolve its rows within noise")  # fmt: skip
     p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
-    p.add_argument("--report", metavar="FILE.html", help="also write one self-contained HTML report")
+    p.add_argument("--wide", action="store_true",
+                   help="the terminal table with every column (markdown, csv, json and --report have them all)")
+    p.add_argument("--report", metavar="FILE.html", nargs="?", const=DEFAULT_REPORT,
+                   help="also write one self-contained HTML report: to FILE.html, or with no name to "
+                   "report-<metric>.html in the runs' sweep folder (runs/<sweep>/), else beside the runs")  # fmt: skip
     p.add_argument("--paired", action="store_true", help="also the paired t-test over common seeds")
     p.add_argument("--include_unfinished", action="store_true", help="count running/failed runs in the statistics")
     p.add_argument("--calibrate", action="store_true",
@@ -96,15 +102,18 @@ def run(argv: list[str]) -> None:
                     include_unfinished=args.include_unfinished, interval=args.ci)  # fmt: skip
     comparisons = compare_metrics(runs, parse_metrics(args.metric), **settings)
     command = compare_command(argv)
+    if args.report == DEFAULT_REPORT:
+        args.report = str(default_report(runs, comparisons, Path(args.runs_dir)))
+        _check_report_path(Path(args.report))
     results = [paired_rows(c) for c in comparisons] if args.paired else None  # refused before anything is printed
     if results is not None and args.format == "json":
         text = io.StringIO()
         render(comparisons, args.format, text, command)
         sys.stdout.write(paired_json(comparisons, results, text.getvalue()))
     else:
-        render(comparisons, args.format, sys.stdout, command)
+        render(comparisons, args.format, sys.stdout, command, args.wide)
         for comparison, rows in zip(comparisons, results or [], strict=False):
-            write_paired(comparison, rows, args.format, sys.stdout)
+            write_paired(comparison, rows, args.format, sys.stdout, args.wide)
     plans = [plan_lines(comparison, Path(args.runs_dir)) for comparison in comparisons] if args.plan else []
     for lines in plans:
         print("\n".join(lines), file=sys.stdout if args.format in TEXT else sys.stderr)
@@ -151,6 +160,21 @@ def _simulate(args: argparse.Namespace, argv: list[str]) -> None:
     source = (f"SIMULATED, no training runs: {args.simulate:,} independent tables of 12 standard normal values, a "
               f"baseline and 3 variations of 3 seeds each, no effect; {compare_command(argv)}")  # fmt: skip
     render_calibration(tally, args.alpha, source, args.format, sys.stdout, simulated=True)
+
+
+def default_report(runs: list, comparisons: list, runs_dir: Path) -> Path:
+    """Where ``--report`` with no name writes: ``report-<metric>.html`` (metrics joined by ``+``) in the folder of
+    the runs' one sweep (``<folder of the runs>/<sweep>/``, as ``zoo sweep`` makes it), else in the one folder
+    that holds the runs, else (runs from W&B) in ``runs_dir``, made if missing. Under ``runs/`` it is in the
+    folder that git ignores, never in a repository's tracked tree."""
+    name = f"report-{'+'.join(c.metric for c in comparisons)}.html"
+    folders = {Path(run.source).parent for run in runs if run.source and Path(run.source).is_dir()}
+    if len(folders) == 1 and all(run.source and Path(run.source).is_dir() for run in runs):  # no W&B run
+        folder, groups = folders.pop(), {run.group for run in runs}
+        sweep = folder / str(next(iter(groups)))
+        return (sweep if len(groups) == 1 and None not in groups and sweep.is_dir() else folder) / name
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    return runs_dir / name
 
 
 def _check_report_path(report: Path) -> None:

@@ -11,12 +11,15 @@ from plotly.colors import qualitative
 from zoo.compare.ablation import Comparison, Row, metric_value
 from zoo.compare.caption import curve_points
 from zoo.compare.cells import INTERVAL_NAMES, label, level, short_knob
+from zoo.compare.statistics import Spread, spread
+from zoo.compare.verdicts import words
 
 COLOURS = qualitative.Plotly
 
 
 def _band(row: Row, metric: str) -> tuple[list, list, list]:
-    """Steps, mean and standard deviation (0 for one seed) of ``metric`` over the seeds of ``row``."""
+    """Steps, mean and sample standard deviation (``statistics.stdev``, n - 1; 0 for one seed) of ``metric`` over
+    the seeds of ``row``."""
     by_step: dict[int, list[float]] = {}
     for run in row.runs:
         for step, value in run.history.get(metric, []):
@@ -33,7 +36,8 @@ def _rgba(hex_colour: str, alpha: float) -> str:
 
 
 def learning_curves(comparison: Comparison) -> go.Figure:
-    """``comparison.metric`` against step, one line (the mean over seeds) per configuration, mean ± std band."""
+    """``comparison.metric`` against step, one line (the mean over seeds) per configuration, a band of mean ±
+    sample standard deviation at each step (at the last, the table's final value ± its sd)."""
     figure = go.Figure()
     for i, row in enumerate(comparison.rows):
         colour, name = COLOURS[i % len(COLOURS)], label(row)
@@ -45,11 +49,13 @@ def learning_curves(comparison: Comparison) -> go.Figure:
         figure.add_trace(go.Scatter(x=steps, y=lower, mode="lines", fill="tonexty", fillcolor=_rgba(colour, 0.2),
                                     **band))  # fmt: skip
         figure.add_trace(go.Scatter(x=steps, y=means, mode="lines+markers", name=f"{name} (n={len(row.runs)})",
-                                    legendgroup=name, line=dict(color=colour)))  # fmt: skip
+                                    legendgroup=name, line=dict(color=colour), customdata=stds,
+                                    hovertemplate="step %{x}: mean %{y:.4g} ± %{customdata:.3g} (sample sd)"
+                                    "<extra>%{fullData.name}</extra>"))  # fmt: skip
     points = curve_points(comparison)
     few = f" ({points} point{'s' * (points != 1)} a curve)" if points else ""
     figure.update_layout(
-        title=f"{comparison.metric} during training: mean over seeds, band ± 1 standard deviation{few}",
+        title=f"{comparison.metric} during training: mean over seeds, band ± 1 {SAMPLE_SD}{few}",
         xaxis_title="step",
         yaxis_title=comparison.metric,
         height=480,
@@ -58,9 +64,32 @@ def learning_curves(comparison: Comparison) -> go.Figure:
     return figure
 
 
+SAMPLE_SD = "sample standard deviation (n - 1), as the table's ±"
+POOLED_SD = "sample standard deviation (n - 1) of the runs of each value, pooled over the other knobs"
+
+
+def _offsets(count: int, centre: float, width: float = 0.2) -> list[float]:
+    """``count`` x positions spread evenly over ``width`` around ``centre``: the points of one value side by
+    side, the same on every draw (no random jitter)."""
+    if count == 1:
+        return [centre]
+    return [centre - width / 2 + width * i / (count - 1) for i in range(count)]
+
+
+def _mean_and_sd(x: float, s: Spread, colour: str, name: str) -> go.Scatter:
+    """A mark at the mean of ``s`` with error bars of its sample standard deviation (none for one value)."""
+    sd = s.std if s.std is not None else 0.0
+    return go.Scatter(x=[x], y=[s.mean], mode="markers", name=f"{name}: mean ± sample sd",
+                      marker=dict(color=colour, size=12, symbol="diamond"),
+                      error_y=dict(type="data", array=[sd], visible=s.std is not None, thickness=2, width=8),
+                      hovertemplate=f"{name}: mean %{{y:.4g}} ± {sd:.4g} ({SAMPLE_SD}, n={s.n})"
+                      "<extra></extra>")  # fmt: skip
+
+
 def by_knob(comparison: Comparison, knob: str) -> go.Figure:
     """The ``best``/``final`` metric of every run (a point each) by the value of ``knob``, pooled over the
-    other knobs, with the mean ± standard deviation of each value beside the points."""
+    other knobs, and beside the points the mean ± sample standard deviation of each value's runs
+    (:func:`zoo.compare.statistics.spread`, the table's ± where ``knob`` is the only knob)."""
     values: dict[str, list[tuple[float, str]]] = {}
     for row in comparison.rows:
         for run in row.runs:
@@ -68,21 +97,16 @@ def by_knob(comparison: Comparison, knob: str) -> go.Figure:
             values.setdefault(str(row.knobs[knob]), []).append((value, run.name))
     figure = go.Figure()
     for i, (knob_value, points) in enumerate(values.items()):
-        figure.add_trace(
-            go.Box(
-                y=[p[0] for p in points],
-                text=[p[1] for p in points],
-                name=knob_value,
-                boxpoints="all",
-                jitter=0.3,
-                pointpos=-1.5,
-                boxmean="sd",
-                marker=dict(color=COLOURS[i % len(COLOURS)], size=8),
-            )
-        )
+        colour = COLOURS[i % len(COLOURS)]
+        figure.add_trace(go.Scatter(x=_offsets(len(points), i - 0.12), y=[p[0] for p in points], mode="markers",
+                                    text=[p[1] for p in points], name=knob_value, marker=dict(color=colour, size=8),
+                                    hovertemplate="%{text}: %{y:.4g}<extra></extra>"))  # fmt: skip
+        figure.add_trace(_mean_and_sd(i + 0.15, spread([p[0] for p in points]), colour, knob_value))
+    spread_words = SAMPLE_SD if len(comparison.knobs) == 1 else POOLED_SD
+    figure.update_xaxes(tickvals=list(range(len(values))), ticktext=list(values), range=[-0.6, len(values) - 0.4])
     figure.update_layout(
-        title=f"{comparison.value} {comparison.metric} by {short_knob(knob)}: each point a run"
-        + (", pooled over the other knobs" if len(comparison.knobs) > 1 else ""),
+        title=f"{comparison.value} {comparison.metric} by {short_knob(knob)}: each point a run; diamond and bars: "
+        f"mean ± {spread_words}",
         xaxis_title=short_knob(knob),
         yaxis_title=comparison.metric,
         height=380,
@@ -127,8 +151,10 @@ def forest(comparison: Comparison) -> go.Figure:
                 thickness=2,
                 width=6,
             ),
-            text=[row.difference.verdict for row in rows],
-            hovertemplate="%{y}: Δ %{x:.4g} (%{text})<extra></extra>",
+            customdata=[[row.difference.ci_low, row.difference.ci_high] for row in rows],
+            text=[words(comparison, row.knobs, row.difference.delta, row.difference.verdict, True) for row in rows],
+            hovertemplate=f"%{{y}}: Δ %{{x:.4g}}, {level(comparison)} interval [%{{customdata[0]:.4g}}, "
+            "%{customdata[1]:.4g}]: %{text}<extra></extra>",
         )
     )
     figure.add_vline(x=0, line=dict(color="#444", dash="dash"))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -14,6 +15,7 @@ from zoo.compare.ablation import Comparison
 from zoo.compare.cells import decimals_for, short_knob
 from zoo.compare.correction import NAMES
 from zoo.compare.paired import TEST_NAME, PairedDifference
+from zoo.compare.verdicts import words
 
 Results = list[tuple[dict, PairedDifference]]
 
@@ -35,14 +37,17 @@ def headers(comparison: Comparison) -> list[str]:
             "r", "verdict"]  # fmt: skip
 
 
-def _verdict(comparison: Comparison, d: PairedDifference) -> str:
-    """``beyond noise (Holm, alpha 0.05)``; the verdicts of no test as they are."""
-    return f"{d.verdict} ({NAMES[comparison.correction]}, alpha {comparison.alpha:g})" if d.tested else d.verdict
+R_NOTE = (
+    "r: Pearson correlation of the two arms' values over their common seeds (three or more); near 1, pairing "
+    "cancels the noise the arms share and the paired test is the more sensitive; near 0 or below, pairing gains "
+    "nothing. docs/compare.md, paired comparisons."
+)
 
 
-def cells(comparison: Comparison, knobs: dict, d: PairedDifference) -> list[str]:
+def cells(comparison: Comparison, knobs: dict, d: PairedDifference, short: bool = False) -> list[str]:
     """One variation's cells, in the order of :func:`headers`; Δ and its sd with the Welch table's decimals,
-    knob cells blank where the variation has the baseline's value."""
+    knob cells blank where the variation has the baseline's value; the verdict says which arm is better
+    (:func:`zoo.compare.verdicts.words`, ``short`` in the terminal)."""
     base = comparison.rows[0]
     decimals = decimals_for(getattr(base, comparison.value).mean)
     p = ["—" if d.p is None else f"{d.p:.3g}"]
@@ -54,19 +59,24 @@ def cells(comparison: Comparison, knobs: dict, d: PairedDifference) -> list[str]
         "—" if d.sd is None else f"{d.sd:.{decimals}f}",
         *p,
         "—" if d.correlation is None else f"{d.correlation:.2f}",
-        _verdict(comparison, d),
+        words(comparison, knobs, d.delta, d.verdict, d.tested, short),
     ]
 
 
-def print_paired(comparison: Comparison, results: Results, file) -> None:
-    """The rich table under the comparison's, variations beyond noise in colour (as in the Welch table)."""
-    table = Table(title=title(comparison, results), title_justify="left")
+def print_paired(comparison: Comparison, results: Results, file, wide: bool = False) -> None:
+    """The rich table under the comparison's, variations beyond noise in colour (as in the Welch table), and
+    what ``r`` is."""
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
     for i, header in enumerate(headers(comparison)):
-        justify = "left" if i < len(comparison.knobs) else "right"
+        justify = "left" if i < len(comparison.knobs) or header == "verdict" else "right"
         table.add_column(Text(header, overflow="fold", justify=justify), justify=justify, overflow="fold")
     for knobs, d in results:
-        table.add_row(*map(Text, cells(comparison, knobs, d)), style="cyan" if d.verdict == "beyond noise" else None)
-    Console(file=file, width=shutil.get_terminal_size((220, 24)).columns).print(table)
+        row = cells(comparison, knobs, d, short=not wide)
+        table.add_row(*map(Text, row), style="cyan" if d.verdict == "beyond noise" else None)
+    console = Console(file=file, width=shutil.get_terminal_size((220, 24)).columns)
+    console.print(title(comparison, results), highlight=False, soft_wrap=True, markup=False)
+    console.print(table)
+    console.print(R_NOTE, highlight=False, soft_wrap=True, markup=False)
 
 
 def paired_markdown(comparison: Comparison, results: Results) -> str:
@@ -74,13 +84,13 @@ def paired_markdown(comparison: Comparison, results: Results) -> str:
     lines = [title(comparison, results), "", "| " + " | ".join(headers(comparison)) + " |"]
     lines += ["|" + " --- |" * len(headers(comparison))]
     lines += ["| " + " | ".join(cells(comparison, knobs, d)) + " |" for knobs, d in results]
-    return "\n" + "\n".join(lines) + "\n"
+    return "\n" + "\n".join([*lines, "", R_NOTE]) + "\n"
 
 
-def write_paired(comparison: Comparison, results: Results, fmt: str, file) -> None:
-    """The paired table in ``fmt``: ``table`` (rich) or ``markdown``."""
+def write_paired(comparison: Comparison, results: Results, fmt: str, file, wide: bool = False) -> None:
+    """The paired table in ``fmt``: ``table`` (rich; ``wide``: verdicts in full) or ``markdown``."""
     if fmt == "table":
         file.write("\n")
-        print_paired(comparison, results, file)
+        print_paired(comparison, results, file, wide)
     else:
         file.write(paired_markdown(comparison, results))

@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from zoo.compare.ablation import Comparison
+from zoo.compare.ablation import Comparison, detection_level
 from zoo.compare.cells import label
-from zoo.compare.power import MOST_SEEDS, POWER
+from zoo.compare.power import MOST_SEEDS, POWER, minimum_detectable_effect
 from zoo.run_folders import is_seed
 
 
@@ -45,6 +45,28 @@ def seed_plan(comparison: Comparison) -> dict:
     }
 
 
+def _what_would_help(comparison: Comparison) -> list[str]:
+    """For each row that even :data:`MOST_SEEDS` seeds per arm would not resolve: the smallest |Δ| that many
+    seeds detect with its spread (:func:`.power.minimum_detectable_effect`, at the table's per-row level), how
+    many times too small its Δ is for that, and what else would resolve it."""
+    level = detection_level(comparison.rows, comparison.alpha, comparison.correction)
+    base = getattr(comparison.rows[0], comparison.value)
+    lines = []
+    for row in comparison.rows:
+        d, own = row.difference, getattr(row, comparison.value)
+        if d is None or d.verdict != "within noise" or d.seeds_needed is not None:
+            continue
+        mde = minimum_detectable_effect(base.std, MOST_SEEDS, own.std, MOST_SEEDS, level)
+        short = f"{mde / abs(d.delta):.1f}x" if d.delta else "infinitely"
+        lines.append(
+            f"{label(row)}: {MOST_SEEDS} seeds per arm detect |Δ| >= {mde:.3g}, and its Δ is {d.delta:+.3g}, "
+            f"{short} too small. What would help instead: a larger effect (a bolder value of the knob), a smaller "
+            f"spread over seeds ({short} smaller: a longer training budget, where the seeds converge), or a paired "
+            f"comparison (--paired: the same seeds in both arms, whose shared noise cancels where they correlate)."
+        )
+    return lines
+
+
 def _seed_keys(runs) -> list[str]:
     """The seed fields whose values differ among the runs, integers only (the ones a plan can count on)."""
     keys = {key for run in runs for key in run.config if is_seed(key)}
@@ -71,6 +93,7 @@ def plan_lines(comparison: Comparison, runs_dir: Path) -> list[str]:
             f"rows within noise that more than {MOST_SEEDS} seeds per arm would not resolve (their Δ is small "
             f"against their spread): {', '.join(plan['unresolvable'])}."
         )
+        lines += _what_would_help(comparison)
     if not plan["rows"]:
         lines.append(
             "no seeds to add" + (": every row is beyond noise or untested." if not plan["unresolvable"] else ".")

@@ -7,40 +7,47 @@ import io
 import json
 import shutil
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from zoo.compare import caption
 from zoo.compare.ablation import Comparison, Row
-from zoo.compare.cells import NOT_TESTED_FOR_NOISE, cells, headers, notes, seeds_to_resolve_value
+from zoo.compare.cells import NOT_TESTED_FOR_NOISE, cells, headers, narrow_columns, notes, seeds_to_resolve_value
 from zoo.compare.plan import seed_plan
 from zoo.compare.power import POWER
 from zoo.compare.several import disagreement_lines, disagreements
 from zoo.compare.statistics import TEST_NAME, Spread
+from zoo.compare.verdicts import direction, words
 
 FORMATS = ("table", "markdown", "csv", "json")
 TEXT = ("table", "markdown")  # formats that text may follow (--plan); the others are data, and it goes to stderr
 
 
-def print_table(comparison: Comparison, file, command: str | None = None) -> None:
+def print_table(comparison: Comparison, file, command: str | None = None, wide: bool = False) -> None:
     """The terminal table, baseline in bold, differences beyond seed noise in colour, then what it shows
-    (:func:`zoo.compare.caption.lines`) and the notes."""
+    (:func:`zoo.compare.caption.lines`) and the notes; the columns of
+    :func:`zoo.compare.cells.narrow_columns` unless ``wide``."""
     count = len(comparison.rows)
-    table = Table(title=f"{comparison.metric}: {count} configuration{'s' * (count != 1)}", title_justify="left")
-    for i, header in enumerate(headers(comparison)):
+    table = Table(title=f"{comparison.metric}: {count} configuration{'s' * (count != 1)}", title_justify="left",
+                  box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)  # fmt: skip
+    every = headers(comparison)
+    shown = range(len(every)) if wide else narrow_columns(comparison)
+    for i in shown:
         # a narrow terminal folds a cell over lines: cut, a knob was trainer.li… and a number 31.…
-        justify = "left" if i <= len(comparison.knobs) else "right"
-        table.add_column(Text(header, overflow="fold", justify=justify), justify=justify, overflow="fold")
+        justify = "left" if i <= len(comparison.knobs) or every[i] == "verdict" else "right"
+        table.add_column(Text(every[i], overflow="fold", justify=justify), justify=justify, overflow="fold")
     for row in comparison.rows:
         beyond = row.difference is not None and row.difference.verdict == "beyond noise"
+        row_cells = cells(comparison, row, short=not wide)
         # Text, not markup: an interval "[-0.05, +6.39]" is text, whatever rich would make of brackets
         table.add_row(
-            *map(Text, cells(comparison, row)), style="bold" if row.is_baseline else "cyan" if beyond else None
+            *(Text(row_cells[i]) for i in shown), style="bold" if row.is_baseline else "cyan" if beyond else None
         )
     console = Console(file=file, width=shutil.get_terminal_size((220, 24)).columns)
     console.print(table)
-    for line in [*caption.lines(comparison, command), *notes(comparison)]:
+    for line in [*caption.lines(comparison, command), *notes(comparison, wide)]:
         console.print(line, highlight=False, soft_wrap=True, markup=False)
 
 
@@ -75,6 +82,8 @@ def record(comparison: Comparison, row: Row) -> dict:
         "p_value": None if d is None else d.p,
         "p_adjusted": None if d is None else d.p_adjusted,
         "verdict": None if d is None else d.verdict,
+        "direction": None if d is None else direction(comparison, d.delta, d.verdict),
+        "finding": None if d is None else words(comparison, row.knobs, d.delta, d.verdict, d.tested),
         "mde": None if d is None else d.mde,
         "seeds_to_resolve": None if d is None else seeds_to_resolve_value(d),
         **_numbers("parameters", row.parameters),
@@ -142,11 +151,11 @@ def to_json(comparisons: list[Comparison], command: str | None = None) -> str:
     return json.dumps(every, indent=2)
 
 
-def render(comparisons: list[Comparison], fmt: str, file, command: str | None = None) -> None:
+def render(comparisons: list[Comparison], fmt: str, file, command: str | None = None, wide: bool = False) -> None:
     """Write ``comparisons`` (one per metric) to ``file`` in ``fmt``, one of :data:`FORMATS`; tables (terminal or
     Markdown) one after the other, then, with several metrics, the rows whose metrics disagree in direction;
     ``command`` is the command line that made them (:func:`zoo.compare.caption.compare_command`), said with
-    what each table shows."""
+    what each table shows; ``wide``: the terminal table with every column (:func:`print_table`)."""
     if fmt in ("csv", "json"):
         file.write({"csv": to_csv, "json": to_json}[fmt](comparisons, command))
         return
@@ -154,7 +163,7 @@ def render(comparisons: list[Comparison], fmt: str, file, command: str | None = 
         if i:
             file.write("\n")
         if fmt == "table":
-            print_table(comparison, file, command)
+            print_table(comparison, file, command, wide)
         else:
             file.write(markdown(comparison, command))
     if len(comparisons) > 1:

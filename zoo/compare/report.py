@@ -56,13 +56,16 @@ def _notes(lines: list[str]) -> str:
     return "".join(f'<p class="note">{html.escape(line)}</p>' for line in lines)
 
 
-def _table(comparison: Comparison, command: str | None) -> str:
+def _table(comparison: Comparison, command: str | None, said: list[str]) -> str:
+    """The comparison's table and its notes; the lines of :func:`zoo.compare.caption.lines` only where they are
+    not the title block's ``said`` (they were printed twice)."""
     rows = []
     for row in comparison.rows:
         beyond = row.difference is not None and row.difference.verdict == "beyond noise"
         rows.append(("base" if row.is_baseline else "beyond" if beyond else "", cells(comparison, row)))
     table = _html_table(headers(comparison), rows, len(comparison.knobs) + 1)
-    return table + _notes([*caption.lines(comparison, command), *notes(comparison)])
+    shows = [line for line in caption.lines(comparison, command) if line not in said]
+    return table + _notes([*shows, *notes(comparison)])
 
 
 def _paired(comparison: Comparison, results: paired_table.Results) -> str:
@@ -70,17 +73,18 @@ def _paired(comparison: Comparison, results: paired_table.Results) -> str:
     rows = [("beyond" if d.verdict == "beyond noise" else "", paired_table.cells(comparison, knobs, d))
             for knobs, d in results]  # fmt: skip
     title = f"<h3>{html.escape(paired_table.title(comparison, results))}</h3>"
-    return title + _html_table(paired_table.headers(comparison), rows, len(comparison.knobs))
+    table = _html_table(paired_table.headers(comparison), rows, len(comparison.knobs))
+    return title + table + _notes([paired_table.R_NOTE])
 
 
-def _section(comparison: Comparison, command: str | None, paired: paired_table.Results | None,
+def _section(comparison: Comparison, command: str | None, said: list[str], paired: paired_table.Results | None,
              plan: list[str]) -> str:  # fmt: skip
     """One metric's table, its paired table and plan where asked for, then its charts."""
     figures = [forest(comparison), learning_curves(comparison)]
     figures += [by_knob(comparison, knob) for knob in comparison.knobs]
     charts = "".join(plotly.io.to_html(f, include_plotlyjs=False, full_html=False) for f in figures)
     extra = (_paired(comparison, paired) if paired is not None else "") + _notes(plan)
-    return f"{_table(comparison, command)}{extra}{charts}"
+    return f"{_table(comparison, command, said)}{extra}{charts}"
 
 
 def report_html(
@@ -107,12 +111,13 @@ def report_html(
     sweeps = sorted({run.group for row in first.rows for run in row.runs if run.group})
     metrics = ", ".join(c.metric for c in comparisons)
     title = html.escape(f"zoo compare: {metrics}" + (f" of {', '.join(sweeps)}" if sweeps else ""))
-    shows = "".join(f'<p class="shows">{html.escape(line)}</p>' for line in caption.lines(first, command))
+    said = caption.lines(first, command)
+    shows = "".join(f'<p class="shows">{html.escape(line)}</p>' for line in said)
     extras = list(zip(paired or [None] * len(comparisons), plans or [[]] * len(comparisons), strict=True))
     if len(comparisons) == 1:
-        body = _section(first, command, *extras[0])
+        body = _section(first, command, said, *extras[0])
     else:
-        body = "".join(f"<h2>{html.escape(c.metric)}</h2>{_section(c, command, *extra)}"
+        body = "".join(f"<h2>{html.escape(c.metric)}</h2>{_section(c, command, said, *extra)}"
                        for c, extra in zip(comparisons, extras, strict=True))  # fmt: skip
         body += _notes(disagreement_lines(comparisons))
     return (

@@ -25,7 +25,8 @@ def arguments():
     p = parser("attention", "Draw the attention maps of every layer and head of a trained model on a text.")
     p.add_argument("--text", required=True, help="the input: a source sentence, a sentence to classify, or text")
     p.add_argument("--target", help="translation models: the target side (default: the model's own translation)")
-    p.add_argument("--out", default="attention.png", help="the PNG to write (default: attention.png)")
+    p.add_argument("--out", help="the PNG to write (default: attention.png in the checkpoint's run folder, "
+                   "runs/<name>/attention.png)")
     return p
 
 
@@ -117,9 +118,18 @@ def draw_example(model: TrainedModel, text: str, out: Path) -> None:
     draw_attention(_maps(model, text, target), out, map_title(text, target, own=True))
 
 
+def default_out(ckpt_path: Path) -> Path:
+    """Where ``--out`` writes when not given: ``attention.png`` in the checkpoint's run folder
+    (``runs/<name>/checkpoints/last.ckpt`` -> ``runs/<name>/attention.png``, under the ``runs/`` that git
+    ignores), else beside the checkpoint; never in the folder the command runs in."""
+    folder = ckpt_path.parent
+    return (folder.parent if folder.name == "checkpoints" else folder) / "attention.png"
+
+
 def run(argv: list[str]) -> None:
     """Draw the maps to ``--out`` and print its path and size."""
     args = arguments().parse_args(argv)
+    args.out = args.out or str(default_out(Path(args.ckpt_path)))
     if not Path(args.out).parent.is_dir():
         raise InferenceError(f"--out={args.out!r}: the folder {str(Path(args.out).parent)!r} does not exist")
     if Path(args.out).suffix.lower() != ".png" or Path(args.out).is_dir():
