@@ -33,7 +33,10 @@ def test_paired_p_values_are_adjusted_together_as_holm_by_hand(runs_dir, compare
     status, out, _ = compare(runs_dir, "--paired", "--baseline", "pe=sinusoidal")
     assert status == 0 and "|" not in out.split("paired t-test")[1]  # a rich table, not Markdown
     assert "Holm p: the paired p-values adjusted together for the table's 2 variations" in " ".join(out.split())
-    assert f"{holm['rope']:.3g}" in out and "(Holm, alpha 0.05)" in out.split("paired t-test")[1]
+    paired_part = out.split("paired t-test")[1]
+    assert f"{holm['rope']:.3g}" in paired_part and "alpha 0.05; Holm p" in paired_part
+    rope = next(line for line in paired_part.splitlines() if line.startswith("rope "))
+    assert rope.endswith("better than base, beyond noise")  # the terminal's short verdict, with its direction
 
 
 def test_paired_equals_scipy_on_made_up_values():

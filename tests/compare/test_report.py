@@ -29,7 +29,8 @@ def test_report_is_self_contained_with_curves_and_knob_charts(runs_dir, compare,
     assert mean_line["x"] == [100, 200, 300]
     assert mean_line["y"] == [sum(s[0] for s in SINUSOIDAL) / 3 - 5.0, sum(s[0] for s in SINUSOIDAL) / 3,
                               sum(s[1] for s in SINUSOIDAL) / 3]  # fmt: skip
-    assert [(trace["name"], trace["y"]) for trace in by_pe] == [
+    runs = [trace for trace in by_pe if "error_y" not in trace]  # each point a run; beside them mean ± sd
+    assert [(trace["name"], trace["y"]) for trace in runs] == [
         ("sinusoidal", [s[0] for s in SINUSOIDAL]),
         ("rope", [s[0] for s in ROPE]),
     ]

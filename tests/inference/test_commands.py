@@ -95,6 +95,23 @@ def test_attention_maps_of_a_language_model(language_model_checkpoints, tmp_path
     )
 
 
+def test_attention_without_out_draws_into_the_run_folder(language_model_checkpoints, tmp_path, monkeypatch, capsys):
+    """Without --out the maps were attention.png in the folder the command ran in: a repository's root, where
+    git does not ignore it. They go to the checkpoint's run folder (under runs/, ignored), or beside a loose one."""
+    from zoo.inference.attention import default_out
+
+    last = Path(language_model_checkpoints["last"])
+    monkeypatch.chdir(tmp_path)
+    code, printed, _ = run(["attention", "--ckpt_path", str(last), "--text", "To be"], capsys)
+    drawn = last.parent.parent / "attention.png"
+    try:
+        assert code == 0 and printed.startswith(f"{drawn}: ") and png_size(drawn) == (2 * 300, 1 * 300)
+        assert list(tmp_path.iterdir()) == []
+    finally:
+        drawn.unlink(missing_ok=True)
+    assert default_out(Path("downloads/model.ckpt")) == Path("downloads/attention.png")
+
+
 def test_attention_labels_show_whitespace_tokens_as_signs(language_model_checkpoints):
     from zoo.inference.attention import _maps, _visible
 

@@ -62,16 +62,15 @@ def label(row: Row) -> str:
 UNTESTED = "†"  # beside the columns that no test tells from noise
 # the columns of speed, which measure the machine's load (other processes, trials side by side) as much as a knob
 NOT_TESTED_FOR_NOISE = ("tokens_per_sec", "wall_time_s")
-
-
-def _other(comparison: Comparison) -> str:
-    return "final" if comparison.value == "best" else "best"
+UNTESTED_NOTE = (
+    f"{UNTESTED} tokens/s and wall time are not tested for noise: they measure the machine's load as much as the knob."
+)
 
 
 def headers(comparison: Comparison) -> list[str]:
     """Every column's header, as markdown, CSV's order, the report and ``--wide`` show them."""
     metric, which = comparison.metric, comparison.value
-    other = _other(comparison)
+    other = "final" if which == "best" else "best"
     values = [f"{metric} last test"] if comparison.last_test else [f"{metric} {which}", f"{metric} {other}"]
     return ["", *map(short_knob, comparison.knobs), "n", *values,
             f"Δ {'last test' if comparison.last_test else which} [{level(comparison)} CI]", "Welch p",
@@ -128,9 +127,8 @@ def cells(comparison: Comparison, row: Row, short: bool = False) -> list[str]:
     (:func:`zoo.compare.verdicts.words`)."""
     base = comparison.rows[0]
     decimals = decimals_for(getattr(base, comparison.value).mean)
-    knobs = [
-        "" if not row.is_baseline and value == base.knobs[knob] else str(value) for knob, value in row.knobs.items()
-    ]
+    knobs = ["" if not row.is_baseline and value == base.knobs[knob] else str(value)
+             for knob, value in row.knobs.items()]  # fmt: skip
     values = [row.best, row.final] if comparison.value == "best" else [row.final, row.best]
     values = values[:1] if comparison.last_test else values
     return [
@@ -166,9 +164,7 @@ LAST_TEST = (
 
 # the fields that choose the data set, and with it the set each run is evaluated on
 DATA_SET_FIELDS = ("data.class_path", "data.path", "data.name")
-
-
-GUIDE = "docs/compare.md"
+GUIDE = "docs/compare.md"  # where every column is explained
 
 
 def notes(comparison: Comparison, wide: bool = True) -> list[str]:
@@ -184,17 +180,18 @@ def notes(comparison: Comparison, wide: bool = True) -> list[str]:
         f"{TEST_NAME}; {_correction_note(comparison)}.",
     ]
     if wide:
-        lines.append(
+        lines += [
             f"MDE: the smallest |Δ| the test detects with {POWER:.0%} power at the row's seeds and spread, at "
             f"{_level_words(comparison)}; seeds to resolve: the seeds per arm that would detect a row's Δ within "
-            f"noise (--plan). {UNTESTED} not tested for noise: speed measures the machine's load as much as the knob."
-        )
-        lines.append(f"Every column explained: {GUIDE}.")
+            f"noise (--plan). {UNTESTED_NOTE}",
+            f"Every column explained: {GUIDE}.",
+        ]
     else:
-        other = "" if comparison.last_test else f"{comparison.metric} {_other(comparison)}, "
+        shown, every = narrow_columns(comparison), headers(comparison)
+        hidden = [name.removesuffix(f" {UNTESTED}") for i, name in enumerate(every) if i and i not in shown]
         lines.append(
-            f"--wide adds {other}Welch p, MDE, seeds to resolve, params, tokens/s and wall time (markdown, csv, json "
-            f"and --report have them all); every column explained: {GUIDE}."
+            f"--wide adds {', '.join(hidden[:-1])} and {hidden[-1]} (markdown, csv, json and --report have every "
+            f"column); every column explained: {GUIDE}."
         )
     if comparison.at is not None:
         lines.append(_at_note(comparison))
