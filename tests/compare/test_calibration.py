@@ -104,6 +104,7 @@ def test_simulate_calibrates_on_simulated_tables_without_runs(compare_json):
     [
         (9, [], "--calibrate needs 12 seeds or more of one configuration"),
         (12, ["--paired"], "--calibrate: --paired does not apply"),
+        (12, ["--report"], "--calibrate: --report does not apply"),  # with no name: its default path
         (12, ["--splits", "0"], "--calibrate: --splits=0 is not valid; it must be 1 or more"),
         (12, ["--metric", "val_bleu,val_loss"], "--calibrate takes one metric"),
         (12, ["--simulate", "10"], "--calibrate: --simulate takes no runs"),

@@ -45,6 +45,8 @@ def test_the_verdict_says_which_arm_is_better_in_every_format(tmp_path, compare,
     assert f"| {verdict} |" in compare(runs, "--format", "markdown")[1]
     assert list(csv.DictReader(io.StringIO(compare(runs, "--format", "csv")[1])))[1]["finding"] == verdict
     assert verdict in compare(runs, "--wide")[1]
+    (paired,) = compare_json(runs, "--paired")["paired"]["rows"]
+    assert (paired["direction"], paired["finding"]) == ("worse", verdict)
     pre = [line for line in compare(runs)[1].splitlines() if line.startswith("pre ")]
     assert len(pre) == 1 and pre[0].rstrip().endswith("worse than base, beyond noise")
     report = tmp_path / "r.html"

@@ -134,7 +134,8 @@ def _runs(args: argparse.Namespace) -> tuple[list, object, str]:
 
 def _calibrate(args: argparse.Namespace, argv: list[str]) -> None:
     """``--calibrate``: the A/A table of :mod:`.calibration_table` instead of the comparison."""
-    given = [f"--{name}" for name in ("baseline", "plan", "report", "paired") if getattr(args, name)]
+    options = ("baseline", "plan", "report", "paired")
+    given = [f"--{name}" for name in options if getattr(args, name) not in (None, False)]  # --report alone: ""
     if given or args.splits < 1:
         what = f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply" if given else (
             f"--splits={args.splits} is not valid; it must be 1 or more")  # fmt: skip

@@ -15,6 +15,7 @@ from scipy import stats
 from zoo.compare.correction import correct
 from zoo.compare.errors import CompareError
 from zoo.compare.records import Run
+from zoo.compare.verdicts import direction, words
 from zoo.run_folders import is_seed
 
 TEST_NAME = "paired t-test (two-sided) over the seeds common to both arms"
@@ -134,11 +135,14 @@ def paired_rows(comparison) -> list[tuple[dict, PairedDifference]]:
 
 def paired_json(comparisons: list, results: list[list[tuple[dict, PairedDifference]]], text: str) -> str:
     """``text``, the comparisons as JSON (:func:`zoo.compare.render.to_json`), with each one's paired results
-    under the key ``paired`` (of the whole object for one metric, of each of ``comparisons`` for several)."""
+    under the key ``paired`` (of the whole object for one metric, of each of ``comparisons`` for several), each
+    row with its ``direction`` and ``finding`` as the Welch rows (:mod:`zoo.compare.verdicts`)."""
     whole = json.loads(text)
     objects = whole["comparisons"] if len(comparisons) > 1 else [whole]
     for target, comparison, rows in zip(objects, comparisons, results, strict=True):
-        paired_rows_json = [{**knobs, **asdict(difference)} for knobs, difference in rows]
+        paired_rows_json = [{**knobs, **asdict(d), "direction": direction(comparison, d.delta, d.verdict),
+                             "finding": words(comparison, knobs, d.delta, d.verdict, d.tested)}
+                            for knobs, d in rows]  # fmt: skip
         target["paired"] = {"test": TEST_NAME, "alpha": comparison.alpha, "correction": comparison.correction,
                             "rows": paired_rows_json}  # fmt: skip
     return json.dumps(whole, indent=2)
