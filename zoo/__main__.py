@@ -1,11 +1,33 @@
-"""``python -m zoo``: the command line (see :mod:`zoo.cli`)."""
+"""``python -m zoo``: the command line (see :mod:`zoo.cli`). Bare, it lists the commands; a command outside
+LightningCLI's four (``sweep``, ``compare``, ...) is run without importing :mod:`zoo.cli` (Lightning: seconds),
+so that its arguments are checked first."""
 
+import importlib
 import signal
 import sys
 
+
+def _entry():
+    """The ``main`` to run: of the command's own module for a tool (``sweep``), else :func:`zoo.cli.main`."""
+    from zoo.command_line import TOOLS, print_commands_and_exit, unknown_command
+
+    argv = sys.argv[1:]
+    if not argv:
+        print_commands_and_exit()
+    if unknown_command(argv[0]):
+        print(f"zoo: error: {unknown_command(argv[0])}", file=sys.stderr)
+        sys.exit(2)
+    if argv[0] in TOOLS:
+        tool = importlib.import_module(TOOLS[argv[0]]).main
+        return lambda: sys.exit(tool(argv[1:]))
+    from zoo.cli import main  # seconds of imports (torch, Lightning)
+
+    return main
+
+
 if __name__ == "__main__":
     try:
-        from zoo.cli import main  # seconds of imports (torch, Lightning): a Ctrl-C there is no error of the user's
+        main = _entry()  # a Ctrl-C during the imports is no error of the user's
     except KeyboardInterrupt:
         sys.exit(128 + signal.SIGINT)
     except ModuleNotFoundError as error:

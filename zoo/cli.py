@@ -7,7 +7,6 @@ recent run of the same name: weights, optimiser, schedule and W&B run.
 
 from __future__ import annotations
 
-import difflib
 import os
 import random
 import signal
@@ -24,7 +23,8 @@ from lightning.pytorch.trainer.states import TrainerStatus
 from lightning.pytorch.utilities import rank_zero_info
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 
-from zoo.cli_parser import COMMAND_LINE, ZooArgumentParser, flag_values
+from zoo.cli_parser import COMMAND_LINE, ZooArgumentParser, missing_config
+from zoo.command_line import TOOLS, TRAINING, flag_values, print_commands_and_exit, unknown_command
 from zoo.config_checks import MAX_SEED, VALID_SEED, ConfigError, check_options, check_val_check_interval
 from zoo.ctrl_c import sigint_kept, stopped_by_ctrl_c
 from zoo.data import ZooDataModule
@@ -51,7 +51,7 @@ from zoo.tracking import wandb_mode
 from zoo.union_order import int_before_float
 from zoo.yaml_files import YAMLFileError, load_yaml
 
-SUBCOMMANDS = ("fit", "validate", "test", "predict")
+SUBCOMMANDS = tuple(TRAINING)
 # the trainer fields that pick hardware and its plugins, each of which may need a package of its own
 TRAINER_PLUGINS = ("accelerator", "strategy", "precision", "plugins")
 
@@ -393,12 +393,9 @@ def _description(subcommand: str) -> str:
 def _check_command(args: list[str]) -> None:
     """Refuse an unknown command (``python -m zoo swep``) naming every command, LightningCLI's and the zoo's
     own (argparse listed only the four of LightningCLI), and the nearest one."""
-    if not args or args[0].startswith("-") or args[0] in SUBCOMMANDS or args[0] in TOOLS:
-        return
-    commands = [*SUBCOMMANDS, *TOOLS]
-    near = difflib.get_close_matches(args[0], commands, n=1, cutoff=0.6)
-    hint = f"; did you mean {near[0]}?" if near else ""
-    raise ConfigError(f"{args[0]!r} is not a command; choose one of: {', '.join(commands)}{hint}")
+    problem = unknown_command(args[0]) if args else None
+    if problem:
+        raise ConfigError(problem)
 
 
 def _check_files(args: list[str]) -> None:
@@ -416,6 +413,8 @@ def _check_yaml(paths: list[str]) -> None:
     jsonargparse said ``Unexpected config:`` and nothing more)."""
     for path in paths:
         if not Path(path).is_file():
+            if not Path(path).exists() and not any(char in path for char in "{}:\n"):  # not a YAML string
+                raise ConfigError(missing_config(path))
             continue
         try:
             content = load_yaml(path)
@@ -509,16 +508,6 @@ def restore_sigterm() -> None:
         signal.signal(signal.SIGTERM, _DEFAULT_SIGTERM.pop())
 
 
-TOOLS = {  # subcommands outside LightningCLI's four
-    "sweep": "zoo.sweep",
-    "compare": "zoo.compare",
-    "translate": "zoo.inference.translate",
-    "generate": "zoo.inference.generate",
-    "attention": "zoo.inference.attention",
-    "average": "zoo.inference.average",
-}
-
-
 def main(args: list[str] | None = None) -> None:
     """Entry point of ``python -m zoo``: bad configuration is one line on stderr and exit status 2.
 
@@ -532,7 +521,9 @@ def main(args: list[str] | None = None) -> None:
 def _main(args: list[str] | None) -> None:
     argv = sys.argv[1:] if args is None else list(args)
     COMMAND_LINE[:] = argv
-    if argv and argv[0] in TOOLS:
+    if not argv:
+        print_commands_and_exit()
+    if argv[0] in TOOLS:
         module = __import__(TOOLS[argv[0]], fromlist=["main"])
         sys.exit(module.main(argv[1:]))
     silence_noise()

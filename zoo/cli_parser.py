@@ -3,7 +3,6 @@ and what would be valid (``model.dropout='abc' is not valid; it must be a number
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import sys
@@ -12,6 +11,7 @@ from pathlib import Path
 
 from lightning.pytorch.cli import LightningArgumentParser
 
+from zoo.command_line import TRAINING, did_you_mean, flag_values
 from zoo.config_checks import VALID_SEED
 from zoo.knob_help import TASKS, accepted_fields, data_modules, field_names, field_owners
 
@@ -54,8 +54,9 @@ class ZooArgumentParser(LightningArgumentParser):
             sys.stderr.write(f"zoo: error: {choice}\n")
             self.exit(2)
         lines = [line for line in text.splitlines() if line.strip() and not line.startswith("Given value")]
-        shown = "\n  ".join(lines[:6])
-        sys.stderr.write(f"zoo: error: {shown}\n(python -m zoo fit --help lists every field and its type)\n")
+        shown = "\n  ".join(lines[:6]) or "the command line is not valid"
+        command = next((a for a in COMMAND_LINE[:1] if a in TRAINING), "fit")
+        sys.stderr.write(f"zoo: error: {shown} (python -m zoo {command} --help lists every field and its type)\n")
         self.exit(2)
 
 
@@ -74,18 +75,32 @@ _MISSING = re.compile(r"the following arguments are required: (\w+)\.(?:data|mod
 SHIPPED_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
 
+def shipped_configs() -> list[str]:
+    """The config files the repository ships (``configs/quickstart.yaml``, ...), as a command line names them."""
+    return sorted(str(path.relative_to(SHIPPED_CONFIGS.parent)) for path in SHIPPED_CONFIGS.glob("**/*.yaml"))
+
+
 def _missing_model_or_data(message: str) -> str | None:
     """A command with no ``--config`` (nor ``--model`` and ``--data``): which configs there are to pass."""
     match = _MISSING.search(message)
     if match is None:
         return None
     command = match.group(1)
-    configs = sorted(str(path.relative_to(SHIPPED_CONFIGS.parent)) for path in SHIPPED_CONFIGS.glob("**/*.yaml"))
+    configs = shipped_configs()
     shipped = f" ({', '.join(configs)})" if configs else ""
     return (
         f"{command} needs a model and its data: pass --config with a config file{shipped}, e.g. `python -m zoo "
         f"{command} --config configs/decoder_only/tinyshakespeare.yaml`, or --model CLASS and --data CLASS"
     )
+
+
+def missing_config(path: str) -> str:
+    """The line for a ``--config`` that names no file (jsonargparse said ``Parser key "config": File does not
+    exist``, or ``Unexpected config:`` for ``--config=``): the configs there are, the nearest first."""
+    configs = shipped_configs()
+    what = "--config= names no file" if not path else f"--config {path}: no such file"
+    near = did_you_mean(path, configs, "; ") if path else ""
+    return f"{what}{near}; the shipped configs: {', '.join(configs)}"
 
 
 # the arguments of this command (set by zoo.cli.main), for messages that need the field's group
@@ -100,9 +115,9 @@ def _configured_class(group: str) -> type | None:
     from zoo.yaml_files import load_yaml
 
     path = None
-    for flag, value in zip(COMMAND_LINE, COMMAND_LINE[1:] + [""], strict=True):
-        flag, _, inline = flag.partition("=")
-        value = inline or value
+    for flag, value in zip(COMMAND_LINE, [*COMMAND_LINE[1:], ""], strict=False):  # none: no pairs
+        flag, equals, inline = flag.partition("=")
+        value = inline if equals else value
         if flag == "--config":
             try:
                 section = (load_yaml(value) or {}).get(group)
@@ -171,12 +186,6 @@ def _config_groups_with(name: str) -> list[str]:
     ]
 
 
-def flag_values(args: list[str], flag: str) -> list[str]:
-    """The values given to ``flag`` in ``args`` (``--flag VALUE`` or ``--flag=VALUE``), in command-line order."""
-    pairs = zip(args, [*args[1:], ""], strict=True)
-    return [inline or value for arg, value in pairs for name, _, inline in [arg.partition("=")] if name == flag]
-
-
 _SUBCOMMAND_OPTION = re.compile(r"(?:Subcommand '\w+' does not accept option '|^unrecognized arguments: --)([\w.]+)")
 
 
@@ -188,9 +197,14 @@ def _unaccepted_option(message: str, options: list[str]) -> str | None:
     if match is None or match.group(1).startswith(("model.", "data.")):
         return None
     key = match.group(1)
-    near = difflib.get_close_matches(key, options, n=3, cutoff=0.75)
-    hint = f"did you mean {', '.join(near)}?" if near else "python -m zoo fit --help lists every field"
-    return f"{key} is not a field; {hint}"
+    _, dot, rest = key.partition(".")
+    if dot:  # a dotted key is one field of a group (--trainer.max_step), or a group mistyped (--modle.lr)
+        groups = sorted({o.partition(".")[0] for o in options})
+        dotted = [o for o in options if "." in o]
+        near = did_you_mean(key, dotted) or did_you_mean(key, [f"{group}.{rest}" for group in groups], cutoff=0.6)
+    else:
+        near = did_you_mean(key, options)
+    return f"{key} is not a field;{near or ' python -m zoo fit --help lists every field'}"
 
 
 def _unknown_option(message: str) -> str | None:
@@ -213,9 +227,9 @@ def _unknown_option(message: str) -> str | None:
     other = "data" if groups[0] == "model" else "model"
     if name in field_names(other):  # --model.src_column for data.src_column
         return f"{groups[0]}.{name} is not a field; did you mean {other}.{name}?"
-    near = difflib.get_close_matches(name, field_names(groups[0]), n=3, cutoff=0.6)
-    hint = f"did you mean {', '.join(f'{groups[0]}.{n}' for n in near)}?" if near else "--help lists every field"
-    return f"{groups[0]}.{name} is not a field; {hint}"
+    fields = [f"{groups[0]}.{field}" for field in field_names(groups[0])]
+    near = did_you_mean(f"{groups[0]}.{name}", fields, cutoff=0.6)
+    return f"{groups[0]}.{name} is not a field;{near or ' --help lists every field'}"
 
 
 # the Literal options of the command itself, not of the model

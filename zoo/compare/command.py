@@ -7,6 +7,7 @@ import io
 import sys
 from pathlib import Path
 
+from zoo.command_line import OneLineParser
 from zoo.compare.at_point import parse_point
 from zoo.compare.calibration import SPLITS, calibrate, seed_values, simulate
 from zoo.compare.calibration_table import render as render_calibration
@@ -28,9 +29,8 @@ from zoo.run_folders import folder_problem
 DEFAULT_REPORT = ""  # --report with no name: :func:`default_report`
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, and no sys.exit inside an in-process call
-        raise CompareError(message)
+class _Parser(OneLineParser):
+    error_class = CompareError
 
 
 def parser() -> argparse.ArgumentParser:

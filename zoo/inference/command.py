@@ -10,15 +10,15 @@ from pathlib import Path
 
 import torch
 
+from zoo import command_line
 from zoo.errors import print_error, raised_on_purpose
 from zoo.inference.checkpoint import InferenceError
 
 LARGEST_COUNT = 2**31 - 1  # a count (tokens, beams, samples, sentences) beyond it overflows the decoder's tensors
 
 
-class OneLineParser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, and no sys.exit inside an in-process call
-        raise InferenceError(message)
+class OneLineParser(command_line.OneLineParser):
+    error_class = InferenceError
 
     def parse_args(self, args=None, namespace=None):
         """The arguments, each integer but ``--seed`` at most :data:`LARGEST_COUNT` in size (a larger one was

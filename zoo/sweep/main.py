@@ -13,7 +13,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from zoo.cli_parser import flag_values
+from zoo.command_line import OneLineParser, flag_values
 from zoo.errors import print_error
 from zoo.folder_lock import FolderInUse, hold, release
 from zoo.run_folders import folder_problem
@@ -43,8 +43,13 @@ from zoo.sweep.validate import (
 )
 
 
+class _Parser(OneLineParser):
+    error_class = SweepError
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    """The arguments of ``zoo sweep``; a bad one raises :class:`SweepError` (one line, the nearest option)."""
+    parser = _Parser(
         prog="python -m zoo sweep",
         description="Run a W&B sweep file locally, one process per trial; a second run skips finished trials "
         "and retries failed or interrupted ones. Arguments after -- are added to every trial's command.",
@@ -70,10 +75,10 @@ def main(argv: list[str]) -> int:
     """
     own, extra = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
     own, misplaced = _fit_arguments_apart(own)
-    options = build_parser().parse_args(own)
-    options.argv = list(argv)
     console = Console(highlight=False, soft_wrap=True)
     try:
+        options = build_parser().parse_args(own)
+        options.argv = list(argv)
         if misplaced:
             again = shlex.join(["python", "-m", "zoo", "sweep", *own, "--", *misplaced, *extra])
             raise SweepError(
