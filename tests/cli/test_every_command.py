@@ -1,0 +1,131 @@
+"""Every command of ``python -m zoo``, as its parsers list them, answers a malformed command line in one line
+and an exit status (never a traceback), and a mistyped option with the nearest ones."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from zoo.cli import ZooCLI, main
+from zoo.command_line import TOOLS, did_you_mean, flag_values
+
+REPO = Path(__file__).resolve().parents[2]
+COMMANDS = [*ZooCLI.subcommands(), *TOOLS]  # LightningCLI's own, then the zoo's
+
+
+def run(capsys, args: list[str]) -> tuple[int, str, str]:
+    """``python -m zoo ARGS`` in-process: exit status, stdout, stderr; any exception but SystemExit fails."""
+    try:
+        main(args)
+        code = 0
+    except SystemExit as done:
+        code = done.code if isinstance(done.code, int) else int(done.code is not None)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_bare_command_lists_every_command_and_what_it_does(capsys, cli_env):
+    """It ended in a traceback (``zip() argument 2 is longer than argument 1``, from ``flag_values``)."""
+    code, out, err = run(capsys, [])
+    listed = re.findall(r"^  (\w+)  +\S", out, re.M)
+    assert (code, err, listed) == (0, "", COMMANDS)
+
+
+def test_bare_command_from_the_shell_imports_no_lightning():
+    """``python -m zoo`` itself (``zoo/__main__.py``): the list, and no traceback."""
+    done = subprocess.run([sys.executable, "-m", "zoo"], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert (done.returncode, done.stderr) == (0, "") and "compare" in done.stdout
+
+
+def _first_option(capsys, command: str) -> str:
+    """The first option but ``--help`` that ``<command> --help`` lists: the command's own parser's."""
+    code, out, _ = run(capsys, [command, "--help"])
+    assert code == 0
+    return next(o for o in re.findall(r"(--[\w.]+)", out) if o != "--help")
+
+
+MALFORMED = {
+    "nothing": [],
+    "stray word": ["stray"],
+    "= without a value (field)": ["--model.lr="],
+    "= without a value (config)": ["--config="],
+}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("malformed", [*MALFORMED, "a flag twice"])
+def test_a_malformed_command_line_is_one_line_and_exit_2(capsys, cli_env, command, malformed):
+    args = MALFORMED.get(malformed)
+    if args is None:
+        flag = _first_option(capsys, command)
+        args = [flag, "1", flag, "2"]
+    code, _, err = run(capsys, [command, *args])
+    lines = err.strip().splitlines()
+    assert "Traceback" not in err
+    assert code in (1, 2) and len(lines) == 1 and re.match(rf"zoo( {command})?: error: \S", lines[0]), err
+    assert not (cli_env / "runs").exists() or not any((cli_env / "runs").iterdir())
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_of_every_command(capsys, cli_env, command):
+    code, out, err = run(capsys, [command, "-h"])
+    assert (code, err) == (0, "") and out.startswith("usage: python -m zoo")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["sweep", "--paralel", "2"], "zoo sweep: error: --paralel is not an option of sweep; did you mean --parallel?"),
+        (["compare", "--pairred"], "zoo compare: error: --pairred is not an option of compare; did you mean --paired?"),
+        (  # an abbreviation sets no field silently (as fit's)
+            ["translate", "--ckpt_path", "x", "--beam", "2"],
+            "zoo translate: error: --beam is not an option of translate; did you mean --beam_size?",
+        ),
+        (["fit", "--modle.lr=1"], "zoo: error: modle.lr is not a field; did you mean model.lr?"),
+        (["fit", "--seed_everythin=1"], "zoo: error: seed_everythin is not a field; did you mean seed_everything?"),
+        (["swep"], "zoo: error: 'swep' is not a command; choose one of: " + ", ".join(COMMANDS) + "; did you mean sweep?"),
+    ],
+)
+def test_a_mistyped_option_gets_the_nearest_of_every_command(capsys, cli_env, args, message):
+    """``sweep --paralel 2`` and ``compare --pairred`` said only ``unrecognized arguments``."""
+    code, _, err = run(capsys, args)
+    assert (code, err.strip()) == (2, message)
+
+
+def test_a_mistyped_config_lists_the_shipped_configs(capsys, cli_env):
+    """jsonargparse said ``Parser key "config": File does not exist: '<absolute path>'``."""
+    code, _, err = run(capsys, ["fit", "--config", "configs/quickstrt.yaml"])
+    shipped = sorted(str(p.relative_to(REPO)) for p in (REPO / "configs").glob("**/*.yaml"))
+    assert (code, err.strip()) == (
+        2,
+        f"zoo: error: --config configs/quickstrt.yaml: no such file; did you mean configs/quickstart.yaml?; the "
+        f"shipped configs: {', '.join(shipped)}",
+    )
+
+
+def test_flag_values_of_no_arguments_and_of_an_empty_value():
+    assert flag_values([], "--config") == []
+    assert flag_values(["--config=", "a.yaml"], "--config") == [""]
+    assert flag_values(["--config", "a.yaml", "--config=b"], "--config") == ["a.yaml", "b"]
+
+
+def test_did_you_mean_takes_a_prefix_first_and_nothing_far():
+    assert did_you_mean("--beam", ["--batch_size", "--beam_size"]) == " did you mean --beam_size?"
+    assert did_you_mean("--zzz", ["--beam_size"]) == ""
+
+
+@pytest.mark.parametrize("args", [["sweep", "--paralel", "2"], ["sweep", "x.yaml"], ["swep"]])
+def test_a_tool_checks_its_arguments_before_lightning_is_imported(args):
+    """Every argument error took about 5 s to appear: ``zoo.cli`` (Lightning, torch) was imported first."""
+    code = (
+        "import runpy, sys\n"
+        f"sys.argv = ['zoo', *{args!r}]\n"
+        "try:\n    runpy.run_module('zoo', run_name='__main__')\n"
+        "except SystemExit as done:\n    print(done.code, 'lightning' in sys.modules, 'torch' in sys.modules)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, env=env, timeout=120)
+    assert done.stdout.split() == ["2", "False", "False"], done.stderr
