@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy
 
+from zoo.command_line import did_you_mean
 from zoo.sweep.distributions import check_distribution, distribution_of
 from zoo.sweep.engine import SweepError, sweeps_engine
 from zoo.yaml_files import YAMLFileError, load_yaml
@@ -84,6 +85,7 @@ def check_sweep(config: object, where: str = "sweep") -> None:
         raise SweepError(f"{where}: metric needs a name, e.g. metric: {{name: val_loss, goal: minimize}}")
     if config["method"] == "bayes" and metric is None:
         raise SweepError(f"{where}: method=bayes needs a metric to optimise: metric: {{name: ..., goal: ...}}")
+    _check_top_level_keys(config, where)
     parameters = config.get("parameters")
     if not isinstance(parameters, dict) or not parameters:
         raise SweepError(f"{where}: 'parameters' is missing or empty: give at least one knob to sweep")
@@ -103,6 +105,16 @@ def check_sweep(config: object, where: str = "sweep") -> None:
         if config["method"] == "grid":
             _check_grid_axis(spec, f"{where}: parameters.{key}")
     _check_schema(config, where)
+
+
+def _check_top_level_keys(config: dict, where: str) -> None:
+    """Name a top-level key that no W&B sweep file has (``paramters:`` was reported as ``'parameters' is
+    missing``), with the nearest keys there are."""
+    known = [*sweeps_engine().config.schema.validator.schema.get("properties", {}), *NEWER_KEYS]
+    for key in config:
+        if key not in known:
+            hint = did_you_mean(str(key), known, "; ", cutoff=0.6) or f"; the keys of a sweep file: {', '.join(known)}"
+            raise SweepError(f"{where}: {key!r} is not a key of a sweep file{hint}")
 
 
 GRID_DISTRIBUTIONS = ("int_uniform", "q_uniform")  # what W&B's grid enumerates, beside value and values

@@ -10,7 +10,6 @@ also name a field of the resolved config, so that a typo fails at once with the 
 from __future__ import annotations
 
 import contextlib
-import difflib
 import functools
 import importlib
 import io
@@ -18,6 +17,7 @@ import json
 import math
 from pathlib import Path
 
+from zoo.command_line import did_you_mean
 from zoo.sweep.spec import SEED_KEY, SweepError
 
 
@@ -153,12 +153,19 @@ def field_names(namespace) -> list[str]:
     return list(flatten(namespace.as_dict()))
 
 
+SEED_FIELDS = {  # what each seed of a fit config seeds, for a sweep that names neither
+    SEED_KEY: "the training seed (torch, numpy, random: initial weights, dropout), which every shipped sweep varies",
+    "data.seed": "the data's shuffling seed only",
+}
+
+
 def check_keys(keys: list[str], fields: list[str], where: str) -> None:
     """Raise ``SweepError`` for a key that is no field of the config, naming the nearest valid keys."""
     for key in keys:
         if key not in fields:
-            near = difflib.get_close_matches(key, fields, n=3, cutoff=0.6)
-            hint = f"; did you mean {', '.join(near)}?" if near else "; `python -m zoo fit --help` lists them"
+            near = did_you_mean(key, fields, "; ", cutoff=0.6)  # seed: seed_everything (a prefix) first
+            meant = [f"{name}: {text}" for name, text in SEED_FIELDS.items() if name in near]
+            hint = f"{near} ({'; '.join(meant)})" if meant else near or "; `python -m zoo fit --help` lists them"
             raise SweepError(f"parameter {key!r} is not a field of `zoo {where}`{hint}")
 
 
@@ -243,7 +250,9 @@ def check_against_cli(config: dict, command_for) -> None:
             try:
                 check_before_training(parse(parser, zoo_arguments(command_for({**base, key: value}))))
             except SweepError as error:
-                raise SweepError(f"parameters.{key}={value!r} is rejected by `zoo {where}`: {error}") from error
+                one = isinstance(spec.get("value"), list)  # value: [a, b] is one value, the list
+                hint = f"; value: takes one value (this list); one trial each is values: {spec['value']!r}" * one
+                raise SweepError(f"parameters.{key}={value!r} is rejected by `zoo {where}`: {error}{hint}") from error
 
 
 def check_trial_folders_are_ours(trials, runs_dir: Path, sweep: str) -> None:
