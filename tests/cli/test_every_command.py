@@ -78,7 +78,10 @@ def test_help_of_every_command(capsys, cli_env, command):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["sweep", "--paralel", "2"], "zoo sweep: error: --paralel is not an option of sweep; did you mean --parallel?"),
+        (
+            ["sweep", "--paralel", "2"],
+            "zoo sweep: error: --paralel is not an option of sweep; did you mean --parallel?",
+        ),
         (["compare", "--pairred"], "zoo compare: error: --pairred is not an option of compare; did you mean --paired?"),
         (  # an abbreviation sets no field silently (as fit's)
             ["translate", "--ckpt_path", "x", "--beam", "2"],
@@ -86,7 +89,7 @@ def test_help_of_every_command(capsys, cli_env, command):
         ),
         (["fit", "--modle.lr=1"], "zoo: error: modle.lr is not a field; did you mean model.lr?"),
         (["fit", "--seed_everythin=1"], "zoo: error: seed_everythin is not a field; did you mean seed_everything?"),
-        (["swep"], "zoo: error: 'swep' is not a command; choose one of: " + ", ".join(COMMANDS) + "; did you mean sweep?"),
+        (["swep"], f"zoo: error: 'swep' is not a command; choose one of: {', '.join(COMMANDS)}; did you mean sweep?"),
     ],
 )
 def test_a_mistyped_option_gets_the_nearest_of_every_command(capsys, cli_env, args, message):
