@@ -404,18 +404,47 @@ def find_resumable(
         return chosen[0]
     if fitting:
         return _nearest(fitting, {folder: differences(records[folder], flat_config) for folder in fitting})
-    if folders and (recorded := records[folders[0]]) is not None and differences(recorded, flat_config):
+    if not folders:  # a changed headline knob (model.n_heads) names another family: this task's runs on this data
+        folders = _newest_first(_same_classes(runs_dir, flat_config))
+        records = {folder: recorded_config(folder) for folder in folders}
+    nearest = _nearest_record({f: r for f, r in records.items() if r is not None}, flat_config, prefix)
+    if nearest is not None:
         raise RunFolderError(
-            f"ckpt_path='last': {folders[0]} was trained with another configuration: "
-            f"{', '.join(differences(recorded, flat_config, prefix))}; "
+            f"ckpt_path='last': no run of this configuration; the nearest, {nearest}, was trained with another "
+            f"configuration: {', '.join(differences(records[nearest], flat_config, prefix))}; "
             + (
-                f"evaluate it with its own config (--config {folders[0] / 'config.yaml'})"
+                f"evaluate it with its own config (--config {nearest / 'config.yaml'})"
                 if prefix  # an evaluation's fields: it starts no run
-                else f"resume it with its own config (--config {folders[0] / 'config.yaml'}), or start a new run "
+                else f"resume it with its own config (--config {nearest / 'config.yaml'}), or start a new run "
                 "without --ckpt_path"
             )
         )
     raise RunFolderError(
         f"ckpt_path='last': no {runs_dir}/{name}*/checkpoints/last.ckpt of this configuration to load; "
         f"train it first, or pass --ckpt_path with a checkpoint file"
+    )
+
+
+def _same_classes(runs_dir: Path, flat_config: dict) -> list[Path]:
+    """The run folders in ``runs_dir`` with ``checkpoints/last.ckpt`` whose task and data module are the command's
+    (``model.class_path``, ``data.class_path``, ``data.path``), whatever their names."""
+    keys = ("model.class_path", "data.class_path", "data.path")
+    return [
+        folder
+        for folder in _with_checkpoint(runs_dir, "*", None)
+        if all(
+            canonical_value(key, (recorded_config(folder) or {}).get(key)) == canonical_value(key, flat_config.get(key))
+            for key in keys
+        )
+    ]
+
+
+def _nearest_record(records: dict[Path, dict], flat_config: dict, prefix: str) -> Path | None:
+    """Of run folders (most recent first) and their records, the one of the fewest fields apart from
+    ``flat_config`` (those of ``prefix`` first), the most recent of equals; ``None`` for none."""
+    if not records:
+        return None
+    return min(
+        records,
+        key=lambda f: (len(differences(records[f], flat_config, prefix)), len(differences(records[f], flat_config))),
     )
