@@ -17,7 +17,7 @@ from pathlib import Path
 
 from jsonargparse import Namespace
 from lightning.fabric.utilities.exceptions import MisconfigurationException
-from lightning.pytorch import Trainer
+from lightning.pytorch import Trainer, seed_everything
 from lightning.pytorch.cli import LightningCLI
 from lightning.pytorch.trainer.states import TrainerStatus
 from lightning.pytorch.utilities import rank_zero_info
@@ -158,7 +158,10 @@ class ZooCLI(LightningCLI):
             # a DDP child rank takes the seed its launcher drew
             drawn = int(os.environ["PL_GLOBAL_SEED"]) if child else random.SystemRandom().randint(0, MAX_SEED)
             self._config()["seed_everything"] = drawn
-        super()._set_seed()
+        # quietly: Lightning's "Seed set to 1" came before every error of the checks that follow;
+        # _run_subcommand says it once they passed
+        seed = self._get(self.config, "seed_everything")
+        self._config()["seed_everything"] = seed_everything(seed, workers=True, verbose=False)
 
     def before_instantiate_classes(self) -> None:
         if self.subcommand is None:
@@ -324,6 +327,7 @@ class ZooCLI(LightningCLI):
         ``val_check_interval`` above the batches of an epoch) is one line, as the checks before it are. A run
         interrupted before its first step leaves no folder (:meth:`RunSession.end_interrupted`), and Lightning's
         exit after a Ctrl-C it stopped is 130 (128 + SIGINT), not 1 (a failure)."""
+        rank_zero_info(f"Seed set to {self._config().seed_everything}")  # (Lightning's words), the checks passed
         try:
             self._run_checked(subcommand)
         except BaseException as error:

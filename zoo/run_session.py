@@ -29,14 +29,14 @@ from zoo.callbacks import (
 from zoo.ctrl_c import StopOnCtrlC
 from zoo.data.cache import atomic_write_text
 from zoo.devices import RUN_PREFIX, moved_devices
-from zoo.evaluations_apart import EvaluationsApart
+from zoo.evaluations_apart import EvaluationsApart, base_metric
 from zoo.nonfinite import NonFiniteLoss
 from zoo.predictions import PredictionWriter
 from zoo.resume import EpochInProgress, LoggingStep, SaveLastEvery, StepSeed
 from zoo.run_folders import recorded_config, remove_untrained_run_dir
 from zoo.run_resolution import load_checkpoint
 from zoo.schedules import changed_horizon
-from zoo.tracking import RunRecord, define_summaries, flatten, make_wandb_logger, record_checkpoints
+from zoo.tracking import EVALUATION_METRICS, RunRecord, define_summaries, flatten, make_wandb_logger, record_checkpoints
 
 RUN_DIR_ENV = "ZOO_RUN_DIR"  # how the launching process tells DDP child ranks which run folder is theirs
 
@@ -187,6 +187,8 @@ class RunSession:
             return
         if status is not None:
             record_checkpoints(self.record, run_checkpoint(trainer), status)
+        if status == "finished" and (line := final_validation(self.record.summary)):
+            rank_zero_info(f"zoo: {line}")
         wandb_logger = trainer.loggers[0]
         wandb_logger.finish()
         files = ["config", "metrics.jsonl", "summary.json"] + ["checkpoints/"] * (self.run_dir / "checkpoints").is_dir()
@@ -194,6 +196,26 @@ class RunSession:
         if os.environ.get("WANDB_MODE") == "offline" and wandb_logger.failure is None:
             runs = f"{shlex.quote(str(wandb_logger.save_dir))}/wandb/offline-run-*"  # a runs_dir with a space
             rank_zero_info(f"zoo: W&B run saved offline; upload it (needs a W&B account) with: wandb sync {runs}")
+
+
+FRACTIONS = ("acc", "exact_match")  # metrics in [0, 1], shown as percentages
+
+
+def final_validation(summary: dict) -> str | None:
+    """The run's last validation as a line (``validation at step 600: val_loss 0.0042, val_bleu 100.00,
+    val_exact_match 100.0%``): what ``summary.json`` holds in ``final``, said at the end of ``fit`` (the README
+    promises an exact match the progress bar does not show); ``None`` without a validation."""
+    final, steps = summary.get("final", {}), summary.get("final_step", {})
+    order = {name: index for index, name in enumerate(EVALUATION_METRICS)}  # loss first, as logged
+    keys = [key for key in final if key.startswith("val_") and base_metric(key) == key]  # not partial/val_bleu
+    keys.sort(key=lambda key: (order.get(key.removeprefix("val_"), len(order)), key))
+    if not keys:
+        return None
+    shown = [
+        f"{key} {100 * final[key]:.1f}%" if key.removeprefix("val_") in FRACTIONS else f"{key} {final[key]:.4g}"
+        for key in keys
+    ]
+    return f"validation at step {steps.get(keys[0])}: {', '.join(shown)}"
 
 
 def record_data_folder(config: Namespace) -> None:

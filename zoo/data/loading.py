@@ -59,13 +59,22 @@ def check_reachable(path: str) -> None:
     if local.is_dir():
         return
     if local.exists() or _looks_local(path):
-        raise FileNotFoundError(f"data.path={path!r} is not a folder (resolved to {local.resolve()})")
+        raise FileNotFoundError(f"data.path={path!r} is not a folder ({_what_is_there(local)})")
     if not _hub_reachable():
         raise ConnectionError(
             f"data.path={path!r} is not a local folder (there is none at {local}), and as a hub id it cannot be "
             f"loaded: the Hugging Face hub cannot be reached; pass --data.path with a local copy (a folder that "
             f"datasets.load_dataset reads)"
         )
+
+
+def _what_is_there(local: Path) -> str:
+    """What is at the absolute path ``local`` that is no folder, in the user's own words: the path as typed made
+    absolute (a link in it left as is, not replaced by its target), and a link's target only where the path
+    itself is a link (a dangling one)."""
+    if local.is_symlink():
+        return f"{local} is a link to {os.readlink(local)}, {'a file' if local.exists() else 'which does not exist'}"
+    return f"{local} is a file" if local.exists() else f"there is none at {local}"
 
 
 def load_splits(path: str, splits: list[str], name: str | None = None, text_options: dict | None = None, **kwargs):
