@@ -227,8 +227,7 @@ def _unknown_option(message: str) -> str | None:
     other = "data" if groups[0] == "model" else "model"
     if name in field_names(other):  # --model.src_column for data.src_column
         return f"{groups[0]}.{name} is not a field; did you mean {other}.{name}?"
-    fields = [f"{groups[0]}.{field}" for field in field_names(groups[0])]
-    near = did_you_mean(f"{groups[0]}.{name}", fields, cutoff=0.6)
+    near = did_you_mean(name, field_names(groups[0]), cutoff=0.6, prefix=f"{groups[0]}.")
     return f"{groups[0]}.{name} is not a field;{near or ' --help lists every field'}"
 
 

@@ -78,7 +78,7 @@ def flag_values(args: list[str], flag: str) -> list[str]:
     return values
 
 
-def did_you_mean(name: str, options: list[str], before: str = " ", cutoff: float = 0.75) -> str:
+def did_you_mean(name: str, options: list[str], before: str = " ", cutoff: float = 0.75, prefix: str = "") -> str:
     """`` did you mean X, Y?`` for the ``options`` that ``name`` begins, then those nearest to it (``difflib``'s
     ratio at least ``cutoff``), after ``before``; ``""`` when none is near.
 
@@ -88,7 +88,7 @@ def did_you_mean(name: str, options: list[str], before: str = " ", cutoff: float
     """
     longer = [option for option in options if option.startswith(name) and len(name.strip("-")) > 2]  # --beam
     near = list(dict.fromkeys([*longer, *difflib.get_close_matches(name, options, n=3, cutoff=cutoff)]))[:3]
-    return f"{before}did you mean {', '.join(near)}?" if near else ""
+    return f"{before}did you mean {', '.join(prefix + option for option in near)}?" if near else ""
 
 
 _UNRECOGNIZED = re.compile(r"^unrecognized arguments: (.*)$")

@@ -250,8 +250,8 @@ def check_against_cli(config: dict, command_for) -> None:
             try:
                 check_before_training(parse(parser, zoo_arguments(command_for({**base, key: value}))))
             except SweepError as error:
-                one = isinstance(spec.get("value"), list)  # value: [a, b] is one value, the list
-                hint = f"; value: takes one value (this list); one trial each is values: {spec['value']!r}" * one
+                listed = spec.get("value") if isinstance(spec.get("value"), list) else None  # value: [a, b]: one
+                hint = f"; value: takes one value (this list); one trial each is values: {listed!r}" if listed else ""
                 raise SweepError(f"parameters.{key}={value!r} is rejected by `zoo {where}`: {error}{hint}") from error
 
 
