@@ -417,7 +417,7 @@ def _check_yaml(paths: list[str]) -> None:
     jsonargparse said ``Unexpected config:`` and nothing more)."""
     for path in paths:
         if not Path(path).is_file():
-            if not Path(path).exists() and not any(char in path for char in "{}:\n"):  # not a YAML string
+            if not path or (not Path(path).exists() and not any(char in path for char in "{}:\n")):  # no YAML text
                 raise ConfigError(missing_config(path))
             continue
         try:

@@ -109,6 +109,12 @@ def test_a_mistyped_config_lists_the_shipped_configs(capsys, cli_env):
     )
 
 
+def test_an_empty_config_lists_the_shipped_configs(capsys, cli_env):
+    """``--config=`` said jsonargparse's ``Unexpected config:`` and nothing more."""
+    code, _, err = run(capsys, ["fit", "--config="])
+    assert code == 2 and err.startswith("zoo: error: --config= names no file; the shipped configs: configs/")
+
+
 def test_flag_values_of_no_arguments_and_of_an_empty_value():
     assert flag_values([], "--config") == []
     assert flag_values(["--config=", "a.yaml"], "--config") == [""]
