@@ -34,7 +34,7 @@ def test_bare_command_lists_every_command_and_what_it_does(capsys, cli_env):
     assert (code, err, listed) == (0, "", COMMANDS)
 
 
-def test_bare_command_from_the_shell_imports_no_lightning():
+def test_bare_command_from_the_shell_lists_the_commands():
     """``python -m zoo`` itself (``zoo/__main__.py``): the list, and no traceback."""
     done = subprocess.run([sys.executable, "-m", "zoo"], capture_output=True, text=True, cwd=REPO, timeout=120)
     assert (done.returncode, done.stderr) == (0, "") and "compare" in done.stdout
