@@ -96,14 +96,21 @@ def _wordpiece_tokenizer(model: models.WordPiece, vocab: dict[str, int] | None =
     if vocab is not None:
         splits.append(pre_tokenizers.Split(Regex(_unencodable(vocab)), "isolated"))
     tokenizer.pre_tokenizer = pre_tokenizers.Sequence(splits)
-    tokenizer.decoder = decoders.Sequence(
+    tokenizer.decoder = _wordpiece_decoder()
+    return tokenizer
+
+
+def _wordpiece_decoder() -> decoders.Decoder:
+    """Pieces concatenated, each without its ``##`` (the first too: a sequence may begin inside a word, as a
+    hypothesis or a window does, where the library's WordPiece decoder keeps it), and ``▁`` turned back into
+    a space but for the first one of the text. No word holds ``##`` (:func:`_unencodable` cuts it), so a
+    leading ``##`` is always the continuation mark."""
+    return decoders.Sequence(
         [
-            decoders.WordPiece(cleanup=False),  # strips "##" and puts a space before every word ...
-            decoders.Replace(" ", ""),  # ... which is removed again: spaces are the "▁" inside the tokens
-            decoders.Metaspace(replacement=SPACE, prepend_scheme="first"),  # and the first "▁" is no space
+            decoders.Replace(Regex("^##"), ""),
+            decoders.Metaspace(replacement=SPACE, prepend_scheme="first"),
         ]
     )
-    return tokenizer
 
 
 def _unencodable(vocab: dict[str, int]) -> str:
@@ -177,9 +184,12 @@ def train_tokenizer(kind: str, texts: list[str], vocab_size: int) -> Tokenizer:
 
 def load_tokenizer(json: str) -> Tokenizer:
     """A tokenizer saved with ``Tokenizer.to_str``, set to encode the literal text of special tokens as
-    ordinary text (a setting ``to_str`` does not keep)."""
+    ordinary text (a setting ``to_str`` does not keep); a WordPiece one with today's decoder, also where a
+    cache or a checkpoint saved an older one."""
     tokenizer = Tokenizer.from_str(json)
     tokenizer.encode_special_tokens = True
+    if isinstance(tokenizer.model, models.WordPiece):  # saved before the decoder took "##" off a first piece
+        tokenizer.decoder = _wordpiece_decoder()
     return tokenizer
 
 

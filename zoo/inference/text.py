@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 import torch
 
 from zoo.data.base import pad
+from zoo.data.detokenize import decode_batch
 from zoo.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
 from zoo.decoding import generate_ids
 from zoo.inference.checkpoint import TrainedModel
@@ -58,7 +59,7 @@ def translate_texts(
         src, mask = (t.to(task.device) for t in pad([torch.tensor(sources[i]) for i in batch]))
         found = task.hypotheses(src, mask, beam_size, length_penalty, n_best, max_len_a, max_len_b)
         for i, hypotheses in zip(batch, found, strict=True):
-            decoded = model.target_tokenizer.decode_batch([h.tokens for h in hypotheses])
+            decoded = decode_batch(model.target_tokenizer, [h.tokens for h in hypotheses])
             results[i] = [(text, h.score) for text, h in zip(decoded, hypotheses, strict=True)]
         if progress is not None:
             progress(len(batch))
@@ -112,4 +113,4 @@ def generate_text(
         length_penalty,
         window=task.hparams.max_len,
     )
-    return tokenizer.decode_batch([ids + c for c in continuations])
+    return decode_batch(tokenizer, [ids + c for c in continuations])

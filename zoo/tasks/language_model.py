@@ -9,6 +9,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torchmetrics import SumMetric
 
+from zoo.data.detokenize import decode_batch
 from zoo.data.language_model import LanguageModelDataModule
 from zoo.data.tokenizer import EOS_ID, PAD_ID
 from zoo.decoding import DecoderOnlyStep, sample, strip_after_eos
@@ -108,4 +109,4 @@ class LanguageModelTask(TaskModule):
         step = DecoderOnlyStep(self.network, window=hp.max_len)
         ids = sample(step, batch["tokens"], hp.max_new_tokens, EOS_ID, PAD_ID, hp.temperature, hp.top_k, hp.top_p)
         continuations = strip_after_eos(ids, EOS_ID, hp.max_new_tokens)
-        return {"index": batch["index"], "prediction": self.trainer.datamodule.tokenizer.decode_batch(continuations)}
+        return {"index": batch["index"], "prediction": decode_batch(self.trainer.datamodule.tokenizer, continuations)}

@@ -7,6 +7,7 @@ import torch.nn.functional as F
 from torch import Tensor
 from torchmetrics import MeanMetric, SumMetric
 
+from zoo.data.detokenize import decode_batch
 from zoo.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
 from zoo.data.translation import TranslationDataModule
 from zoo.decoding import Hypothesis, max_lengths, translate_ids
@@ -156,7 +157,7 @@ class TranslationTask(TaskModule):
         """The translations of ``(B, S)`` source ids (``src_padding_mask`` ``(B, S)``, ``True`` at padding) by the
         configured decoder, detokenised."""
         best = [found[0].tokens for found in self.hypotheses(src, src_padding_mask)]
-        return self.trainer.datamodule.target_tokenizer.decode_batch(best)
+        return decode_batch(self.trainer.datamodule.target_tokenizer, best)
 
     def check_settings(self, datamodule) -> None:
         super().check_settings(datamodule)
