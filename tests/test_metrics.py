@@ -92,7 +92,7 @@ def test_logged_val_bleu_is_sacrebleu_of_the_decoded_translations(data_dir, cli_
             "--model.lr=0.01",
             "--model.max_len_a=0",
             "--model.max_len_b=4",
-            "--data.vocab_size=200",
+            "--data.vocab_size=300",
             "--data.max_tokens=256",
             "--trainer.max_steps=20",
             "--trainer.val_check_interval=20",

@@ -23,6 +23,7 @@ from lightning.pytorch.trainer.states import TrainerStatus
 from lightning.pytorch.utilities import rank_zero_info
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 
+from zoo.adjusted import adjusted_knobs, say
 from zoo.cli_parser import COMMAND_LINE, ZooArgumentParser, missing_config
 from zoo.command_line import TOOLS, TRAINING, flag_values, print_commands_and_exit, unknown_command
 from zoo.config_checks import MAX_SEED, VALID_SEED, ConfigError, check_options, check_val_check_interval
@@ -62,6 +63,7 @@ class ZooCLI(LightningCLI):
     def __init__(self, args=None, run: bool = True) -> None:
         self.session: RunSession | None = None  # the run folder of the command, if it has one
         self.devices: dict | None = None  # fit: where it runs and its effective batch (zoo.devices.run_devices)
+        self.adjusted: dict[str, dict] = {}  # fit: the knobs run with another value (zoo.adjusted)
         self.told_run_dir = False  # another rank (torchrun's rank 0) resolved the run folder
         self.owns_run_dir = True  # this process made or holds it (not a rank that was told or inherited it)
         int_before_float(Trainer.__init__)  # --trainer.limit_val_batches=1 is one batch, not 1.0 (all)
@@ -234,6 +236,7 @@ class ZooCLI(LightningCLI):
             self._warn_of_slow_precision()  # once the configuration is known to be good
             if self.subcommand == "fit":
                 self._say_devices()
+                self._say_adjusted()
         except (ValueError, FileNotFoundError, ConnectionError, MisconfigurationException, ImportError) as error:
             remove_unused_run_dir(run_dir if self.owns_run_dir else None)  # e.g. a trainer value Lightning refuses
             if isinstance(error, ValueError) and not raised_on_purpose(_root_cause(error)):
@@ -293,6 +296,15 @@ class ZooCLI(LightningCLI):
         warning = unpinned_devices(typed, self.trainer, self.devices["effective_batch"])
         if warning:
             rank_zero_info(f"zoo: warning: {warning}")
+
+    def _say_adjusted(self) -> None:
+        """Say, one line each, which knobs ``fit`` runs with another value than configured (recorded as used when
+        training starts: :func:`zoo.adjusted.adjusted_knobs`)."""
+        world = self.trainer.num_devices * self.trainer.num_nodes
+        given = self._config().trainer.get("precision")
+        self.adjusted = adjusted_knobs(self.datamodule, world, given, self.trainer.precision)
+        for line in say(self.adjusted):
+            rank_zero_info(line)
 
     def instantiate_trainer(self, **kwargs):
         try:
@@ -362,6 +374,8 @@ class ZooCLI(LightningCLI):
             text = self._parser(self.subcommand).dump(config, skip_link_targets=False, skip_unset=False)
             try:
                 self.session.start_fit(self.trainer, self.model, flat_config(config), text, self.devices)
+                if self.adjusted and self.trainer.is_global_zero:
+                    self.session.record.record(adjusted=self.adjusted)
             except BaseException:  # Ctrl-C while W&B starts: a run that never started leaves no folder
                 if self.owns_run_dir:
                     remove_untrained_run_dir(self.session.run_dir)

@@ -68,7 +68,7 @@ def test_translation_writes_one_greedy_translation_per_source(splits, data_dir, 
     config, name, extra, _ = VARIANTS["encoder_decoder"]
     counts = {"train": 300, "validation": 30, "test": 20}
     path = small_copy(data_dir, name, cli_env / "pairs", {s: counts[s] for s in ("train", *splits)})
-    run_dir = fit_and_predict(config, path, [*extra, "--data.vocab_size=200"], cli_env)
+    run_dir = fit_and_predict(config, path, [*extra, "--data.vocab_size=300"], cli_env)
     predictions = read_predictions(run_dir, splits[-1])  # the test split where there is one
     assert len(predictions) == counts[splits[-1]] and all(isinstance(p, str) for p in predictions)
 
@@ -77,15 +77,15 @@ def test_predictions_with_another_decoder_go_to_a_file_of_their_own(data_dir, cl
     """A beam search's translations never replace the run's own (greedy) predictions, and each is recorded."""
     config, name, extra, _ = VARIANTS["encoder_decoder"]
     path = small_copy(data_dir, name, cli_env / "pairs", {"train": 300, "validation": 30, "test": 20})
-    run_dir = fit_and_predict(config, path, [*extra, "--data.vocab_size=200"], cli_env)
+    run_dir = fit_and_predict(config, path, [*extra, "--data.vocab_size=300"], cli_env)
     greedy = (run_dir / "predictions.test.jsonl").read_text()
     args = ["--config", str(CONFIGS / config), f"--data.path={path}", *TINY_MODEL, *extra, *FEW_STEPS]
     last = run_dir / "checkpoints" / "last.ckpt"
-    main(["predict", *args, "--data.vocab_size=200", "--model.beam_size=2", f"--ckpt_path={last}"])
+    main(["predict", *args, "--data.vocab_size=300", "--model.beam_size=2", f"--ckpt_path={last}"])
     assert (run_dir / "predictions.test.jsonl").read_text() == greedy
     assert len(read_predictions(run_dir, "test", "beam_size=2")) == 20
     assert sorted(read_run(run_dir)["summary"]["predictions"]) == ["beam_size=2/test", "test"]
-    main(["predict", *args, "--data.vocab_size=200", "--trainer.limit_predict_batches=1", f"--ckpt_path={last}"])
+    main(["predict", *args, "--data.vocab_size=300", "--trainer.limit_predict_batches=1", f"--ckpt_path={last}"])
     assert (run_dir / "predictions.test.jsonl").read_text() == greedy  # a partial predict is apart too
     partial = run_dir / "predictions.test.partial.jsonl"  # one batch: some examples, in the split's order
     assert read_run(run_dir)["summary"]["predictions"]["partial/test"] == str(partial)

@@ -27,6 +27,7 @@ PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
 SPECIAL_TOKENS = [PAD, BOS, EOS, UNK]
 PAD_ID, BOS_ID, EOS_ID, UNK_ID = range(4)
 DEFAULT_VOCAB_SIZE = 8000  # data.vocab_size when left out (unused by char)
+BPE_SMALLEST = len(SPECIAL_TOKENS) + 256  # byte-level BPE keeps every byte as a token
 SPACE = "▁"  # U+2581, SentencePiece's visible space (Kudo and Richardson 2018)
 MAX_WORD = 100  # characters: WordPiece's max_input_chars_per_word, beyond which a whole word is <unk>
 # A word and its leading space; a run of punctuation and its space; each extra space (the last space of a run
@@ -141,7 +142,8 @@ def _char(texts: Iterable[str], vocab_size: int) -> Tokenizer:
 def check_vocab_size(kind: str, vocab_size: int) -> None:
     """Check the configuration's ``data.vocab_size`` for a tokenizer ``kind`` (the data modules do, before
     anything loads): room for the special tokens and more; for ``char``, whose vocabulary is every character of
-    the training text, its default (another value would be ignored, yet make another run configuration).
+    the training text, its default (another value would be ignored, yet make another run configuration); for
+    ``bpe``, room for its 256 bytes too.
 
     Raises:
         ValueError: naming ``data.vocab_size``, its value and what is valid.
@@ -154,6 +156,11 @@ def check_vocab_size(kind: str, vocab_size: int) -> None:
     too_small = isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size <= len(SPECIAL_TOKENS)
     if kind != "char" and too_small:
         raise ValueError(f"data.vocab_size={vocab_size!r} is not valid; it must exceed {len(SPECIAL_TOKENS)}")
+    if kind == "bpe" and vocab_size < BPE_SMALLEST:  # the trainer would keep every byte and exceed it
+        raise ValueError(
+            f"data.vocab_size={vocab_size!r} is not valid for data.tokenizer='bpe'; it must be at least "
+            f"{BPE_SMALLEST} (the {len(SPECIAL_TOKENS)} special tokens and the 256 bytes of its byte-level alphabet)"
+        )
 
 
 def train_tokenizer(kind: str, texts: list[str], vocab_size: int) -> Tokenizer:
