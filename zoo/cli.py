@@ -300,9 +300,8 @@ class ZooCLI(LightningCLI):
     def _say_adjusted(self) -> None:
         """Say, one line each, which knobs ``fit`` runs with another value than configured (recorded as used when
         training starts: :func:`zoo.adjusted.adjusted_knobs`)."""
-        world = self.trainer.num_devices * self.trainer.num_nodes
         given = self._config().trainer.get("precision")
-        self.adjusted = adjusted_knobs(self.datamodule, world, given, self.trainer.precision)
+        self.adjusted = adjusted_knobs(self.datamodule, self.model.hparams, self.trainer, given)
         for line in say(self.adjusted):
             rank_zero_info(line)
 

@@ -6,6 +6,7 @@ the data and 260 for the model.
 """
 
 import json
+from types import SimpleNamespace
 
 import pytest
 
@@ -16,6 +17,7 @@ from zoo.data import ClassificationDataModule
 from zoo.data.tokenizer import train_tokenizer
 
 WIKITEXT = str(CONFIGS / "decoder_only" / "wikitext2.yaml")
+TRAINER = SimpleNamespace(num_devices=1, num_nodes=1, max_steps=100, precision="32-true")
 STEPS = ["--trainer.max_steps=2", "--trainer.limit_val_batches=1", "--trainer.enable_progress_bar=false"]
 
 
@@ -88,11 +90,35 @@ def test_a_wordpiece_alphabet_above_the_vocabulary_size_is_adjusted(data_dir, cl
     data.prepare()
     used = data.num_tokens
     assert used > 20
-    assert adjusted_knobs(data, 1, None, "32-true") == {
+    hparams = SimpleNamespace(lr=1e-3, schedule="cosine", warmup_steps=10, min_lr_ratio=0.1)
+    assert adjusted_knobs(data, hparams, TRAINER, None) == {
         "data.vocab_size": {
             "given": 20,
             "used": used,
             "why": "the characters of the train split (and their continuation pieces) alone take more tokens; "
             f"model.vocab_size={used}",
+        }
+    }
+
+
+@pytest.mark.parametrize(
+    ("schedule", "max_steps", "peak"),
+    [("cosine", 100, 100 / 400), ("inverse_sqrt", 40, 40 / 400), ("constant", 399, 399 / 400), ("cosine", 400, None)],
+)
+def test_a_run_shorter_than_its_warmup_says_the_learning_rate_it_reaches(schedule, max_steps, peak):
+    """``model.lr`` is the schedule's peak, reached at ``model.warmup_steps`` (the linear warm-up: step s of w
+    trains at (s + 1) / w of it)."""
+    hparams = SimpleNamespace(lr=2e-3, schedule=schedule, warmup_steps=400, min_lr_ratio=0.1)
+    data = SimpleNamespace(tokenizers_given=True, batch_size=None)
+    found = adjusted_knobs(data, hparams, SimpleNamespace(**{**vars(TRAINER), "max_steps": max_steps}), None)
+    if peak is None:
+        assert found == {}
+        return
+    assert found == {
+        "model.lr": {
+            "given": 2e-3,
+            "used": pytest.approx(2e-3 * peak, rel=1e-12),
+            "why": f"trainer.max_steps={max_steps} ends before model.warmup_steps=400, so the learning rate peaks "
+            f"at {peak:.1%} of it",
         }
     }
