@@ -10,9 +10,9 @@ from pathlib import Path
 
 import torch
 
-CACHE_VERSION = 5  # 2: lossless wordpiece decoding; 3: wordpiece words keep their space (first word too);
+CACHE_VERSION = 6  # 2: lossless wordpiece decoding; 3: wordpiece words keep their space (first word too);
 # 4: wordpiece training is deterministic; 5: wordpiece keeps leading and extra spaces, and the seen letters of a
-# word with an unseen character
+# word with an unseen character; 6: a .txt file's byte-order mark is no character (same bytes, other text)
 
 
 def default_cache_dir() -> Path:

@@ -16,6 +16,9 @@ EXPECTED_FILES = (
     "a data set is one file or more per split, named by the split: train.txt and validation.txt (text), or "
     "train.jsonl (JSON lines), .csv, .parquet or .arrow files"
 )
+# the text reader's decoding: UTF-8 without a leading byte-order mark (Windows editors write one), which it would
+# keep as a character of the first line; the CSV and JSON readers drop it themselves
+TEXT_READ = {"encoding": "utf-8-sig"}
 NOT_TEXT = (".gz", ".bz2", ".xz", ".zst", ".zip", ".lz4", ".parquet", ".arrow")  # read by datasets, not checked here
 
 
@@ -108,7 +111,7 @@ def load_splits(path: str, splits: list[str], name: str | None = None, text_opti
     if local.is_dir():
         try:
             builder = _local_builder(local, path, kwargs)
-            kwargs = {**kwargs, **(text_options or {})} if builder.name == "text" else kwargs
+            kwargs = {**kwargs, **TEXT_READ, **(text_options or {})} if builder.name == "text" else kwargs
             for files in (builder.config.data_files or {}).values():
                 check_utf8(files, path)
                 check_not_empty(files, path)
@@ -225,14 +228,13 @@ def _each_split_alone(local: Path, data_files: dict, kwargs: dict):
 
 
 def _reader_options(path: str, name: str | None, kwargs: dict, text_options: dict | None) -> dict:
-    """``kwargs``, and ``text_options`` too where ``datasets`` reads the data as plain text (``.txt`` files),
-    whose reader alone takes them (``keep_linebreaks``: JSON, CSV and Parquet readers refuse the key)."""
-    if not text_options:
-        return kwargs
+    """``kwargs``, and :data:`TEXT_READ` and ``text_options`` too where ``datasets`` reads the data as plain text
+    (``.txt`` files), whose reader alone takes them (``keep_linebreaks``: JSON, CSV and Parquet readers refuse the
+    key)."""
     import datasets
 
     reader = datasets.load_dataset_builder(path, name, **kwargs).name
-    return {**kwargs, **text_options} if reader == "text" else kwargs
+    return {**kwargs, **TEXT_READ, **(text_options or {})} if reader == "text" else kwargs
 
 
 def _reader_error(error: BaseException) -> str:
