@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from zoo.nn.masks import attention_mask, biased_mask
+from zoo.nn.masks import attention_mask, biased_mask, check_is_causal, check_padding_mask
 
 
 @dataclass
@@ -140,12 +140,19 @@ class MultiHeadAttention(nn.Module):
 
         Returns:
             ``(B, T, D)``.
+
+        Raises:
+            ValueError: a ``key_padding_mask`` that is not bool or not ``(B, S)``, an ``is_causal`` that is not a
+                bool, a ``bias`` that is not a float ``(1, H, T, S)``.
         """
+        check_is_causal(is_causal)
         past = 0 if cache is None or cache.static else cache.length
         if memory is not None:
             rotary, bias = None, None  # positions of source and target are not comparable
         q, k, v = self._projections(query, memory, cache, rotary, past)
+        check_padding_mask(key_padding_mask, "key_padding_mask", (q.shape[0], k.shape[2]))
         if bias is not None:
+            _check_bias(bias, (1, self.n_heads, q.shape[2], k.shape[2]))
             bias = bias.to(q.dtype)  # the dtype autocast gave the projections
         is_causal = is_causal and q.shape[2] > 1  # one new query may see every cached key
         if is_causal and key_padding_mask is None and bias is None and q.shape[2] == k.shape[2]:
@@ -190,3 +197,14 @@ class MultiHeadAttention(nn.Module):
         weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)
         self.weights = weights.detach()
         return F.dropout(weights, dropout).to(v.dtype) @ v
+
+
+def _check_bias(bias, shape: tuple[int, int, int, int]) -> None:
+    """Refuse an attention ``bias`` that is not a float tensor of ``shape`` ``(1, H, T, S)``.
+
+    Raises:
+        ValueError: naming ``bias``, what was given and what is valid.
+    """
+    if not (isinstance(bias, Tensor) and bias.is_floating_point() and tuple(bias.shape) == shape):
+        got = f"a {bias.dtype} tensor of shape {tuple(bias.shape)}" if isinstance(bias, Tensor) else type(bias).__name__
+        raise ValueError(f"bias must be a float tensor of shape (1, H, T, S) = {shape}, added to the scores; got {got}")

@@ -15,6 +15,7 @@ from torch import Tensor, nn
 from zoo.nn.attention import KeyValueCache, MultiHeadAttention
 from zoo.nn.config import TransformerConfig
 from zoo.nn.feedforward import FeedForward
+from zoo.nn.masks import check_padding_mask
 from zoo.nn.positional import checked_shape
 from zoo.registry import NORMS, POSITIONAL_ENCODINGS
 
@@ -104,10 +105,16 @@ class TransformerLayer(nn.Module):
 
         Returns:
             ``(B, T, D)``.
+
+        Raises:
+            ValueError: a padding mask that is not bool or not of its shape.
         """
-        own_mask = padding_mask if padding_mask is None else padding_mask[:, -x.shape[1] :]
         self_cache = None if cache is None else cache.self_attn
         offset = 0 if self_cache is None else self_cache.length
+        check_padding_mask(padding_mask, "padding_mask", (x.shape[0], offset + x.shape[1]), "(B, past + T)")
+        if memory is not None:
+            check_padding_mask(memory_padding_mask, "memory_padding_mask", tuple(memory.shape[:2]))
+        own_mask = padding_mask if padding_mask is None else padding_mask[:, -x.shape[1] :]
         x = self._residual(
             x,
             self.self_attn_norm,

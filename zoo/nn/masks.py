@@ -31,6 +31,50 @@ def padding_mask(lengths: Tensor, max_len: int | None = None) -> Tensor:
     return torch.arange(size, device=lengths.device)[None, :] >= lengths[:, None]
 
 
+def check_padding_mask(mask, name: str, shape: tuple[int, int], dims: str = "(B, S)") -> None:
+    """Refuse a padding mask that is not ``None`` or a bool tensor of ``shape``, at the public entry points of
+    :mod:`zoo.nn`: a float or integer mask (``torch.nn.MultiheadAttention`` takes float additive masks, Hugging
+    Face models take 1 at *real* tokens) would fail deep inside a torch call, or be read wrongly (``~`` of an
+    integer mask is never zero).
+
+    Args:
+        mask: what was given.
+        name: the argument's name, for the message.
+        shape: the valid ``(B, S)``.
+        dims: the named dims of ``shape``.
+
+    Raises:
+        ValueError: naming the argument, what was given and what is valid.
+    """
+    if mask is None or (isinstance(mask, Tensor) and mask.dtype == torch.bool and tuple(mask.shape) == shape):
+        return
+    if not isinstance(mask, Tensor):
+        raise ValueError(f"{name} must be a bool tensor of shape {dims} = {shape} or None; got a {type(mask).__name__}")
+    hint = ""
+    if mask.dtype != torch.bool:
+        hint = (
+            "; zoo takes no additive or 0/1 masks: pass mask == float('-inf') for an additive one, mask.bool() for "
+            "1 at padding, ~mask.bool() for 1 at real tokens"
+        )
+    raise ValueError(
+        f"{name} must be a bool tensor of shape {dims} = {shape}, True at padding; got a {mask.dtype} tensor of "
+        f"shape {tuple(mask.shape)}{hint}"
+    )
+
+
+def check_is_causal(is_causal) -> None:
+    """Refuse an ``is_causal`` that is not ``True`` or ``False`` (a mask tensor, whose truth value torch refuses
+    or reads as one element's).
+
+    Raises:
+        ValueError: naming ``is_causal`` and what was given.
+    """
+    if not isinstance(is_causal, bool):
+        raise ValueError(
+            f"is_causal must be True or False (zoo builds the causal mask itself); got a {type(is_causal).__name__}"
+        )
+
+
 def attention_mask(
     key_padding_mask: Tensor | None, is_causal: bool, query_len: int, key_len: int, device: torch.device
 ) -> Tensor | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from zoo.nn.masks import check_padding_mask
 from zoo.nn.prefix_stats import batch_statistics, prefix_statistics, real_tokens
 from zoo.registry import NORMS
 
@@ -34,7 +35,9 @@ class LayerNorm(nn.LayerNorm):
         super().__init__(d_model, eps=eps, bias=bias)
 
     def forward(self, x: Tensor, padding_mask: Tensor | None = None, offset: int = 0) -> Tensor:
-        """``(B, T, D)`` -> ``(B, T, D)``; ``padding_mask`` and ``offset`` are ignored."""
+        """``(B, T, D)`` -> ``(B, T, D)``; ``padding_mask`` (checked as every norm does) and ``offset`` are
+        ignored."""
+        check_padding_mask(padding_mask, "padding_mask", tuple(x.shape[:2]), "(B, T)")
         return super().forward(x)
 
 
@@ -56,7 +59,9 @@ class RMSNorm(nn.RMSNorm):
         super().__init__(d_model, eps=eps)
 
     def forward(self, x: Tensor, padding_mask: Tensor | None = None, offset: int = 0) -> Tensor:
-        """``(B, T, D)`` -> ``(B, T, D)`` in ``x``'s dtype; ``padding_mask`` and ``offset`` are ignored."""
+        """``(B, T, D)`` -> ``(B, T, D)`` in ``x``'s dtype; ``padding_mask`` (checked as every norm does) and
+        ``offset`` are ignored."""
+        check_padding_mask(padding_mask, "padding_mask", tuple(x.shape[:2]), "(B, T)")
         if x.dtype == self.weight.dtype:
             return super().forward(x)
         # bfloat16 activations under autocast: the mean square in float32 (torch's fused kernel wants one dtype)
@@ -195,7 +200,11 @@ class MaskedBatchNorm(nn.Module):
 
         Returns:
             ``(B, T, D)``.
+
+        Raises:
+            ValueError: a ``padding_mask`` that is not bool or not ``(B, T)``.
         """
+        check_padding_mask(padding_mask, "padding_mask", tuple(x.shape[:2]), "(B, T)")
         dtype = x.dtype
         x = x.float() if x.element_size() < 4 else x  # sums of squares need float32 under bf16/fp16
         if self.training:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from zoo.nn.masks import check_padding_mask
 from zoo.nn.norm import NORMS
 from zoo.nn.prefix_stats import real_tokens
 from zoo.nn.running_norm import running_normalise
@@ -62,7 +63,9 @@ class PowerNorm(nn.Module):
         self.running_phi.lerp_(quadratic_mean.to(self.running_phi.dtype), weight.to(self.running_phi.dtype))
 
     def forward(self, x: Tensor, padding_mask: Tensor | None = None, offset: int = 0) -> Tensor:
-        """``(B, T, D)`` -> ``(B, T, D)``; ``offset`` is ignored."""
+        """``(B, T, D)`` -> ``(B, T, D)``; ``offset`` is ignored; a ``ValueError`` for a ``padding_mask`` that is
+        not bool or not ``(B, T)``."""
+        check_padding_mask(padding_mask, "padding_mask", tuple(x.shape[:2]), "(B, T)")
         dtype = x.dtype
         x = x.float() if x.element_size() < 4 else x  # quadratic means need float32 under bf16/fp16
         real = real_tokens(x, padding_mask)

@@ -12,6 +12,7 @@ from torch import Tensor, nn
 from zoo.nn.config import TransformerConfig
 from zoo.nn.embedding import Embedder
 from zoo.nn.layers import LayerCache, TransformerStack
+from zoo.nn.masks import check_padding_mask
 
 
 def init_linear_weights(module: nn.Module) -> None:
@@ -99,7 +100,9 @@ class EncoderDecoder(nn.Module):
             nn.init.normal_(self.output.linear.weight, std=config.d_model**-0.5)
 
     def encode(self, src: Tensor, src_padding_mask: Tensor | None = None) -> Tensor:
-        """``(B, S)`` source ids -> ``(B, S, D)`` memory; ``src_padding_mask`` ``(B, S)``, ``True`` at pads."""
+        """``(B, S)`` source ids -> ``(B, S, D)`` memory; ``src_padding_mask`` ``(B, S)`` bool, ``True`` at pads
+        (a ``ValueError`` for another dtype or shape)."""
+        check_padding_mask(src_padding_mask, "src_padding_mask", tuple(src.shape))
         return self.encoder(self.src_embed(src), src_padding_mask, rotary=self.src_embed.rotary)
 
     def decode(
@@ -122,8 +125,13 @@ class EncoderDecoder(nn.Module):
 
         Returns:
             ``(B, T, D)``.
+
+        Raises:
+            ValueError: a padding mask that is not bool or not of its shape.
         """
         start = cache[0].self_attn.length if cache else 0
+        check_padding_mask(tgt_padding_mask, "tgt_padding_mask", (tgt.shape[0], start + tgt.shape[1]), "(B, past + T)")
+        check_padding_mask(memory_padding_mask, "memory_padding_mask", tuple(memory.shape[:2]))
         x = self.tgt_embed(tgt, start)
         return self.decoder(x, tgt_padding_mask, memory, memory_padding_mask, self.tgt_embed.rotary, cache)
 
@@ -160,7 +168,9 @@ class EncoderOnly(nn.Module):
         self.embed = Embedder(vocab_size, config, pad_id)
 
     def forward(self, tokens: Tensor, padding_mask: Tensor | None = None) -> Tensor:
-        """``(B, S)`` ids and ``(B, S)`` padding mask (``True`` at pads) -> ``(B, S, D)`` hidden states."""
+        """``(B, S)`` ids and ``(B, S)`` bool padding mask (``True`` at pads) -> ``(B, S, D)`` hidden states (a
+        ``ValueError`` for a mask of another dtype or shape)."""
+        check_padding_mask(padding_mask, "padding_mask", tuple(tokens.shape))
         return self.encoder(self.embed(tokens), padding_mask, rotary=self.embed.rotary)
 
 
@@ -204,8 +214,12 @@ class DecoderOnly(nn.Module):
             tokens: ``(B, T)`` ids (only the new positions when ``cache`` is given).
             padding_mask: ``(B, T)`` bool, ``True`` at padding (``(B, past + T)`` with a cache).
             cache: from ``self.decoder.new_cache()`` for incremental decoding, updated in place.
+
+        Raises:
+            ValueError: a ``padding_mask`` that is not bool or not ``(B, past + T)``.
         """
         start = cache[0].self_attn.length if cache else 0
+        check_padding_mask(padding_mask, "padding_mask", (tokens.shape[0], start + tokens.shape[1]), "(B, past + T)")
         x = self.embed(tokens, start)
         return self.output(self.decoder(x, padding_mask, rotary=self.embed.rotary, cache=cache))
 
