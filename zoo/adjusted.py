@@ -93,6 +93,5 @@ def _batch_size(datamodule, world_size: int) -> dict[str, dict]:
 def say(adjusted: dict[str, dict]) -> list[str]:
     """One line per adjusted knob: ``zoo: data.vocab_size=100 is run as 260: <why>``."""
     return [
-        f"zoo: {field}={knob['given']!r} is run as {knob['used']!r}: {knob['why']}"
-        for field, knob in adjusted.items()
+        f"zoo: {field}={knob['given']!r} is run as {knob['used']!r}: {knob['why']}" for field, knob in adjusted.items()
     ]

@@ -29,7 +29,7 @@ from zoo.command_line import TOOLS, TRAINING, flag_values, print_commands_and_ex
 from zoo.config_checks import MAX_SEED, VALID_SEED, ConfigError, check_options, check_val_check_interval
 from zoo.ctrl_c import sigint_kept, stopped_by_ctrl_c
 from zoo.data import ZooDataModule
-from zoo.devices import run_devices, unpinned_devices
+from zoo.devices import cpu_fit_reason, run_devices, unpinned_devices
 from zoo.errors import print_error, raised_on_purpose
 from zoo.folder_lock import release
 from zoo.knob_help import knob_help
@@ -296,6 +296,9 @@ class ZooCLI(LightningCLI):
         warning = unpinned_devices(typed, self.trainer, self.devices["effective_batch"])
         if warning:
             rank_zero_info(f"zoo: warning: {warning}")
+        on_cpu = cpu_fit_reason(self.trainer, self._config().trainer.get("accelerator"))
+        if on_cpu:
+            rank_zero_info(f"zoo: {on_cpu}")
 
     def _say_adjusted(self) -> None:
         """Say, one line each, which knobs ``fit`` runs with another value than configured (recorded as used when

@@ -10,6 +10,7 @@ sentences for classification), times the world size (``trainer.devices x trainer
 
 from __future__ import annotations
 
+import os
 import random
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,26 @@ if TYPE_CHECKING:
 RUN_PREFIX = "run"
 # trainer.devices values with which Lightning picks the count (every device of the accelerator it picks)
 UNPINNED = ("auto", "-1", "None")
+
+
+def hidden_gpus() -> str | None:
+    """Why torch sees no GPU where an exported ``CUDA_VISIBLE_DEVICES`` names none it can use (``""``, ``"-1"``, a
+    GPU the machine lacks), or ``None``: the line that says why a ``fit`` or a sweep runs on the CPU, which it
+    would do without a word. ``torch.cuda.device_count`` asks NVML and makes no CUDA context."""
+    exported = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if exported is None or (torch.cuda.is_available() and torch.cuda.device_count() > 0):
+        return None
+    return f"CUDA_VISIBLE_DEVICES={exported!r} is set and leaves torch no GPU; unset it, or name a GPU, to use one"
+
+
+def cpu_fit_reason(trainer: Trainer, accelerator_given: object) -> str | None:
+    """The line a ``fit`` says before training when it runs on the CPU because ``CUDA_VISIBLE_DEVICES`` hides
+    the GPUs (:func:`hidden_gpus`) and the configuration did not ask for the CPU (``trainer.accelerator``), or
+    ``None``."""
+    if trainer.strategy.root_device.type != "cpu" or str(accelerator_given) == "cpu":
+        return None
+    reason = hidden_gpus()
+    return None if reason is None else f"this fit runs on the CPU: {reason}"
 
 
 def device_names(trainer: Trainer) -> list[str]:

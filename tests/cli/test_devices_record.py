@@ -147,3 +147,39 @@ def test_ranks_to_be_forked_are_named_without_starting_cuda(monkeypatch):
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda index: f"GPU {index}")
     strategy.launcher._start_method = "spawn"
     assert device_names(SimpleNamespace(strategy=strategy, num_devices=2, device_ids=[0, 1])) == ["GPU 0", "GPU 1"]
+
+
+HIDDEN = "CUDA_VISIBLE_DEVICES='' is set and leaves torch no GPU; unset it, or name a GPU, to use one"
+
+
+def test_a_fit_on_the_cpu_because_cuda_visible_devices_hides_the_gpus_says_so(data_dir, cli_env, caplog, monkeypatch):
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    main([*shakespeare_args(data_dir), "--trainer.max_steps=1"])
+    assert caplog.text.count(f"zoo: this fit runs on the CPU: {HIDDEN}") == 1
+    assert caplog.text.index(HIDDEN) < caplog.text.index("zoo: best checkpoint")
+
+
+@pytest.mark.parametrize(
+    ("exported", "device", "accelerator", "gpus", "said"),
+    [
+        ("", "cpu", "auto", 0, True),
+        ("-1", "cpu", None, 0, True),
+        ("", "cpu", "cpu", 0, False),  # the CPU was asked for
+        (None, "cpu", "auto", 0, False),  # a machine without GPUs: nothing hides them
+        ("0", "cuda", "auto", 1, False),
+    ],
+)
+def test_only_a_cuda_visible_devices_that_hides_every_gpu_is_said(
+    exported, device, accelerator, gpus, said, monkeypatch
+):
+    from zoo.devices import cpu_fit_reason
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: gpus > 0)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: gpus)
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    if exported is not None:
+        monkeypatch.setenv("CUDA_VISIBLE_DEVICES", exported)
+    trainer = SimpleNamespace(strategy=SimpleNamespace(root_device=torch.device(device)))
+    expected = f"this fit runs on the CPU: CUDA_VISIBLE_DEVICES={exported!r} is set and leaves torch no GPU; unset it"
+    reason = cpu_fit_reason(trainer, accelerator)
+    assert (reason is not None and reason.startswith(expected)) if said else reason is None

@@ -79,3 +79,18 @@ def test_a_trial_of_several_devices_is_refused_where_each_trial_gets_one_gpu(gpu
     assert error.startswith("zoo sweep: error: trainer.devices=") and error.count("\n") == 1, error
     assert "is not valid in a sweep on GPUs: each trial runs on one GPU of its own (CUDA_VISIBLE_DEVICES)" in error
     assert not runs.exists()
+
+
+def test_a_sweep_on_the_cpu_because_cuda_visible_devices_hides_the_gpus_says_why(gpus, tmp_path, capsys, monkeypatch):
+    gpus(0)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    assert dry_run(tmp_path) == 0, capsys.readouterr().err
+    assert (
+        "trials run on the CPU (CUDA_VISIBLE_DEVICES='' is set and leaves torch no GPU; unset it, or name a GPU, to "
+        "use one), 3 at once"
+    ) in capsys.readouterr().out
+    assert dry_run(tmp_path, "--", "--trainer.accelerator=cpu") == 0  # asked for: no reason to give
+    assert "trials run on the CPU, 3 at once" in capsys.readouterr().out
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")  # a machine without GPUs
+    assert dry_run(tmp_path) == 0
+    assert "trials run on the CPU, 3 at once" in capsys.readouterr().out

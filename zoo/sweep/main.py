@@ -24,7 +24,7 @@ from zoo.sweep.command import (
     trial_command,
     zoo_arguments,
 )
-from zoo.sweep.placement import Placement, trial_gpus
+from zoo.sweep.placement import Placement, cpu_reason, trial_gpus
 from zoo.sweep.runner import Runner, Terminated, trial_command_line
 from zoo.sweep.search import BayesSource, list_source
 from zoo.sweep.spec import SweepError, Trial, expand, load_sweep
@@ -107,7 +107,7 @@ def main(argv: list[str]) -> int:
         check_trials(trials, command_for)
         check_trial_folders_are_ours(trials, Path(options.runs_dir), config["name"])
         check_finished_trials(trials, command_for, Path(options.runs_dir))
-        options.gpus = _trial_gpus(config, command_for)
+        options.gpus, options.cpu_reason = _trial_gpus(config, command_for)
         if not options.dry_run:
             state.folder.mkdir(parents=True, exist_ok=True)
             _hold(state.folder)  # a sweep started at the same moment, before either had a folder
@@ -172,20 +172,22 @@ def _checked_command(config: dict, extra: list[str], options) -> callable:
     return command_for
 
 
-def _trial_gpus(config: dict, command_for) -> list[str]:
-    """The GPUs the trials go on (:func:`zoo.sweep.placement.trial_gpus`); a sweep that varies
-    ``trainer.devices`` cannot place its trials on one GPU each.
+def _trial_gpus(config: dict, command_for) -> tuple[list[str], str | None]:
+    """The GPUs the trials go on (:func:`zoo.sweep.placement.trial_gpus`), and why none where the command did not
+    choose the CPU (:func:`zoo.sweep.placement.cpu_reason`); a sweep that varies ``trainer.devices`` cannot
+    place its trials on one GPU each.
 
     Raises:
         SweepError: for a ``trainer.devices`` of more than one device, or a varied one, where there are GPUs.
     """
-    gpus = trial_gpus(parse(cli_parser(), zoo_arguments(command_for({}))))
+    namespace = parse(cli_parser(), zoo_arguments(command_for({})))
+    gpus = trial_gpus(namespace)
     if gpus and "trainer.devices" in config["parameters"]:
         raise SweepError(
             "parameters.trainer.devices is not valid in a sweep on GPUs: each trial runs on one GPU of its own "
             "(CUDA_VISIBLE_DEVICES)"
         )
-    return gpus
+    return gpus, cpu_reason(namespace, gpus)
 
 
 FIT_OPTIONS = ("config", "seed_everything")  # fit's own options without a dot, which a sweep has not
@@ -238,7 +240,8 @@ def _dry_run(config: dict, trials: list[Trial], command_for, options, console: C
     runs_dir = Path(options.runs_dir)
     count = f"{len(trials)} trial{'s' * (len(trials) != 1)}"
     console.print(f"sweep {config['name']} ({config['method']}): {count}, metric {_metric(config)}")
-    console.print(f"trials run {Placement(options.gpus, options.parallel).describe()}, {options.parallel} at once")
+    placement = Placement(options.gpus, options.parallel, options.cpu_reason)
+    console.print(f"trials run {placement.describe()}, {options.parallel} at once")
     for number, trial in enumerate(trials, 1):
         done = "to run"
         if is_finished(runs_dir / trial.name):
@@ -285,7 +288,15 @@ def _run(config: dict, trials: list[Trial], command_for, state: SweepState, opti
     )
     threads, source = trial_threads(options.threads, options.parallel)
     runner = Runner(
-        state, runs_dir, command_for, _metric_name(config), options.parallel, threads, console, options.gpus
+        state,
+        runs_dir,
+        command_for,
+        _metric_name(config),
+        options.parallel,
+        threads,
+        console,
+        options.gpus,
+        options.cpu_reason,
     )
     console.print(
         f"sweep {config['name']} ({config['method']}, metric {_metric(config)}): {options.parallel} at once "

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import os
 
+from zoo.devices import hidden_gpus
 from zoo.sweep.spec import SweepError
 
 CPU = "cpu"  # the device of a trial on a machine without GPUs (or with trainer.accelerator=cpu)
@@ -38,10 +39,11 @@ class Placement:
     Args:
         gpus: the GPUs (``CUDA_VISIBLE_DEVICES`` entries); none: every trial runs on the CPU.
         parallel: the most trials at once (``--parallel``).
+        cpu_reason: why there are none, where the sweep's command did not choose the CPU (:func:`cpu_reason`).
     """
 
-    def __init__(self, gpus: list[str], parallel: int) -> None:
-        self.gpus = list(gpus)
+    def __init__(self, gpus: list[str], parallel: int, cpu_reason: str | None = None) -> None:
+        self.gpus, self.cpu_reason = list(gpus), cpu_reason
         self.load = dict.fromkeys(self.gpus, 0)
         self.per_gpu = math.ceil(parallel / len(self.gpus)) if self.gpus else 0
 
@@ -66,9 +68,18 @@ class Placement:
     def describe(self) -> str:
         """How trials are placed, for the sweep's first line."""
         if not self.gpus:
-            return "on the CPU"
+            return f"on the CPU ({self.cpu_reason})" if self.cpu_reason else "on the CPU"
         count = f"{len(self.gpus)} GPU{'s' * (len(self.gpus) != 1)}"
         return f"on {count} ({', '.join(self.gpus)}), up to {self.per_gpu} trial{'s' * (self.per_gpu != 1)} each"
+
+
+def cpu_reason(namespace, gpus: list[str]) -> str | None:
+    """Why a sweep's trials go on the CPU where its command (``namespace``) did not choose it
+    (``trainer.accelerator=cpu``) and there are no ``gpus``: an exported ``CUDA_VISIBLE_DEVICES`` that hides
+    them (:func:`zoo.devices.hidden_gpus`); ``None`` otherwise."""
+    if gpus or str(namespace.trainer.get("accelerator") or "auto") == "cpu":
+        return None
+    return hidden_gpus()
 
 
 def trial_gpus(namespace) -> list[str]:

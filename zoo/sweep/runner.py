@@ -61,6 +61,7 @@ class Runner:
         threads: threads per trial (``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``).
         console: where progress lines go.
         gpus: the GPUs trials are placed on (``CUDA_VISIBLE_DEVICES`` entries); none: on the CPU.
+        cpu_reason: why there are none (:class:`zoo.sweep.placement.Placement`).
     """
 
     def __init__(
@@ -73,10 +74,11 @@ class Runner:
         threads: int,
         console: Console,
         gpus: list[str] = (),
+        cpu_reason: str | None = None,
     ) -> None:
         self.state, self.runs_dir, self.command_for = state, Path(runs_dir), command_for
         self.metric, self.parallel, self.threads, self.console = metric, parallel, threads, console
-        self.placement = Placement(list(gpus), parallel)
+        self.placement = Placement(list(gpus), parallel, cpu_reason)
         self.running: list[Running] = []
         self.counts = dict.fromkeys(EVENTS, 0)
 
