@@ -532,7 +532,7 @@ def main(args: list[str] | None = None) -> None:
     """Entry point of ``python -m zoo``: bad configuration is one line on stderr and exit status 2.
 
     ``fit``, ``validate``, ``test`` and ``predict`` go to :class:`ZooCLI`; ``sweep``, ``compare``,
-    ``translate``, ``generate``, ``attention`` and ``average`` to the ``main(argv)`` of their modules.
+    ``translate``, ``generate``, ``attention``, ``average`` and ``cache`` to the ``main(argv)`` of their modules.
     """
     with sigint_kept():  # Lightning ignores Ctrl-C after one it stopped: this process may call main again
         _main(args)

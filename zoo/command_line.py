@@ -25,6 +25,7 @@ TOOLS = {  # subcommands outside LightningCLI's four: the module whose main(argv
     "generate": "zoo.inference.generate",
     "attention": "zoo.inference.attention",
     "average": "zoo.inference.average",
+    "cache": "zoo.cache_command",
 }
 TOOL_HELP = {
     "sweep": "run a W&B sweep file locally, one process per trial (docs/sweeps.md)",
@@ -33,6 +34,7 @@ TOOL_HELP = {
     "generate": "continue a prompt with a trained decoder-only model",
     "attention": "draw the attention weights of a trained model on a text",
     "average": "average the weights of several checkpoints of one run",
+    "cache": "list, prune (by age or size) or clear the data cache (docs/data.md)",
 }
 
 

@@ -12,6 +12,7 @@ from torch.utils.data import DataLoader
 
 from zoo.data.batching import ShardedBatchSampler
 from zoo.data.cache import atomic_save, atomic_write_text, cache_key, default_cache_dir
+from zoo.data.cache_entries import mark_used
 from zoo.data.loading import check_columns, load_splits
 from zoo.data.tokenizer import DEFAULT_VOCAB_SIZE, PAD_ID, check_vocab_size, load_tokenizer, train_tokenizer
 from zoo.nn.masks import padding_mask
@@ -196,6 +197,7 @@ class ZooDataModule(pl.LightningDataModule):
         """
         try:
             (self.cache_dir / key).mkdir(parents=True, exist_ok=True)
+            mark_used(self.cache_dir / key)  # python -m zoo cache prunes the least recently used
         except OSError as error:
             where = f"={str(self.cache_dir)!r}"
             field = f"data.cache_dir{where}" if self.cache_dir_given else f"ZOO_CACHE{where} (data.cache_dir's default)"

@@ -9,6 +9,7 @@ import socket
 from pathlib import Path
 
 from zoo.data.cache import cache_key, content_digest
+from zoo.data.cache_entries import datasets_cache_dir, mark_used
 
 HUB_HOST = "huggingface.co"
 TABLE_READERS = ("text", "json", "csv", "parquet", "arrow")  # the datasets readers whose rows zoo trains on
@@ -118,6 +119,8 @@ def load_splits(path: str, splits: list[str], name: str | None = None, text_opti
             digests = {str(split): content_digest(files) for split, files in (builder.config.data_files or {}).items()}
             kwargs = {"cache_dir": _content_cache_dir(digests), **kwargs}
             loaded = datasets.load_dataset(str(local), **kwargs)
+            if Path(kwargs["cache_dir"]).parent == datasets_cache_dir():  # ours, not a cache_dir the caller gave
+                mark_used(Path(kwargs["cache_dir"]))
         except (EncodingError, EmptyFileError, DataFolderError):
             raise
         except (ValueError, StopIteration) as error:  # e.g. 'Instruction "validation" corresponds to no data!'
@@ -145,9 +148,7 @@ def load_splits(path: str, splits: list[str], name: str | None = None, text_opti
 def _content_cache_dir(digests: dict[str, str]) -> str:
     """Where ``datasets`` keeps its Arrow copy of a local folder whose split files hash to ``digests``: its own
     cache is keyed by the files' modification times, so an edit that keeps them read the old rows."""
-    import datasets
-
-    return str(Path(datasets.config.HF_DATASETS_CACHE) / "zoo-by-content" / cache_key(local_data=digests))
+    return str(datasets_cache_dir() / cache_key(local_data=digests))
 
 
 def _local_builder(local: Path, path: str, kwargs: dict):

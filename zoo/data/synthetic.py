@@ -11,6 +11,7 @@ import json
 import random
 
 from zoo.data.cache import atomic_write_text, cache_key
+from zoo.data.cache_entries import mark_used
 from zoo.data.translation import TranslationDataModule
 
 SPLIT_SIZES = {"validation": 500, "test": 500}
@@ -71,6 +72,7 @@ class ReversalDataModule(TranslationDataModule):
     def _generate(self):
         folder = self.cache_dir / "synthetic" / f"reverse-{cache_key(**self.generation)}"
         if (folder / "test.jsonl").exists():
+            mark_used(folder)
             return folder
         rng = random.Random(self.generation["seed"])
         sizes = {"train": self.generation["num_train"], **SPLIT_SIZES}

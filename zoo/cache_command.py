@@ -1,0 +1,96 @@
+"""``python -m zoo cache``: list the entries of the zoo's data cache with their sizes, and prune or clear them.
+
+``python -m zoo cache`` (or ``cache list``) lists every entry, least recently used first, with its size and the
+days since a run last used it; ``cache prune --older_than 30d`` removes those unused for longer, ``cache prune
+--max_size 2G`` the least recently used until the rest fit; ``cache clear`` removes every entry. Entries are
+made again when a run needs them (:mod:`zoo.data.cache_entries`).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+from zoo.data.cache import default_cache_dir
+from zoo.data.cache_entries import Entry, datasets_cache_dir, entries, remove, to_prune
+from zoo.inference.checkpoint import InferenceError
+from zoo.inference.command import OneLineParser, main_of
+
+UNITS = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}  # sizes in decimal units, as `du --si` and disks
+AGES = {"": 86400, "d": 86400, "h": 3600, "m": 60, "s": 1}  # a bare number is days
+
+
+def arguments() -> OneLineParser:
+    p = OneLineParser(prog="python -m zoo cache", description="List, prune or clear the zoo's data cache.")
+    p.add_argument("action", nargs="?", default="list", choices=["list", "prune", "clear"])
+    p.add_argument("--cache_dir", help="the cache (default: $ZOO_CACHE or ~/.cache/zoo)")
+    p.add_argument("--older_than", help="prune: entries unused for longer than this (30d, 12h; a number: days)")
+    p.add_argument("--max_size", help="prune: then the least recently used until the rest hold at most this (2G)")
+    return p
+
+
+def parse_size(text: str) -> int:
+    """``"2G"``, ``"500M"``, ``"1.5GB"``, ``"1000"`` -> bytes (decimal units).
+
+    Raises:
+        InferenceError: naming ``--max_size`` and the valid forms.
+    """
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)b?\s*", text, re.IGNORECASE)
+    if not match:
+        raise InferenceError(f"--max_size={text!r} is not valid; it must be a size such as 500M, 2G or 1000000")
+    return int(float(match[1]) * UNITS[match[2].lower()])
+
+
+def parse_age(text: str) -> float:
+    """``"30d"``, ``"12h"``, ``"90m"``, ``"7"`` (days) -> seconds.
+
+    Raises:
+        InferenceError: naming ``--older_than`` and the valid forms.
+    """
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([dhms]?)\s*", text, re.IGNORECASE)
+    if not match:
+        raise InferenceError(f"--older_than={text!r} is not valid; it must be an age such as 30d, 12h or 7 (days)")
+    return float(match[1]) * AGES[match[2].lower()]
+
+
+def human(size: int) -> str:
+    """Bytes in decimal units, three significant digits: ``1234567`` -> ``"1.23 MB"``."""
+    for unit in ("B", "kB", "MB", "GB"):
+        if size < 1000:
+            return f"{size:.3g} {unit}"
+        size /= 1000
+    return f"{size:.3g} TB"
+
+
+def _entries(count: int) -> str:
+    return f"{count} entr{'y' if count == 1 else 'ies'}"
+
+
+def _line(entry: Entry, now: float) -> str:
+    days = (now - entry.used) / 86400
+    return f"{human(entry.size):>9}  {days:7.1f} days  {entry.kind:<21} {entry.path}"
+
+
+def run(argv: list[str]) -> None:
+    args = arguments().parse_args(argv)
+    if args.action != "prune" and (args.older_than or args.max_size):
+        raise InferenceError(f"--older_than and --max_size are options of `prune`, not of `{args.action}`")
+    if args.action == "prune" and not (args.older_than or args.max_size):
+        raise InferenceError("prune needs --older_than (e.g. 30d), --max_size (e.g. 2G) or both")
+    cache_dir = Path(args.cache_dir) if args.cache_dir else default_cache_dir()
+    found, now = entries(cache_dir, datasets_cache_dir()), time.time()
+    if args.action == "list":
+        print("\n".join(_line(entry, now) for entry in found))
+        print(f"{human(sum(e.size for e in found))} in {_entries(len(found))} ({cache_dir}, {datasets_cache_dir()})")
+        return
+    older_than = parse_age(args.older_than) if args.older_than else None
+    max_size = parse_size(args.max_size) if args.max_size else None
+    removed = found if args.action == "clear" else to_prune(found, older_than, max_size, now)
+    for entry in removed:
+        remove(entry)
+    kept = sum(e.size for e in found) - sum(e.size for e in removed)
+    print(f"removed {_entries(len(removed))} ({human(sum(e.size for e in removed))}); {human(kept)} kept")
+
+
+main = main_of("cache", run)
