@@ -271,7 +271,8 @@ def test_translate_reads_stdin_bytes_without_a_byte_order_mark_and_refuses_other
     for data in (sentence.encode(), b"\xef\xbb\xbf" + sentence.encode()):
         monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
         outputs.append(run(["translate", "--ckpt_path", translation_checkpoints["last"]], capsys)[1])
-    assert outputs[0] == outputs[1] and outputs[0].strip()
+    # one line each (a tiny model's translation may be bytes of no whole character, which decode to nothing)
+    assert outputs[0] == outputs[1] and len(outputs[0].splitlines()) == 1
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"Ein M\xe4dchen .\n")))
     code, _, err = run(["translate", "--ckpt_path", translation_checkpoints["last"]], capsys)
     assert (
