@@ -36,10 +36,7 @@ def parse_size(text: str) -> int:
     Raises:
         InferenceError: naming ``--max_size`` and the valid forms.
     """
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)b?\s*", text, re.IGNORECASE)
-    if not match:
-        raise InferenceError(f"--max_size={text!r} is not valid; it must be a size such as 500M, 2G or 1000000")
-    return int(float(match[1]) * UNITS[match[2].lower()])
+    return int(_amount(text, r"([kmgt]?)b?", UNITS, "--max_size", "a size such as 500M, 2G or 1000000"))
 
 
 def parse_age(text: str) -> float:
@@ -48,10 +45,15 @@ def parse_age(text: str) -> float:
     Raises:
         InferenceError: naming ``--older_than`` and the valid forms.
     """
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([dhms]?)\s*", text, re.IGNORECASE)
+    return _amount(text, r"([dhms]?)", AGES, "--older_than", "an age such as 30d, 12h or 7 (days)")
+
+
+def _amount(text: str, unit: str, units: dict[str, float], option: str, valid: str) -> float:
+    """A non-negative number and its unit (the group of regex ``unit``, a key of ``units``) in base units."""
+    match = re.fullmatch(rf"\s*(\d+(?:\.\d+)?)\s*{unit}\s*", text, re.IGNORECASE)
     if not match:
-        raise InferenceError(f"--older_than={text!r} is not valid; it must be an age such as 30d, 12h or 7 (days)")
-    return float(match[1]) * AGES[match[2].lower()]
+        raise InferenceError(f"{option}={text!r} is not valid; it must be {valid}")
+    return float(match[1]) * units[match[2].lower()]
 
 
 def human(size: int) -> str:
