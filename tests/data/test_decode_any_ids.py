@@ -37,16 +37,24 @@ def trained(german) -> dict:
     return {kind: train_tokenizer(kind, german, 600) for kind in TOKENIZERS.names()}
 
 
-def _seen_lines(german: list[str]) -> list[str]:
-    return german[1500 - 200 :]  # lines of the training text: every character seen
+@pytest.fixture(scope="module", params=["multi30k", "wikitext2"])
+def corpus(request, data_dir, german, trained) -> tuple[list[str], dict]:
+    """Real training text (German sentences; English Wikipedia lines with their line breaks, and ``<unk>`` as
+    text) and each kind trained on it."""
+    if request.param == "multi30k":
+        return german, trained
+    text = (Path(data_dir) / "wikitext2" / "train.txt").read_text(encoding="utf-8")
+    lines = [line for line in text.splitlines(keepends=True) if line.strip()][:1500]
+    return lines, {kind: train_tokenizer(kind, lines, 600) for kind in TOKENIZERS.names()}
 
 
 @pytest.mark.parametrize("kind", TOKENIZERS.names())
-def test_every_cut_of_an_encoding_decodes_to_a_cut_of_the_text(kind, trained, german):
+def test_every_cut_of_an_encoding_decodes_to_a_cut_of_the_text(kind, corpus):
     """A suffix of the ids decodes to a suffix of the text, a prefix to a prefix, a middle to a substring: the
     markup of a cut word or character never shows."""
+    lines, trained = corpus
     tokenizer = trained[kind]
-    for text in _seen_lines(german)[:60]:
+    for text in [line for line in lines if len(line) < 200][-40:]:  # of the training text: every character seen
         ids = tokenizer.encode(text).ids
         assert decode(tokenizer, ids) == text
         for k in range(len(ids) + 1):
@@ -73,17 +81,20 @@ def test_a_wordpiece_tokenizer_saved_with_the_old_decoder_loads_with_the_new_one
 
 
 @pytest.mark.parametrize("kind", TOKENIZERS.names())
-def test_random_id_sequences_decode_without_markup(kind, trained, german):
-    """Random ids, continuation pieces only, special tokens anywhere, ids past the vocabulary, empty."""
-    tokenizer, seen = trained[kind], set("".join(german))
-    assert not any(mark in "".join(german) for mark in MARKUP)
+def test_random_id_sequences_decode_without_markup(kind, corpus):
+    """Random ids, continuation pieces only, special tokens anywhere, ids past the vocabulary, empty: no markup
+    that the training text does not hold itself (Wikitext has ``<unk>`` as text)."""
+    lines, trained = corpus
+    tokenizer, seen = trained[kind], set("".join(lines))
+    marks = [mark for mark in MARKUP if mark not in "".join(lines)]
+    assert "##" in marks and "\ufffd" in marks
     size, generator = tokenizer.get_vocab_size(), random.Random(0)
     continuing = [i for token, i in tokenizer.get_vocab().items() if token.startswith("##")]
     sequences = [[], SPECIAL_IDS, [PAD_ID] * 5, continuing[:20]]
     sequences += [[generator.randrange(size + 3) for _ in range(generator.randrange(1, 25))] for _ in range(400)]
     texts = decode_batch(tokenizer, sequences)
     for ids, text in zip(sequences, texts, strict=True):
-        assert not any(mark in text for mark in MARKUP), (ids, text)
+        assert not any(mark in text for mark in marks), (ids, text)
         if kind != "bpe":  # byte-level tokens may join into any character; the others' are the training text's
             assert set(text) <= seen, (ids, text)
         without = [i for i in ids if i not in SPECIAL_IDS]
