@@ -442,7 +442,7 @@ def test_top_level_help_names_every_command(capsys):
         main(["--help"])
     out = " ".join(capsys.readouterr().out.split())
     assert "fit, validate, test, predict" in out
-    assert "sweep, compare, translate, generate, attention, average (python -m zoo <command> --help)" in out
+    assert "sweep, compare, translate, generate, attention, average, cache (python -m zoo <command> --help)" in out
 
 
 def test_task_help_shows_the_choices(capsys):
@@ -679,7 +679,7 @@ def test_an_unknown_command_names_every_command_and_the_nearest(cli_env, capsys)
     err = fails(capsys, ["swep", "sweeps/do-pe.yaml"])  # argparse listed only fit, validate, test, predict
     assert err == (
         "zoo: error: 'swep' is not a command; choose one of: fit, validate, test, predict, sweep, compare, "
-        "translate, generate, attention, average; did you mean sweep?\n"
+        "translate, generate, attention, average, cache; did you mean sweep?\n"
     )
 
 
