@@ -1,6 +1,6 @@
 """``python -m zoo cache``: list the entries of the zoo's data cache with their sizes, and prune or clear them.
 
-``python -m zoo cache`` (or ``cache list``) lists every entry, least recently used first, with its size and the
+``python -m zoo cache list`` lists every entry, least recently used first, with its size and the
 days since a run last used it; ``cache prune --older_than 30d`` removes those unused for longer, ``cache prune
 --max_size 2G`` the least recently used until the rest fit; ``cache clear`` removes every entry. Entries are
 made again when a run needs them (:mod:`zoo.data.cache_entries`).
@@ -23,7 +23,7 @@ AGES = {"": 86400, "d": 86400, "h": 3600, "m": 60, "s": 1}  # a bare number is d
 
 def arguments() -> OneLineParser:
     p = OneLineParser(prog="python -m zoo cache", description="List, prune or clear the zoo's data cache.")
-    p.add_argument("action", nargs="?", default="list", choices=["list", "prune", "clear"])
+    p.add_argument("action", choices=["list", "prune", "clear"])
     p.add_argument("--cache_dir", help="the cache (default: $ZOO_CACHE or ~/.cache/zoo)")
     p.add_argument("--older_than", help="prune: entries unused for longer than this (30d, 12h; a number: days)")
     p.add_argument("--max_size", help="prune: then the least recently used until the rest hold at most this (2G)")
@@ -80,6 +80,8 @@ def run(argv: list[str]) -> None:
         raise InferenceError(f"--older_than and --max_size are options of `prune`, not of `{args.action}`")
     if args.action == "prune" and not (args.older_than or args.max_size):
         raise InferenceError("prune needs --older_than (e.g. 30d), --max_size (e.g. 2G) or both")
+    if args.cache_dir is not None and not Path(args.cache_dir).is_dir():
+        raise InferenceError(f"--cache_dir={args.cache_dir!r} is not a folder; name the cache (e.g. $ZOO_CACHE)")
     cache_dir = Path(args.cache_dir) if args.cache_dir else default_cache_dir()
     found, now = entries(cache_dir, datasets_cache_dir()), time.time()
     if args.action == "list":

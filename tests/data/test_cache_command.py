@@ -83,7 +83,7 @@ def test_list_and_clear(caches, capsys):
     zoo_cache, arrow = caches
     _entry(zoo_cache, "a", 1500, 2)
     _entry(arrow, "b", 10, 0)
-    assert main([]) == 0
+    assert main(["list"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split()[:6] == ["1.5", "kB", "2.0", "days", "tokenizer", "and"] and lines[0].endswith("/zoo/a")
     assert lines[1].split()[:5] == ["10", "B", "0.0", "days", "datasets"] and lines[1].endswith("zoo-by-content/b")
@@ -104,6 +104,7 @@ def test_list_and_clear(caches, capsys):
             "--older_than='-3d' is not valid; it must be an age such as 30d, 12h or 7 (days)",
         ),
         (["clear", "--older_than", "3"], "--older_than and --max_size are options of `prune`, not of `clear`"),
+        (["list", "--cache_dir", "nowhere"], "--cache_dir='nowhere' is not a folder; name the cache (e.g. $ZOO_CACHE)"),
     ],
 )
 def test_bad_options_are_one_line(args, message, caches, capsys):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import os
 
-from zoo.devices import hidden_gpus
 from zoo.sweep.spec import SweepError
 
 CPU = "cpu"  # the device of a trial on a machine without GPUs (or with trainer.accelerator=cpu)
@@ -77,6 +76,8 @@ def cpu_reason(namespace, gpus: list[str]) -> str | None:
     """Why a sweep's trials go on the CPU where its command (``namespace``) did not choose it
     (``trainer.accelerator=cpu``) and there are no ``gpus``: an exported ``CUDA_VISIBLE_DEVICES`` that hides
     them (:func:`zoo.devices.hidden_gpus`); ``None`` otherwise."""
+    from zoo.devices import hidden_gpus  # torch: not before the sweep's arguments are checked
+
     if gpus or str(namespace.trainer.get("accelerator") or "auto") == "cpu":
         return None
     return hidden_gpus()
