@@ -35,7 +35,8 @@ BOOKKEEPING_FIELDS = (
     "model.compile",  # the same network, traced and compiled
 )
 # Data fields that say how data is loaded, not what is measured (a cache folder, loader processes).
-UNMEASURED_DATA_FIELDS = ("data.num_workers", "data.cache_dir")
+# data.pad_to_multiple_of: masked padding after the batches are formed changes no loss or metric.
+UNMEASURED_DATA_FIELDS = ("data.num_workers", "data.cache_dir", "data.pad_to_multiple_of")
 
 # Model fields that only choose the decoder that evaluation translates with, or predict generates with: a run's
 # checkpoint may be evaluated with other values (a beam of 5 after training with greedy validation).

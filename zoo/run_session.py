@@ -182,9 +182,14 @@ class RunSession:
 
     def finish(self, trainer: Trainer, status: str | None) -> None:
         """Close the W&B run (one per command, even when several run in one process) and print where the run
-        is. ``status`` (``"finished"`` after ``fit``; ``None`` keeps the record's) also lists the checkpoints."""
+        is. ``status`` (``"finished"`` after ``fit``; ``None`` keeps the record's) also lists the checkpoints.
+        Under ``model.compile`` the command's compilation goes to ``summary.json``'s ``compile.<command>``
+        (:meth:`zoo.compiling.CompiledNetwork.record`)."""
         if trainer.global_rank != 0:
             return
+        compiled = getattr(trainer.lightning_module, "compiled", None)
+        if compiled is not None:  # under model.compile: the graphs and seconds of this command's compilation
+            self.record.record(compile={**self.record.summary.get("compile", {}), self.subcommand: compiled.record()})
         if status is not None:
             record_checkpoints(self.record, run_checkpoint(trainer), status)
         if status == "finished" and (line := final_validation(self.record.summary)):

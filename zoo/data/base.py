@@ -35,8 +35,9 @@ def unpack(packed: dict[str, torch.Tensor], index: int) -> torch.Tensor:
 IGNORE_INDEX = -100  # the target at padding: ``F.cross_entropy``'s default ``ignore_index``, never a token id
 
 
-def pad(sequences: list[torch.Tensor], value: int = PAD_ID) -> tuple[torch.Tensor, torch.Tensor]:
-    """Right-pad 1-D tensors to ``(B, S)``, ``S`` the longest, and say where the padding is.
+def pad(sequences: list[torch.Tensor], value: int = PAD_ID, multiple: int = 1) -> tuple[torch.Tensor, torch.Tensor]:
+    """Right-pad 1-D tensors to ``(B, S)``, ``S`` the longest rounded up to a multiple of ``multiple``, and say
+    where the padding is.
 
     Returns:
         ``(B, S)`` the padded tensor, and its ``(B, S)`` bool padding mask (``True`` at padding), made from the
@@ -44,6 +45,7 @@ def pad(sequences: list[torch.Tensor], value: int = PAD_ID) -> tuple[torch.Tenso
     """
     lengths = torch.tensor([len(s) for s in sequences])
     padded = torch.nn.utils.rnn.pad_sequence(sequences, batch_first=True, padding_value=value)
+    padded = torch.nn.functional.pad(padded, (0, -padded.shape[1] % multiple), value=value)
     return padded, padding_mask(lengths, padded.shape[1])
 
 

@@ -69,9 +69,10 @@ class ClassificationDataModule(SentenceDataModule):
         return self.encoded[split]["tokens"]["offsets"].diff().tolist()
 
     def collate(self, split: str, indices: list[int]) -> dict:
-        """Padded ``tokens`` ``(B, S)``, their ``padding_mask``, ``labels`` ``(B,)`` and the example indices."""
+        """Padded ``tokens`` ``(B, S)``, their ``padding_mask``, ``labels`` ``(B,)`` and the example indices; ``S``
+        padded to a multiple of ``pad_to_multiple_of``."""
         data = self.encoded[split]
-        tokens, padding_mask = pad([unpack(data["tokens"], i) for i in indices])
+        tokens, padding_mask = pad([unpack(data["tokens"], i) for i in indices], multiple=self.pad_to_multiple_of)
         return {
             "tokens": tokens,
             "padding_mask": padding_mask,

@@ -34,6 +34,7 @@ class ReversalDataModule(TranslationDataModule):
         min_length: the fewest digits in a sequence.
         max_length: the most digits in a sequence.
         max_tokens: the token budget of a training batch.
+        pad_to_multiple_of: see :class:`zoo.data.sentences.SentenceDataModule`.
         seed: generation and shuffling seed.
         cache_dir: where the generated files and tokenised splits go.
     """
@@ -46,6 +47,7 @@ class ReversalDataModule(TranslationDataModule):
         min_length: int = 3,
         max_length: int = 10,
         max_tokens: int = 4096,
+        pad_to_multiple_of: int = 1,
         seed: int = 0,
         cache_dir: str | None = None,
     ) -> None:
@@ -56,6 +58,7 @@ class ReversalDataModule(TranslationDataModule):
             src_column="src",
             tgt_column="tgt",
             max_tokens=max_tokens,
+            pad_to_multiple_of=pad_to_multiple_of,
             tokenizer="char",
             cache_dir=cache_dir,
             seed=seed,

@@ -84,17 +84,19 @@ class TranslationDataModule(SentenceDataModule):
 
     def collate(self, split: str, indices: list[int]) -> dict:
         """Padded ``src`` ``(B, S)``, ``tgt_in`` and ``tgt_out`` ``(B, T)`` (``tgt_out`` padded with
-        :data:`IGNORE_INDEX`), their padding masks, the reference texts and the example indices."""
+        :data:`IGNORE_INDEX`), their padding masks, the reference texts and the example indices; lengths
+        padded to a multiple of ``pad_to_multiple_of``."""
         data = self.encoded[split]
         tgt = [unpack(data["tgt"], i) for i in indices]
         bos, eos = torch.tensor([BOS_ID]), torch.tensor([EOS_ID])
-        src, src_padding_mask = pad([unpack(data["src"], i) for i in indices])
-        tgt_in, tgt_padding_mask = pad([torch.cat([bos, t]) for t in tgt])
+        multiple = self.pad_to_multiple_of
+        src, src_padding_mask = pad([unpack(data["src"], i) for i in indices], multiple=multiple)
+        tgt_in, tgt_padding_mask = pad([torch.cat([bos, t]) for t in tgt], multiple=multiple)
         return {
             "src": src,
             "src_padding_mask": src_padding_mask,
             "tgt_in": tgt_in,
-            "tgt_out": pad([torch.cat([t, eos]) for t in tgt], IGNORE_INDEX)[0],
+            "tgt_out": pad([torch.cat([t, eos]) for t in tgt], IGNORE_INDEX, multiple)[0],
             "tgt_padding_mask": tgt_padding_mask,
             "tgt_text": [data["tgt_text"][i] for i in indices],
             "index": torch.tensor(indices),

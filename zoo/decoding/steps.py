@@ -91,7 +91,9 @@ class DecoderOnlyStep:
         if self.window is not None and self.history.shape[1] > self.window:
             self.cache = self.model.decoder.new_cache()
             tokens = self.history[:, -self.window :]
-        return log_probabilities(self.model(tokens, None, self.cache)[:, -1], NEVER_NEXT_IN_TEXT)
+        with torch.compiler.set_stance("force_eager"):  # under model.compile: no graph per cache length
+            logits = self.model(tokens, None, self.cache)[:, -1]
+        return log_probabilities(logits, NEVER_NEXT_IN_TEXT)
 
     def reorder(self, index: Tensor) -> None:
         self.history = self.history.index_select(0, index)

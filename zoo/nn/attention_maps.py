@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import torch
 from torch import Tensor, nn
 
 from zoo.nn.attention import MultiHeadAttention
@@ -34,7 +35,8 @@ def recorded_attention(model: nn.Module) -> Iterator[dict[str, Tensor]]:
     for module in modules.values():
         module.keep_weights, module.weights = True, None
     try:
-        yield weights
+        with torch.compiler.set_stance("force_eager"):  # a compiled network would keep no weights
+            yield weights
     finally:
         for name, module in modules.items():
             if module.weights is not None:

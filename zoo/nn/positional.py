@@ -126,7 +126,9 @@ class PositionalEncoding(nn.Module):
 POSITIONAL_ENCODINGS.register("none")(PositionalEncoding)
 
 
-def sinusoid_table(length: int, d_model: int, start: int = 0, dtype: torch.dtype = torch.float32) -> Tensor:
+def sinusoid_table(
+    length: int, d_model: int, start: int = 0, dtype: torch.dtype = torch.float32, device: torch.device | None = None
+) -> Tensor:
     """PE(pos, 2i) = sin(pos / 10000^(2i / d_model)), PE(pos, 2i + 1) = cos(pos / 10000^(2i / d_model))
     (Vaswani et al. 2017, section 3.5). An odd ``d_model`` keeps the sine of its last pair only.
 
@@ -135,14 +137,15 @@ def sinusoid_table(length: int, d_model: int, start: int = 0, dtype: torch.dtype
         d_model: ``D``.
         start: the first position.
         dtype: of the result (computed in float64).
+        device: where it is computed (``None``: the default device).
 
     Returns:
         ``(T, D)``.
     """
-    position = torch.arange(start, start + length, dtype=torch.float64)[:, None]
-    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)
+    position = torch.arange(start, start + length, dtype=torch.float64, device=device)[:, None]
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float64, device=device)
     angle = position / torch.pow(10000.0, two_i / d_model)
-    table = torch.zeros(length, d_model, dtype=torch.float64)
+    table = torch.zeros(length, d_model, dtype=torch.float64, device=device)
     table[:, 0::2] = torch.sin(angle)
     table[:, 1::2] = torch.cos(angle[:, : d_model // 2])
     return table.to(dtype)
@@ -150,15 +153,21 @@ def sinusoid_table(length: int, d_model: int, start: int = 0, dtype: torch.dtype
 
 class PositionTable:
     """Rows ``start ... start + T - 1`` of a table that depends on the position only (sinusoids, rotary
-    angles): computed once in float64 by ``make(length)`` (``(length, ...)``), kept per device and dtype, and
-    grown (doubled) when a longer sequence comes, instead of being rebuilt at every forward pass."""
+    angles): computed once in float64 by ``make(length, device=device)`` (``(length, ...)``), kept per device
+    and dtype, and grown (doubled) when a longer sequence comes, instead of being rebuilt at every forward pass.
 
-    def __init__(self, make: Callable[[int], Tensor], initial_length: int = 128) -> None:
+    Inside ``torch.compile`` the rows are computed in the graph instead: a table cached (or grown) while
+    tracing would change what the graph's guards check (the cache's keys, its length against ``T``), and the
+    next call would compile another graph (:mod:`zoo.compiling`)."""
+
+    def __init__(self, make: Callable[..., Tensor], initial_length: int = 128) -> None:
         self.make, self.initial_length = make, initial_length
         self.tables: dict[tuple[torch.device, torch.dtype], Tensor] = {}
 
     def rows(self, start: int, length: int, device: torch.device, dtype: torch.dtype) -> Tensor:
         """``(T, ...)`` in ``dtype`` on ``device``."""
+        if torch.compiler.is_compiling():
+            return self.make(start + length, device=device)[start:].to(dtype)
         table = self.tables.get((device, dtype))
         if table is None or len(table) < start + length:
             size = max(start + length, self.initial_length, 2 * (0 if table is None else len(table)))
@@ -204,11 +213,13 @@ class LearnedPositionalEncoding(PositionalEncoding):
         return x + self.table(torch.arange(start, end, device=x.device))
 
 
-def rotary_angles(length: int, d_head: int, function: Callable[[Tensor], Tensor] = torch.cos) -> Tensor:
-    """``(T, d_head / 2)`` float64: ``function(pos * 10000^(-2i / d_head))`` for positions ``0 ... T - 1``
-    (Su et al. 2021, eq. 34)."""
-    position = torch.arange(length, dtype=torch.float64)[:, None]
-    two_i = torch.arange(0, d_head, 2, dtype=torch.float64)
+def rotary_angles(
+    length: int, d_head: int, function: Callable[[Tensor], Tensor] = torch.cos, device: torch.device | None = None
+) -> Tensor:
+    """``(T, d_head / 2)`` float64 on ``device``: ``function(pos * 10000^(-2i / d_head))`` for positions
+    ``0 ... T - 1`` (Su et al. 2021, eq. 34)."""
+    position = torch.arange(length, dtype=torch.float64, device=device)[:, None]
+    two_i = torch.arange(0, d_head, 2, dtype=torch.float64, device=device)
     return function(position * torch.pow(10000.0, -two_i / d_head))
 
 

@@ -13,6 +13,7 @@ from lightning.pytorch.plugins.precision import MixedPrecision, Precision
 from lightning.pytorch.utilities.enums import GradClipAlgorithmType
 from torch import Tensor, nn
 
+from zoo.compiling import CompiledNetwork
 from zoo.gradients import clip_by_norm, step_gradient_norm
 from zoo.nn import ARCHITECTURE_KNOBS, NORM_POSITIONS, TransformerConfig, count_parameters
 from zoo.nn.config import minimum_parameters
@@ -88,7 +89,8 @@ class TaskModule(pl.LightningModule):
         warmup_steps: warm-up length, in optimiser steps.
         min_lr_ratio: where ``cosine`` ends, as a fraction of ``lr``.
         compile: run the network through ``torch.compile`` (``nn.Module.compile``: the weights and checkpoints
-            are the same as without it). Measured in docs/performance.md.
+            are the same as without it), one graph for training and one for evaluation whatever the batch
+            shapes (:mod:`zoo.compiling`). Measured in docs/performance.md.
 
     Raises:
         ValueError: for any bad knob, naming the field, the value and what is valid.
@@ -179,8 +181,7 @@ class TaskModule(pl.LightningModule):
             raise ValueError(f"model.vocab_size={vocab_size} is not valid; the CLI sets it from the data module")
         check_fits_in_memory(self.config, self.hparams)
         self.network = self.build_network()
-        if compile:
-            self.network.compile()
+        self.compiled = CompiledNetwork(self.network) if compile else None
         self._clock: float | None = None
         self._step_metrics: dict[str, float | Tensor] = {}  # this step's lr, tokens/s, grad norm, until logged
         self._checkpoint_step: int | None = None
@@ -188,6 +189,18 @@ class TaskModule(pl.LightningModule):
 
     def build_network(self) -> nn.Module:
         raise NotImplementedError
+
+    def call_network(self, *args: Tensor | None) -> Tensor:
+        """``self.network(*args)``, through :class:`zoo.compiling.CompiledNetwork` under ``model.compile``."""
+        return self.network(*args) if self.compiled is None else self.compiled(*args)
+
+    def setup(self, stage: str) -> None:
+        if self.compiled is not None:
+            self.compiled.start_clock()
+
+    def teardown(self, stage: str) -> None:
+        if self.compiled is not None:
+            self.compiled.stop_clock()
 
     def _apply(self, fn, recurse: bool = True):
         """``nn.Module``'s, with the evaluation metrics' states kept in their dtypes (float32 sums, int64

@@ -80,7 +80,7 @@ class ClassificationTask(TaskModule):
         """``(B, S)`` ids (starting with ``<bos>``) and their ``(B, S)`` padding mask (``True`` at padding;
         ``None``: no padding) -> ``(B, C)`` logits."""
         mask = torch.zeros_like(tokens, dtype=torch.bool) if padding_mask is None else padding_mask
-        return self.head(POOLINGS.get(self.hparams.pooling)(self.network(tokens, mask), mask))
+        return self.head(POOLINGS.get(self.hparams.pooling)(self.call_network(tokens, mask), mask))
 
     def training_loss(self, batch: dict) -> tuple[Tensor, int]:
         loss = F.cross_entropy(self(batch["tokens"], batch["padding_mask"]).float(), batch["labels"])

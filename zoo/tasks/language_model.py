@@ -66,7 +66,7 @@ class LanguageModelTask(TaskModule):
 
     def forward(self, tokens: Tensor) -> Tensor:
         """``(B, T)`` ids -> ``(B, T, V)`` next-token logits."""
-        return self.network(tokens)
+        return self.call_network(tokens)
 
     def summed_loss(self, batch: dict) -> tuple[Tensor, Tensor]:
         """The next-token cross-entropy (nats) summed over ``batch["targets"]`` ``(B, T)`` given

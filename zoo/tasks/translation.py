@@ -110,7 +110,7 @@ class TranslationTask(TaskModule):
     ) -> Tensor:
         """``(B, S)`` source and ``(B, T)`` shifted target ids, with their padding masks (``True`` at padding;
         ``None``: no padding) -> ``(B, T, V)`` logits."""
-        return self.network(src, tgt_in, src_padding_mask, tgt_padding_mask)
+        return self.call_network(src, tgt_in, src_padding_mask, tgt_padding_mask)
 
     def _token_losses(self, batch: dict, label_smoothing: float) -> tuple[Tensor, Tensor]:
         """The summed loss over real target tokens (``tgt_out`` holds ``F.cross_entropy``'s ignore index at
