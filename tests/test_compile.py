@@ -7,15 +7,14 @@ measures the real thing."""
 
 import pytest
 import torch
-from torch import nn
 
 from tests.test_bf16_mixed import VARIANTS, _task_and_batch
+from zoo.compiling import BACKEND_ENV
 
 
 @pytest.fixture
 def aot_eager(monkeypatch):
-    compile_module = nn.Module.compile
-    monkeypatch.setattr(nn.Module, "compile", lambda self: compile_module(self, backend="aot_eager"))
+    monkeypatch.setenv(BACKEND_ENV, "aot_eager")
     torch._dynamo.reset()
     yield
     torch._dynamo.reset()

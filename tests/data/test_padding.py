@@ -1,14 +1,18 @@
 """Padding is where the collate put it, never where an id happens to equal ``<pad>``'s: the literal text
 ``<pad>`` in an input is a word the model sees."""
 
+from types import SimpleNamespace
+
 import pytest
 import torch
 
 from tests.cli.helpers import small_copy
-from zoo.data import ClassificationDataModule
-from zoo.data.base import pad, unpack
+from zoo.data import ClassificationDataModule, TranslationDataModule
+from zoo.data.base import IGNORE_INDEX, pad, unpack
 from zoo.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, SPECIAL_TOKENS
-from zoo.tasks import ClassificationTask
+from zoo.tasks import ClassificationTask, TranslationTask
+
+LAYERS = {"multi30k": {"num_encoder_layers": 1, "num_decoder_layers": 1}, "sst2": {"num_layers": 1}}
 
 
 @pytest.fixture(scope="module")
@@ -56,3 +60,54 @@ def test_a_real_token_equal_to_the_pad_id_is_seen():
     real = task(tokens, torch.tensor([[False, False, False, False]]))
     padded = task(tokens, torch.tensor([[False, False, True, False]]))
     assert not torch.allclose(real, padded, atol=1e-4)
+
+
+@pytest.fixture(scope="module")
+def multi30k(data_dir, tmp_path_factory):
+    """Multi30k's first 300 training and 40 validation pairs, with a 300-piece BPE vocabulary."""
+    counts = {"train": 300, "validation": 40}
+    folder = small_copy(data_dir, "multi30k", tmp_path_factory.mktemp("data") / "multi30k", counts)
+    data = TranslationDataModule(path=str(folder), vocab_size=300, cache_dir=str(folder / "cache"))
+    data.prepare()
+    return data
+
+
+@pytest.mark.parametrize("name", ["multi30k", "sst2"])
+def test_padding_to_a_multiple_of_8_changes_no_loss_or_metric(name, request):
+    """``data.pad_to_multiple_of=8`` (model.compile on a GPU: Inductor guards on the length modulo 8) pads each
+    length up to a multiple of 8 with masked padding: the ids and masks of the real tokens, and the evaluation
+    loss and metrics of a model, are those of the batch padded to its longest sequence."""
+    data = request.getfixturevalue(name)
+    torch.manual_seed(0)
+    task_class = TranslationTask if name == "multi30k" else ClassificationTask
+    task = task_class(vocab_size=data.num_tokens, d_model=32, n_heads=2, d_ff=64, dropout=0.0, **LAYERS[name])
+    task.eval()
+    trainer = SimpleNamespace(datamodule=data, world_size=1)
+    task._trainer, task.log = trainer, lambda key, value, **kwargs: logged.setdefault(key, []).append(float(value))
+    task.log_dict = lambda values, **kwargs: [task.log(key, value) for key, value in values.items()]
+    results = []
+    for multiple in (1, 8):
+        data.pad_to_multiple_of, logged = multiple, {}
+        batches = [data.collate("validation", list(range(start, start + 13))) for start in (0, 13, 26)]
+        with torch.no_grad():
+            for index, batch in enumerate(batches):
+                task.evaluate("val", batch, index)
+            task.log_stage("val")
+        results.append((batches, logged))
+    (plain, plain_logged), (padded, padded_logged) = results
+    assert plain_logged.keys() == padded_logged.keys()
+    for key in plain_logged:
+        torch.testing.assert_close(padded_logged[key], plain_logged[key], rtol=1e-5, atol=1e-6, msg=key)
+    for before, after in zip(plain, padded, strict=True):
+        for key, value in after.items():
+            if isinstance(value, torch.Tensor) and value.dim() == 2:
+                length = before[key].shape[1]
+                assert value.shape[1] % 8 == 0 and length <= value.shape[1] < length + 8, key
+                assert torch.equal(value[:, :length], before[key]), key
+                filler = True if key.endswith("padding_mask") else IGNORE_INDEX if key == "tgt_out" else PAD_ID
+                assert (value[:, length:] == filler).all(), key
+
+
+def test_pad_to_multiple_of_must_be_positive():
+    with pytest.raises(ValueError, match=r"^data.pad_to_multiple_of=0 is not valid"):
+        TranslationDataModule(path="x", pad_to_multiple_of=0)
