@@ -10,6 +10,8 @@ import torch
 
 from tests.test_bf16_mixed import VARIANTS, _task_and_batch
 from zoo.compiling import BACKEND_ENV
+from zoo.decoding import DecoderOnlyStep
+from zoo.nn.attention_maps import recorded_attention
 
 
 @pytest.fixture
@@ -35,3 +37,35 @@ def test_a_compiled_network_computes_the_eager_loss_and_gradients(variant, aot_e
     torch.testing.assert_close(losses[1], losses[0], atol=1e-5, rtol=1e-5)
     for (name, p), q in zip(eager.named_parameters(), compiled.parameters(), strict=True):
         torch.testing.assert_close(q.grad, p.grad, atol=1e-5, rtol=1e-4, msg=name)
+
+
+def test_an_unknown_backend_is_refused_naming_the_variable(monkeypatch):
+    monkeypatch.setenv(BACKEND_ENV, "inductr")
+    message = r"^ZOO_COMPILE_BACKEND='inductr' is not a torch.compile backend; valid: .*inductor"
+    with pytest.raises(ValueError, match=message):
+        _task_and_batch("decoder_only", compile=True)
+
+
+def test_attention_maps_and_decoding_of_a_compiled_network_compile_nothing(aot_eager):
+    """``recorded_attention`` and a decoding step run the network eagerly: the maps are the eager network's,
+    and no graph is compiled (a graph per cache length otherwise)."""
+    eager, batch = _task_and_batch("decoder_only")
+    task, _ = _task_and_batch("decoder_only", compile=True)
+    task.load_state_dict(eager.state_dict())
+    graphs = torch._dynamo.utils.counters["stats"]
+    graphs.clear()
+    maps = []
+    for model in (eager.network.eval(), task.network.eval()):
+        with torch.no_grad(), recorded_attention(model) as weights:
+            model(batch["tokens"])
+        maps.append(weights)
+        step = DecoderOnlyStep(model)
+        with torch.no_grad():
+            step(batch["tokens"][:, :3]), step(batch["tokens"][:, 3:4])
+    assert maps[1].keys() == maps[0].keys() and maps[0]
+    for name in maps[0]:
+        torch.testing.assert_close(maps[1][name], maps[0][name])
+    assert graphs["unique_graphs"] == 0
+    with torch.no_grad():
+        task.network(batch["tokens"])
+    assert graphs["unique_graphs"] == 1  # the same call outside them is compiled
