@@ -12,6 +12,7 @@ from tests.test_bf16_mixed import VARIANTS, _task_and_batch
 from zoo.compiling import BACKEND_ENV
 from zoo.decoding import DecoderOnlyStep
 from zoo.nn.attention_maps import recorded_attention
+from zoo.registry import POSITIONAL_ENCODINGS
 
 
 @pytest.fixture
@@ -69,3 +70,25 @@ def test_attention_maps_and_decoding_of_a_compiled_network_compile_nothing(aot_e
     with torch.no_grad():
         task.network(batch["tokens"])
     assert graphs["unique_graphs"] == 1  # the same call outside them is compiled
+
+
+def resized(batch: dict, size: int, length: int) -> dict:
+    """``batch`` with ``size`` rows of ``length`` tokens (its rows and columns repeated, then cut)."""
+    return {key: value.repeat(3, 3)[:size, :length] for key, value in batch.items()}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pe", POSITIONAL_ENCODINGS.names())
+def test_every_positional_encoding_compiles_once_per_mode_whatever_the_shapes(pe, aot_eager):
+    """Batches of 4, 1 and 3 rows and lengths 6, 5 and 9 train on one graph, and evaluate on one other: a
+    table cached while tracing, or a bias of batch 1 left to SDPA's broadcasting (ALiBi, T5: a guard on
+    ``B != 1``), compiled more, and Dynamo, allowed two, fails on a third."""
+    task, batch = _task_and_batch("decoder_only", pe=pe, compile=True)
+    with torch._dynamo.config.patch(recompile_limit=2, fail_on_recompile_limit_hit=True):
+        for size, length in ((4, 6), (1, 5), (3, 9)):
+            task.training_loss(resized(batch, size, length))[0].backward()
+        task.eval()
+        with torch.no_grad():
+            for size, length in ((2, 7), (1, 3)):
+                task.training_loss(resized(batch, size, length))
+    assert task.compiled.graphs == {"training": 1, "evaluation": 1}

@@ -37,6 +37,13 @@ class KeyValueCache:
             self.k, self.v = self.k.index_select(0, index), self.v.index_select(0, index)
 
 
+def batched(mask: Tensor | None, q: Tensor) -> Tensor | None:
+    """``(1 or B, ...)`` ``mask`` expanded (not copied) to the ``B`` of ``(B, H, T, d)`` queries: left to SDPA's
+    broadcasting, a mask of batch 1 makes a compiled graph guard on ``B != 1``, and a batch of one example
+    compile a graph of its own (:mod:`zoo.compiling`)."""
+    return None if mask is None else mask.expand(q.shape[0], *mask.shape[1:])
+
+
 class MultiHeadAttention(nn.Module):
     """MultiHead(Q, K, V) = Concat(head_1, ..., head_H) W^O, head_h = Attention(Q W^Q_h, K W^K_h, V W^V_h),
     with Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V (Vaswani et al. 2017, eq. 1 and section 3.2.2).
@@ -176,11 +183,11 @@ class MultiHeadAttention(nn.Module):
         if self.keep_weights:
             return self._attend_keeping_weights(q, k, v, allowed, bias, dropout)
         if allowed is None:
-            return F.scaled_dot_product_attention(q, k, v, attn_mask=bias, dropout_p=dropout)
+            return F.scaled_dot_product_attention(q, k, v, attn_mask=batched(bias, q), dropout_p=dropout)
         # A row with no allowed key would be softmax over -inf only (NaN): let it attend anywhere, then zero it.
         has_key = allowed.any(dim=-1, keepdim=True)
         mask = biased_mask(allowed | ~has_key, bias)
-        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout)
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=batched(mask, q), dropout_p=dropout)
         return out * has_key
 
     def _attend_keeping_weights(
