@@ -103,6 +103,7 @@ class EpochInProgress(Callback):
     """
 
     def on_save_checkpoint(self, trainer: pl.Trainer, pl_module, checkpoint: dict) -> None:
+        _last_batch_ended(trainer, checkpoint.get("loops", {}).get("fit_loop", {}).get("epoch_loop.batch_progress"))
         current = trainer.fit_loop.epoch_progress.current
         if not current.started or current.processed < current.started or current.completed < current.processed:
             return  # saved before or within the epoch, or in its end hooks: Lightning resumes those right
@@ -112,3 +113,14 @@ class EpochInProgress(Callback):
         for counts in (progress["current"], progress["total"]):
             counts["processed"] = counts["completed"] = counts["started"] - 1
         checkpoint["epoch"] = progress["current"]["completed"]
+
+
+def _last_batch_ended(trainer: pl.Trainer, progress: dict | None) -> None:
+    """Save a checkpoint saved in the ``on_train_batch_end`` of an epoch's last batch (``checkpoint_every_n_steps``)
+    as one saved just after that batch: Lightning resumed the former into the next epoch without ending this one,
+    and its epoch counter stayed one behind the uninterrupted run's (a ``max_epochs`` budget one epoch long)."""
+    current = trainer.fit_loop.epoch_loop.batch_progress.current
+    if progress is None or current.ready < trainer.num_training_batches or current.completed != current.processed - 1:
+        return
+    for counts in (progress["current"], progress["total"]):
+        counts["completed"] = counts["processed"]

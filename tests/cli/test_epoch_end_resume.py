@@ -27,21 +27,15 @@ WAYS = {
     "sigterm": ([], BUDGET, {"ZOO_TEST_SIGNAL": "2:SIGTERM"}),
     "ctrl_c": ([], BUDGET, {"ZOO_TEST_SIGNAL": "2:SIGINT"}),
     "max_epochs": ([], ["--trainer.max_steps=-1", "--trainer.max_epochs=1"], {}),
-    # a checkpoint every 3 steps, and the run dies (a second Ctrl-C) at the start of step 4
-    "kill_after_checkpoint": (
-        ["--checkpoint_every_n_steps=3", f"--trainer.callbacks+={KILL_AFTER_CHECKPOINT}"],
-        BUDGET,
-        {},
-    ),
+    # the checkpoint of every 3 steps, in the on_train_batch_end of step 3; the run dies (a second Ctrl-C) at the
+    # start of step 4
+    "kill_after_checkpoint": ([f"--trainer.callbacks+={KILL_AFTER_CHECKPOINT}"], BUDGET, {}),
 }
-SIGNALS = [
-    "--trainer.callbacks+=tests.cli.interrupter.SignalFromEnv",
-    "--trainer.callbacks+=tests.cli.interrupter.StopFromEnv",
-]
+# short_epochs has SignalFromEnv and a checkpoint every 3 steps already
 
 
 def args(data_dir, cli_env, runs: str) -> list[str]:
-    return [*short_epochs(data_dir, cli_env, runs), *LIMIT, *SIGNALS]
+    return [*short_epochs(data_dir, cli_env, runs), *LIMIT, "--trainer.callbacks+=tests.cli.interrupter.StopFromEnv"]
 
 
 def run(arguments: list[str]) -> None:

@@ -295,15 +295,14 @@ class ZooDataModule(pl.LightningDataModule):
         return state
 
     def _ending(self) -> bool:
-        """Whether ``fit`` has taken every batch of its epoch and not yet ended it (a checkpoint saved at the
-        epoch's last step, after its ``on_train_batch_end``): Lightning resumes such a checkpoint in that epoch
-        (:meth:`ShardedBatchSampler.load_state_dict`)."""
+        """Whether ``fit`` has taken every batch of its epoch and has not started the next: Lightning resumes a
+        checkpoint saved then in that epoch, which it ends (:class:`zoo.resume.EpochInProgress`,
+        :meth:`ShardedBatchSampler.load_state_dict`)."""
         trainer = self.trainer
         if trainer is None:
             return False
-        current = trainer.fit_loop.epoch_loop.batch_progress.current
         batches = self._epoch_batches()
-        return batches is not None and 0 < batches <= current.ready and current.completed == current.processed
+        return batches is not None and 0 < batches <= trainer.fit_loop.epoch_loop.batch_progress.current.ready
 
     def _epoch_batches(self) -> int | None:
         """The train batches an epoch of ``fit`` takes (fewer than the sampler's under ``limit_train_batches``
