@@ -38,6 +38,7 @@ from zoo.nonfinite import NonFiniteAction, NonFiniteLossError
 from zoo.precision import MatmulPrecision, set_matmul_precision, slow_cpu_precision
 from zoo.predictions import PredictionWriter
 from zoo.progress import ParameterSummary, StepProgressBar, silence_noise
+from zoo.recorded_values import PARSER_MODE, register
 from zoo.run_folders import RunFolderError, remove_untrained_run_dir, remove_unused_run_dir
 from zoo.run_resolution import (
     check_loadable,
@@ -46,10 +47,10 @@ from zoo.run_resolution import (
     load_checkpoint,
     resolve_run_dir,
 )
-from zoo.run_session import RunSession, flat_config, inherited_run_dir, record_data_folder
+from zoo.run_session import RunSession, flat_config, inherited_run_dir, record_data_folder, recorded_forms
 from zoo.tasks import TaskModule
 from zoo.tracking import wandb_mode
-from zoo.union_order import int_before_float
+from zoo.union_order import numbers_first
 from zoo.yaml_files import YAMLFileError, load_yaml
 
 SUBCOMMANDS = tuple(TRAINING)
@@ -66,7 +67,8 @@ class ZooCLI(LightningCLI):
         self.adjusted: dict[str, dict] = {}  # fit: the knobs run with another value (zoo.adjusted)
         self.told_run_dir = False  # another rank (torchrun's rank 0) resolved the run folder
         self.owns_run_dir = True  # this process made or holds it (not a rank that was told or inherited it)
-        int_before_float(Trainer.__init__)  # --trainer.limit_val_batches=1 is one batch, not 1.0 (all)
+        numbers_first(Trainer.__init__)  # --trainer.limit_val_batches=1 is one batch, not 1.0; devices=1 is 1
+        register()  # the parser mode that reads a run's recorded values back
         super().__init__(
             TaskModule,
             ZooDataModule,
@@ -81,8 +83,14 @@ class ZooCLI(LightningCLI):
                 f"{', '.join(TOOLS)} (python -m zoo <command> --help).",
                 "prog": "python -m zoo",  # not "__main__.py" in the usage lines
                 "allow_abbrev": False,  # a shortened key (--trainer.max_step) must not set a field silently
+                "parser_mode": PARSER_MODE,  # a run's recorded values read back (zoo.recorded_values)
                 **{
-                    sub: {"epilog": knob_help(), "allow_abbrev": False, "description": _description(sub)}
+                    sub: {
+                        "epilog": knob_help(),
+                        "allow_abbrev": False,
+                        "description": _description(sub),
+                        "parser_mode": PARSER_MODE,
+                    }
                     for sub in SUBCOMMANDS
                 },
             },
@@ -373,9 +381,9 @@ class ZooCLI(LightningCLI):
             config = self._config()
             config.model.init_args.vocab_size = self.model.hparams.vocab_size  # the linked value, for the record
             record_data_folder(config)
-            text = self._parser(self.subcommand).dump(config, skip_link_targets=False, skip_unset=False)
+            text, flat = recorded_forms(self._parser(self.subcommand), config)
             try:
-                self.session.start_fit(self.trainer, self.model, flat_config(config), text, self.devices)
+                self.session.start_fit(self.trainer, self.model, flat, text, self.devices)
                 if self.adjusted and self.trainer.is_global_zero:
                     self.session.record.record(adjusted=self.adjusted)
             except BaseException:  # Ctrl-C while W&B starts: a run that never started leaves no folder

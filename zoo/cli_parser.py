@@ -14,6 +14,7 @@ from lightning.pytorch.cli import LightningArgumentParser
 from zoo.command_line import TRAINING, did_you_mean, flag_values
 from zoo.config_checks import VALID_SEED
 from zoo.knob_help import TASKS, accepted_fields, data_modules, field_names, field_owners
+from zoo.recorded_values import given_back
 
 
 class ZooArgumentParser(LightningArgumentParser):
@@ -27,6 +28,15 @@ class ZooArgumentParser(LightningArgumentParser):
         finally:
             self.epilog = epilog
         return text if not epilog else f"{text}\n{epilog}\n"
+
+    def parse_args(self, args=None, namespace=None, **kwargs):
+        """Parse a command line that may hold a run's record as flags (:func:`zoo.recorded_values.given_back`:
+        a ``wandb agent`` restarting a trial passes its logged config)."""
+        if getattr(self, "_subcommands_action", None) is not None:  # the top parser: the whole command line
+            args, facts = given_back(sys.argv[1:] if args is None else list(args))
+            if facts:
+                sys.stderr.write(f"zoo: left out {', '.join(facts)}: where the run ran, recorded, not a setting\n")
+        return super().parse_args(args, namespace, **kwargs)
 
     def _fields(self) -> list[str]:
         """The dotted fields of this parser (``trainer.max_steps``, ``seed_everything``), without the dashes."""

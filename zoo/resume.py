@@ -88,23 +88,39 @@ class LoggingStep(Callback):
 
 
 class EpochInProgress(Callback):
-    """Save the epoch a run stopped in as still in progress when the run stopped before its last batch.
+    """Save the epoch a run stopped in as still in progress when the run stopped after the epoch's loop ended.
 
     A run stopped mid-epoch by ``max_steps``, ``max_time`` or an ``EarlyStopping`` leaves Lightning's epoch loop
     as an epoch ends, which counts the epoch processed and completed: a checkpoint saved then (the run's final
     ``last.ckpt``, one saved at that epoch's end) resumed one epoch ahead, so that a run stopped at step 10 of a
     17-batch epoch and continued under ``max_epochs=4`` trained 51 of 68 steps (its batches were right: the
-    batch sampler keeps its own position). Such a checkpoint now holds the state of one saved within the epoch
-    (at a validation, or by SIGTERM), so that the epoch continues at its next batch.
+    batch sampler keeps its own position). A run stopped at an epoch's last batch (``max_steps`` a multiple of
+    the epoch's batches or of ``limit_train_batches``, SIGTERM during an epoch's last step) resumed into an
+    empty epoch: Lightning found that epoch's batches taken and counted one more epoch, so that the run was an
+    epoch ahead of the uninterrupted one (one epoch short under ``max_epochs``). Such a checkpoint now holds
+    the state of one saved within the epoch (at a validation, or by SIGTERM), so that the epoch continues at
+    its next batch, or ends and the next one starts.
     """
 
     def on_save_checkpoint(self, trainer: pl.Trainer, pl_module, checkpoint: dict) -> None:
-        current, epoch_loop = trainer.fit_loop.epoch_progress.current, trainer.fit_loop.epoch_loop
-        if not current.started or current.processed < current.started or epoch_loop._num_ready_batches_reached():
-            return  # saved before or within the epoch, or after its last batch: Lightning's state is right
+        _last_batch_ended(trainer, checkpoint.get("loops", {}).get("fit_loop", {}).get("epoch_loop.batch_progress"))
+        current = trainer.fit_loop.epoch_progress.current
+        if not current.started or current.processed < current.started or current.completed < current.processed:
+            return  # saved before or within the epoch, or in its end hooks: Lightning resumes those right
         progress = checkpoint.get("loops", {}).get("fit_loop", {}).get("epoch_progress")
         if progress is None:
             return
         for counts in (progress["current"], progress["total"]):
             counts["processed"] = counts["completed"] = counts["started"] - 1
         checkpoint["epoch"] = progress["current"]["completed"]
+
+
+def _last_batch_ended(trainer: pl.Trainer, progress: dict | None) -> None:
+    """Save a checkpoint saved in the ``on_train_batch_end`` of an epoch's last batch (``checkpoint_every_n_steps``)
+    as one saved just after that batch: Lightning resumed the former into the next epoch without ending this one,
+    and its epoch counter stayed one behind the uninterrupted run's (a ``max_epochs`` budget one epoch long)."""
+    current = trainer.fit_loop.epoch_loop.batch_progress.current
+    if progress is None or current.ready < trainer.num_training_batches or current.completed != current.processed - 1:
+        return
+    for counts in (progress["current"], progress["total"]):
+        counts["completed"] = counts["processed"]

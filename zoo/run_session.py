@@ -13,7 +13,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from jsonargparse import Namespace
+from jsonargparse import ArgumentParser, Namespace
 from lightning.pytorch import LightningModule, Trainer
 from lightning.pytorch.loggers import WandbLogger
 from lightning.pytorch.utilities import rank_zero_info
@@ -231,6 +231,14 @@ def record_data_folder(config: Namespace) -> None:
     path = init_args.get("path") if init_args is not None else None
     if isinstance(path, str) and path and os.path.exists(path):
         init_args.path = os.path.realpath(path)
+
+
+def recorded_forms(parser: ArgumentParser, config: Namespace) -> tuple[str, dict]:
+    """What ``fit`` records of its resolved ``config``: the text of ``config.yaml`` (``parser``'s YAML of every
+    field, the linked ones included) and the flat fields that ``config.json`` and W&B's config hold
+    (:func:`flat_config`; W&B's also holds ``run.*``, :meth:`RunSession.record_config`). Both read back through
+    the CLI as a config file or as flags (:mod:`zoo.recorded_values`)."""
+    return parser.dump(config, skip_link_targets=False, skip_unset=False), flat_config(config)
 
 
 def flat_config(config: Namespace) -> dict:

@@ -273,7 +273,7 @@ def test_bad_generation_or_data_knob_of_the_language_model(override, message, da
         ),
         # Lightning's own words named no valid value (or no field), or blamed runs_dir
         (f"--run_name={'r' * 300}", f"run_name='{'r' * 60}...' is not valid; it must be a folder name of at most 200"),
-        ("--trainer.devices=0", "trainer.devices='0' is not valid; it must be a positive number of devices, -1 or "),
+        ("--trainer.devices=0", "trainer.devices=0 is not valid; it must be a positive number of devices, -1 or "),
         ("--trainer.val_check_interval=nan", "trainer.val_check_interval='nan' is not valid; it must be a positive "),
         (
             "--trainer.val_check_interval=0.5",

@@ -152,4 +152,6 @@ def test_a_run_stopped_mid_epoch_continues_that_epoch(data_dir, cli_env, one_thr
         main([*args, *epochs, "--ckpt_path=last"])
         assert [line["train_loss"] for line in curve(continued) if "train_loss" in line] == expected, stop
         ended = torch.load(continued / "checkpoints" / "last.ckpt", weights_only=False)
-        assert (ended["global_step"], ended["epoch"]) == (68, 4), stop
+        # the last epoch in progress with all its batches taken: a resume ends it and starts epoch 4
+        assert (ended["global_step"], ended["epoch"]) == (68, 3), stop
+        assert ended["LanguageModelDataModule"]["train_position"] == {"epoch": 4, "batches": 0, "ending": True}

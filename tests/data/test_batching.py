@@ -91,9 +91,40 @@ def test_the_position_is_what_training_took_and_a_restored_sampler_continues_it(
     restored.load_state_dict(sampler.state_dict())
     assert list(restored) == make().batches(0)[3:]
     assert list(restored) == make().batches(1)  # and the next iteration is the next epoch, whole
-    for _ in range(len(restored)):
+    for _ in restored:  # epoch 2, which training takes whole
         restored.advance()
-    assert restored.state_dict() == {"epoch": 2, "batches": 0}  # an epoch taken whole: the next one's start
+    assert restored.state_dict() == {"epoch": 3, "batches": 0}  # an epoch taken whole: the next one's start
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda: TokenBudgetBatchSampler(LENGTHS, 256, seed=2), lambda: FixedSizeBatchSampler(1000, 32, seed=2)],
+    ids=["token_budget", "fixed_size"],
+)
+def test_an_epoch_shortened_by_a_limit_is_whole_once_training_took_the_limit(make):
+    sampler = make()
+    assert len(sampler) > 3
+    for batch, expected in zip(sampler, make().batches(0)[:3], strict=False):  # limit_train_batches=3
+        assert batch == expected
+        sampler.advance(epoch_batches=3)
+    assert sampler.state_dict() == {"epoch": 1, "batches": 0}
+    assert next(iter(sampler)) == make().batches(1)[0]  # the next epoch from its start, not epoch 0's 4th batch
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda: TokenBudgetBatchSampler(LENGTHS, 256, seed=2), lambda: FixedSizeBatchSampler(1000, 32, seed=2)],
+    ids=["token_budget", "fixed_size"],
+)
+def test_an_iteration_made_and_dropped_leaves_the_position_and_an_ending_epoch_gives_nothing(make):
+    sampler = make()
+    sampler.load_state_dict({"epoch": 1, "batches": 2})
+    next(iter(sampler))  # Lightning makes an iterator when it sets up and prefetches, then may make another
+    assert list(sampler) == make().batches(1)[2:]
+    ending = make()
+    ending.load_state_dict({"epoch": 1, "batches": 0, "ending": True})  # saved at epoch 0's last step
+    assert list(ending) == []  # the iteration that ends epoch 0 on resume takes nothing of epoch 1
+    assert list(ending) == make().batches(1)
 
 
 @pytest.mark.parametrize(

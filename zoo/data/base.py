@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from functools import partial
 from pathlib import Path
 
@@ -260,7 +261,7 @@ class ZooDataModule(pl.LightningDataModule):
         """The train batches, from where training stands: a run resumed from a checkpoint continues the epoch
         it was in, and a new loader (``reload_dataloaders_every_n_epochs``) continues the previous one's."""
         if self.train_sampler is not None:
-            self.train_position = {"epoch": self.train_sampler.epoch, "batches": self.train_sampler.start}
+            self.train_position = self.train_sampler.state_dict()
         self.train_sampler = self.batch_sampler("train", train=True)
         if self.train_position is not None:
             self.train_sampler.load_state_dict(self.train_position)
@@ -269,7 +270,7 @@ class ZooDataModule(pl.LightningDataModule):
     def on_before_batch_transfer(self, batch, dataloader_idx: int):
         """Count each train batch as training takes it (a loader fetches ahead of training)."""
         if self.train_sampler is not None and self.trainer is not None and self.trainer.training:
-            self.train_sampler.advance()
+            self.train_sampler.advance(self._epoch_batches())
         return batch
 
     def val_dataloader(self) -> DataLoader:
@@ -293,8 +294,25 @@ class ZooDataModule(pl.LightningDataModule):
         stands in the train batches (``train_position``, see :meth:`ShardedBatchSampler.state_dict`)."""
         state = {"tokenizers": {name: t.to_str() for name, t in self.tokenizers.items()}}
         if self.train_sampler is not None:
-            state["train_position"] = self.train_sampler.state_dict()
+            ending = {"ending": True} if self._ending() else {}
+            state["train_position"] = {**self.train_sampler.state_dict(), **ending}
         return state
+
+    def _ending(self) -> bool:
+        """Whether ``fit`` has taken every batch of its epoch and has not started the next: Lightning resumes a
+        checkpoint saved then in that epoch, which it ends (:class:`zoo.resume.EpochInProgress`,
+        :meth:`ShardedBatchSampler.load_state_dict`)."""
+        trainer = self.trainer
+        if trainer is None:
+            return False
+        batches = self._epoch_batches()
+        return batches is not None and 0 < batches <= trainer.fit_loop.epoch_loop.batch_progress.current.ready
+
+    def _epoch_batches(self) -> int | None:
+        """The train batches an epoch of ``fit`` takes (fewer than the sampler's under ``limit_train_batches``
+        and ``overfit_batches``), or ``None`` where Lightning has not counted them."""
+        counted = getattr(self.trainer, "num_training_batches", None) if self.trainer is not None else None
+        return int(counted) if isinstance(counted, (int, float)) and math.isfinite(counted) else None
 
     def load_state_dict(self, state: dict) -> None:
         """Restore a :meth:`state_dict`. Lightning calls it before it asks for the train loader (but for

@@ -11,11 +11,15 @@ from collections.abc import Iterator, Sequence
 class ShardedBatchSampler:
     """Base: subclasses build an epoch's batches; this class shuffles, shards and iterates them.
 
-    Each ``iter()`` yields one epoch, the next one each time (epoch ``e`` is shuffled with ``seed + e``): the
-    sampler counts epochs itself, because Lightning calls ``set_epoch`` on a loader's sampler but not on its
-    batch sampler. Its position is ``(epoch, batches)``: the next iteration yields epoch ``epoch`` from its batch
-    ``batches`` on. Training reports each batch it takes (:meth:`advance`); a loader that prefetches batches
-    runs ahead of that count, so the count, not the number of batches yielded, is what :meth:`state_dict` saves.
+    Its position is ``(epoch, batches)``: where training stands, the next iteration yielding epoch ``epoch``
+    (shuffled with ``seed + epoch``) from its batch ``batches`` on. Training reports each batch it takes
+    (:meth:`advance`), and the position moves to the next epoch's start once training has taken the batches
+    an epoch has (fewer than all under Lightning's ``limit_train_batches``); an iteration read to its end
+    with no batch taken (a plain ``list(sampler)``) moves it there too, so that each such iteration is the next
+    epoch. A loader that prefetches batches, and an iterator that Lightning makes and drops when it resumes
+    at an epoch's end, run ahead of training without moving the position: what a checkpoint saves
+    (:meth:`state_dict`) is what training took. The sampler counts epochs itself, because Lightning calls
+    ``set_epoch`` on a loader's sampler but not on its batch sampler.
 
     Args:
         shuffle: shuffle the batches (and, in subclasses, the examples) at each epoch.
@@ -29,6 +33,11 @@ class ShardedBatchSampler:
             raise ValueError(f"rank={rank} must be in [0, num_replicas={num_replicas})")
         self.shuffle, self.seed, self.num_replicas, self.rank = shuffle, seed, num_replicas, rank
         self.load_state_dict({"epoch": 0, "batches": 0})
+
+    @property
+    def epoch(self) -> int:
+        """The epoch of the position: the one the next iteration yields."""
+        return self.position[0]
 
     def set_epoch(self, epoch: int) -> None:
         """Make the next iteration yield epoch ``epoch`` from its start."""
@@ -54,29 +63,43 @@ class ShardedBatchSampler:
         return batches
 
     def __iter__(self) -> Iterator[list[int]]:
-        epoch, start = self.epoch, self.start
-        self.epoch, self.start = epoch + 1, 0
-        self.taken = [epoch, start]
-        return iter(self.batches(epoch)[start:])
+        if self.ending:  # Lightning's iteration that ends the epoch a checkpoint was saved in: nothing is left
+            self.ending = False
+            return iter(())
+        return self._iterate(*self.position)
+
+    def _iterate(self, epoch: int, start: int) -> Iterator[list[int]]:
+        yield from self.batches(epoch)[start:]
+        if self.position == [epoch, start]:  # read to the end, and training took none of it
+            self.position = [epoch + 1, 0]
 
     def __len__(self) -> int:
         """The number of batches of a whole epoch (the same for every epoch)."""
         return len(self.batches())
 
-    def advance(self) -> None:
-        """Count one batch of the current iteration as taken by training."""
-        self.taken[1] += 1
+    def advance(self, epoch_batches: int | None = None) -> None:
+        """Count one batch of the position's epoch as taken by training.
+
+        Args:
+            epoch_batches: the batches an epoch of training takes, where it takes fewer than :meth:`__len__`
+                (Lightning's ``limit_train_batches``); by default all of them.
+        """
+        epoch, batches = self.position
+        whole = len(self) if epoch_batches is None else min(epoch_batches, len(self))
+        self.position = [epoch + 1, 0] if batches + 1 >= whole else [epoch, batches + 1]
 
     def state_dict(self) -> dict[str, int]:
         """Where training stands: ``{"epoch": e, "batches": b}`` when it has taken the first ``b`` batches of
         epoch ``e`` (``b = 0`` of the next epoch after a whole one)."""
-        epoch, batches = self.taken
-        return {"epoch": epoch + 1, "batches": 0} if batches >= len(self) else {"epoch": epoch, "batches": batches}
+        return {"epoch": self.position[0], "batches": self.position[1]}
 
     def load_state_dict(self, state: dict[str, int]) -> None:
-        """Continue from a :meth:`state_dict`: the next iteration yields the batches training has not taken."""
-        self.epoch, self.start = state["epoch"], state["batches"]
-        self.taken = [self.epoch, self.start]
+        """Continue from a :meth:`state_dict`: the next iteration yields the batches training has not taken.
+        With ``"ending": True`` (a checkpoint saved once training had taken an epoch's batches, before
+        Lightning ended that epoch), the next iteration yields nothing: Lightning's resumed run iterates once
+        to end that epoch, and took one batch of the next epoch into it (the 9th batch of an 8-batch epoch)."""
+        self.position = [state["epoch"], state["batches"]]
+        self.ending = bool(state.get("ending"))
 
 
 def split_to_at_least(batches: list[list[int]], count: int) -> list[list[int]]:
