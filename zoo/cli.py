@@ -51,6 +51,7 @@ from zoo.run_session import RunSession, flat_config, inherited_run_dir, record_d
 from zoo.tasks import TaskModule
 from zoo.tracking import wandb_mode
 from zoo.union_order import numbers_first
+from zoo.wandb_agent import unread_parameter_form, without_agent_arguments
 from zoo.yaml_files import YAMLFileError, load_yaml
 
 SUBCOMMANDS = tuple(TRAINING)
@@ -554,11 +555,17 @@ def _main(args: list[str] | None) -> None:
     if argv[0] in TOOLS:
         module = __import__(TOOLS[argv[0]], fromlist=["main"])
         sys.exit(module.main(argv[1:]))
+    argv = without_agent_arguments(argv)  # a trial restarted by wandb agent: W&B's own config keys
+    if args is None:
+        sys.argv[1:] = argv  # what LightningCLI parses, and what DDP's launcher starts the other ranks with
+    COMMAND_LINE[:] = argv
     silence_noise()
     try:
         _check_command(argv)
+        if argv and argv[0] in SUBCOMMANDS and (unread := unread_parameter_form(argv)):
+            raise ConfigError(unread)
         _check_files(argv)
-        ZooCLI(args=args)
+        ZooCLI(args=None if args is None else argv)
     except (ConfigError, RunFolderError) as error:
         print_error("zoo", error)
         sys.exit(2)

@@ -26,6 +26,7 @@ from zoo.run_folders import (
     run_family,
     run_name,
 )
+from zoo.wandb_agent import adopt_agent_id, agent_restart, agent_run_id, clear_attempt, folder_of_id, new_attempt_id
 
 EVALUATING = ("validate", "test", "predict")
 
@@ -173,12 +174,15 @@ def resolve_run_dir(subcommand: str, config: Namespace, flat: dict) -> Path | No
             f"--ckpt_path last for the latest run of this config"
         )
     if ckpt_path == "last":
+        preferred = (*_given_runs(config), *_agent_folder(runs_dir, evaluating))
         try:
-            found = find_resumable(runs_dir, name, flat, family, prefix=prefix, preferred=_given_runs(config))
+            found = find_resumable(runs_dir, name, flat, family, prefix=prefix, preferred=preferred)
         except RunFolderError as error:
             raise RunFolderError(f"{error}{_moved_run_hint(config, runs_dir)}") from None
         config.ckpt_path = str(found / "checkpoints" / "last.ckpt")
         _check_checkpoint(config, evaluating)
+        if not evaluating:
+            adopt_agent_id(found, runs_dir)
         if evaluating and (other := differences(recorded_config(found) or {}, flat, "data.")):  # e.g. other data
             print(f"zoo: --ckpt_path last is the run {found.name}, trained on other data: {', '.join(other)}")
         return found
@@ -194,8 +198,35 @@ def resolve_run_dir(subcommand: str, config: Namespace, flat: dict) -> Path | No
             check_resumable(ckpt_path)
             check_budget_left(config)
         if recorded:
+            if not evaluating:
+                adopt_agent_id(owner, runs_dir)
             return owner
-    return _new_run_dir(runs_dir, name) if subcommand == "fit" else None
+    return _fit_run_dir(config, runs_dir, name, flat) if subcommand == "fit" else None
+
+
+def _fit_run_dir(config: Namespace, runs_dir: Path, name: str, flat: dict) -> Path:
+    """The folder of a ``fit`` without ``--ckpt_path``: under ``wandb agent`` the earlier attempt of this trial
+    where it left a checkpoint (``config.ckpt_path`` is set to it, :func:`zoo.wandb_agent.agent_restart`), else
+    a new one; a new one that restarts an attempt which logged steps but left no checkpoint gets a new W&B id."""
+    restart = agent_restart(runs_dir, flat) if not config.get("ckpt_path") else None
+    if restart and restart.continues is not None:
+        config.ckpt_path = str(restart.continues / "checkpoints" / "last.ckpt")
+        _check_checkpoint(config, evaluating=False)
+        return restart.continues
+    earlier = restart.earlier if restart else None
+    if earlier is not None and clear_attempt(earlier):
+        earlier = None  # it logged nothing: the new run takes its name and the agent's W&B run
+    run_dir = _new_run_dir(runs_dir, name)
+    if earlier is not None:
+        new_attempt_id(run_dir, earlier)
+    return run_dir
+
+
+def _agent_folder(runs_dir: Path, evaluating: bool) -> tuple[Path, ...]:
+    """The run folder of the W&B run ``wandb agent`` assigned this ``fit`` (``$WANDB_RUN_ID``), if any."""
+    run_id = None if evaluating else agent_run_id()
+    folder = folder_of_id(runs_dir, run_id) if run_id else None
+    return (folder,) if folder is not None else ()
 
 
 def _new_run_dir(runs_dir: Path, name: str) -> Path:
