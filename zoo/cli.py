@@ -31,6 +31,7 @@ from zoo.ctrl_c import sigint_kept, stopped_by_ctrl_c
 from zoo.data import ZooDataModule
 from zoo.devices import cpu_fit_reason, run_devices, unpinned_devices
 from zoo.errors import print_error, raised_on_purpose
+from zoo.evaluation_args import with_run_config
 from zoo.folder_lock import release
 from zoo.knob_help import knob_help
 from zoo.launch import RankZeroFailed, shared_run_dir
@@ -555,7 +556,7 @@ def _main(args: list[str] | None) -> None:
     if argv[0] in TOOLS:
         module = __import__(TOOLS[argv[0]], fromlist=["main"])
         sys.exit(module.main(argv[1:]))
-    argv = without_agent_arguments(argv)  # a trial restarted by wandb agent: W&B's own config keys
+    argv = with_run_config(without_agent_arguments(argv))  # W&B's own config keys; a checkpoint's own config
     if args is None:
         sys.argv[1:] = argv  # what LightningCLI parses, and what DDP's launcher starts the other ranks with
     COMMAND_LINE[:] = argv

@@ -17,11 +17,14 @@ from lightning.pytorch.callbacks import BasePredictionWriter
 from lightning.pytorch.utilities import rank_zero_info
 
 from zoo.evaluations_apart import coverage, data_differences, task_differences
+from zoo.run_resolution import load_checkpoint
 
 
 class PredictionWriter(BasePredictionWriter):
-    """Collect each batch's predictions and write ``folder/predictions.<split>.jsonl`` at the end: line ``i`` is
-    ``{"index": i, "prediction": ...}`` for example ``i`` of the split the data module predicts on.
+    """Collect each batch's predictions and write ``folder/predictions.<split>.<checkpoint>.jsonl`` at the end
+    (``predictions.test.last-step6.jsonl``: the checkpoint's file name and step, :func:`checkpoint_label`): line
+    ``i`` is ``{"index": i, "prediction": ...}`` for example ``i`` of the split the data module predicts on. A
+    file is never replaced: the same checkpoint predicted again writes ``...-2.jsonl``.
 
     Predictions with other settings than the run's (another decoder: ``model.beam_size``, ``model.temperature``;
     other data settings) go to a file of their own, ``predictions.<split>.beam_size=4.jsonl``, noted under
@@ -57,9 +60,8 @@ class PredictionWriter(BasePredictionWriter):
             trainer.num_predict_batches, trainer.predict_dataloaders, trainer.limit_predict_batches
         )
         settings = [*(["partial"] if partial else []), *self._settings(pl_module)]
-        path = self.folder / ".".join(["predictions", split, *settings, "jsonl"])
-        if self.record is None:  # beside a checkpoint outside any run: no record says what an older file was
-            path = _unused(path)
+        made_by = checkpoint_label(trainer.ckpt_path)
+        path = _unused(self.folder / ".".join(["predictions", split, *settings, *made_by, "jsonl"]))  # never replaced
         self.folder.mkdir(parents=True, exist_ok=True)
         lines = (json.dumps({"index": i, "prediction": rows[i]}, ensure_ascii=False) + "\n" for i in sorted(rows))
         path.write_text("".join(lines), encoding="utf-8")
@@ -67,7 +69,8 @@ class PredictionWriter(BasePredictionWriter):
         if self.record is not None:
             self.record.record(predictions={**self.record.summary.get("predictions", {}), key: str(path)})
         apart = f" (not the run's settings: {', '.join(settings)})" if settings else ""
-        rank_zero_info(f"zoo: {len(rows)} predictions for the {split!r} split{apart} written to {path}")
+        source = f" by {trainer.ckpt_path}" if trainer.ckpt_path else ""
+        rank_zero_info(f"zoo: {len(rows)} predictions for the {split!r} split{apart}{source} written to {path}")
 
     def _settings(self, pl_module) -> list[str]:
         """``["beam_size=4,temperature=0.8"]`` when the predictions' settings differ from the run's, else ``[]``."""
@@ -78,6 +81,16 @@ class PredictionWriter(BasePredictionWriter):
             *task_differences(pl_module, "predict", self.recorded),
         ]
         return [",".join(differs)] if differs else []
+
+
+def checkpoint_label(ckpt_path: str | None) -> list[str]:
+    """The part of a predictions file's name that says which checkpoint made it: the file's stem and the step
+    it holds (``last-step6``; ``best-step6`` and ``step6`` name their step already); ``[]`` for no checkpoint."""
+    if not ckpt_path:
+        return []
+    stem = Path(ckpt_path).stem
+    step = load_checkpoint(str(ckpt_path)).get("global_step")
+    return [stem if step is None or f"step{step}" in stem else f"{stem}-step{step}"]
 
 
 def _unused(path: Path) -> Path:

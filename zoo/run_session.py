@@ -59,7 +59,7 @@ class RunSession:
 
     def __init__(self, run_dir: Path, subcommand: str, config: Namespace) -> None:
         self.run_dir, self.subcommand, self.config = run_dir, subcommand, config
-        self.record = RunRecord(run_dir, fit=subcommand == "fit")
+        self.record = RunRecord(run_dir, fit=subcommand == "fit", command=subcommand)
         os.environ[RUN_DIR_ENV] = str(run_dir)  # DDP child ranks start later, with this environment
 
     def trainer_arguments(self, model: LightningModule, callbacks: list, trainer_config: dict) -> dict:

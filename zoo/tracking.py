@@ -143,8 +143,15 @@ def _is_evaluation(line: dict) -> bool:
     return any(base_metric(key).startswith(EVALUATION_PREFIXES) for key in line)
 
 
-# the fields of a metrics.jsonl line that are no metric: its step and, in fit, the run's wall time at it
-LINE_FIELDS = ("step", "wall_time_s")
+# the fields of a metrics.jsonl line that are no metric: its step, in fit the run's wall time at it, and in a
+# validate or test of a checkpoint the command (such lines are not training's: no best, no curve point)
+LINE_FIELDS = ("step", "wall_time_s", "command")
+
+
+def of_fit(line: dict) -> bool:
+    """Whether a line of ``metrics.jsonl`` was logged by the run's ``fit`` (it has no ``command``), not by a
+    later ``validate`` or ``test`` of one of its checkpoints."""
+    return line.get("command", "fit") == "fit"
 
 
 class RunRecord(Logger):
@@ -153,7 +160,9 @@ class RunRecord(Logger):
     - ``config.json``: the resolved configuration, flat dotted keys;
     - ``metrics.jsonl``: one line per logging call, ``{"step": .., "<metric>": ..}``; a line of ``fit`` also holds
       ``wall_time_s``, the run's seconds of training and evaluation so far (as the summary's, summed over
-      resumes), so that ``zoo compare --at wall=SECONDS`` finds each run's evaluations in time;
+      resumes), so that ``zoo compare --at wall=SECONDS`` finds each run's evaluations in time; a line of a later
+      ``validate`` or ``test`` of a checkpoint holds ``"command": "validate"`` (or ``"test"``) instead, and no
+      reader takes it for a point of training's curves (:func:`of_fit`);
     - ``summary.json``: ``final`` (the last value of each metric; of a validation metric, the value at the
       highest step, so that validating an earlier checkpoint leaves it alone) and its step in ``final_step``,
       ``best`` (the best value of each validation metric over ``fit``'s validations, and its step; lower is
@@ -169,11 +178,12 @@ class RunRecord(Logger):
     Args:
         run_dir: the run folder.
         fit: whether the command is the run's `fit`: its time counts in ``wall_time_s`` and its validations in ``best``.
+        command: the subcommand that is not ``fit`` (``validate``, ``test``), written on each of its lines.
     """
 
-    def __init__(self, run_dir: Path, fit: bool = True) -> None:
+    def __init__(self, run_dir: Path, fit: bool = True, command: str = "validate") -> None:
         super().__init__()
-        self.run_dir, self.fit = Path(run_dir), fit
+        self.run_dir, self.fit, self.command = Path(run_dir), fit, "fit" if fit else command
         self.summary = self._read_summary()
         self.apart: Apart | None = None  # set when an evaluation is recorded apart from the run's
         self._wall_before, self._clock = self.summary.get("wall_time_s", 0.0), time.monotonic()
@@ -199,7 +209,7 @@ class RunRecord(Logger):
                 line = json.loads(text)
             except ValueError:  # blank, or the last line of a killed process cut short
                 continue
-            self._summarise({k: v for k, v in line.items() if k not in LINE_FIELDS}, line.get("step"))
+            self._summarise({k: v for k, v in line.items() if k not in LINE_FIELDS}, line.get("step"), of_fit(line))
         return self.summary
 
     def _new_summary(self) -> dict:
@@ -244,22 +254,23 @@ class RunRecord(Logger):
                 **{key: self.apart.reason for key in values if key not in metrics},  # the renamed ones
             }
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        clock = {"wall_time_s": self._wall_time()} if self.fit else {}
+        clock = {"wall_time_s": self._wall_time()} if self.fit else {"command": self.command}
         with open(self.run_dir / "metrics.jsonl", "a") as f:
             f.write(json.dumps({"step": step, **clock, **values}) + "\n")
-        self._summarise(values, step)
+        self._summarise(values, step, self.fit)
         self._write_summary()
 
-    def _summarise(self, values: dict[str, float], step: int | None) -> None:
-        """Update ``final`` and ``best`` with one logged line: ``final`` of a validation metric is its value
-        at the highest step (a later ``validate`` of an earlier checkpoint leaves it alone), and ``best`` comes
-        from ``fit``'s validations only (they chose the best checkpoint; a ``validate`` re-measures one)."""
+    def _summarise(self, values: dict[str, float], step: int | None, fit: bool) -> None:
+        """Update ``final`` and ``best`` with one logged line (``fit``: a line of the run's ``fit``): ``final``
+        of a validation metric is its value at the highest step (a later ``validate`` of an earlier checkpoint
+        leaves it alone), and ``best`` comes from ``fit``'s validations only (they chose the best checkpoint; a
+        ``validate`` re-measures one)."""
         steps = self.summary.setdefault("final_step", {})
         for key, value in values.items():
             later = step is None or steps.get(key) is None or step >= steps[key]
             if not key.startswith("val_") or later:
                 self.summary["final"][key], steps[key] = value, step
-            if key.startswith("val_") and self.fit and math.isfinite(value):  # test_*: the last test
+            if key.startswith("val_") and fit and math.isfinite(value):  # test_*: the last test
                 best = self.summary["best"].get(key)
                 better = best is None or (value < best["value"] if lower_is_better(key) else value > best["value"])
                 if better:
@@ -282,7 +293,7 @@ class RunRecord(Logger):
         partial.replace(file)
         self.summary["final"], self.summary["best"], self.summary["final_step"] = {}, {}, {}
         for line in kept:
-            self._summarise({k: v for k, v in line.items() if k not in LINE_FIELDS}, line["step"])
+            self._summarise({k: v for k, v in line.items() if k not in LINE_FIELDS}, line["step"], of_fit(line))
         self._write_summary()
 
     def _wall_time(self) -> float:

@@ -23,9 +23,9 @@ def fit_and_predict(config, path, extra, cli_env, predict_extra=()):
     return run_dir
 
 
-def read_predictions(run_dir, split, apart: str | None = None):
+def read_predictions(run_dir, split, apart: str | None = None, made_by: str = "last-step6"):
     """The predictions of ``split``; ``apart``: those made with other settings than the run's (``beam_size=2``)."""
-    path = run_dir / ".".join(["predictions", split, *([apart] if apart else []), "jsonl"])
+    path = run_dir / ".".join(["predictions", split, *([apart] if apart else []), made_by, "jsonl"])
     key = f"{apart}/{split}" if apart else split
     assert read_run(run_dir)["summary"]["predictions"][key] == str(path)
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
@@ -38,7 +38,7 @@ def test_language_model_continues_every_block_in_order_as_generate_does(data_dir
     run_dir = fit_and_predict(config, data_dir / name, extra, cli_env, ["--model.max_new_tokens=3"])
     # Tiny Shakespeare has no test split; 3 new tokens, where the run has 64: predictions of their own
     predictions = read_predictions(run_dir, "validation", "max_new_tokens=3")
-    assert len(predictions) == 1742 and not (run_dir / "predictions.validation.jsonl").exists()
+    assert len(predictions) == 1742 and not (run_dir / "predictions.validation.last-step6.jsonl").exists()
 
     data = LanguageModelDataModule(path=str(data_dir / name), cache_dir=str(zoo_cache))
     data.prepare()
@@ -78,16 +78,16 @@ def test_predictions_with_another_decoder_go_to_a_file_of_their_own(data_dir, cl
     config, name, extra, _ = VARIANTS["encoder_decoder"]
     path = small_copy(data_dir, name, cli_env / "pairs", {"train": 300, "validation": 30, "test": 20})
     run_dir = fit_and_predict(config, path, [*extra, "--data.vocab_size=300"], cli_env)
-    greedy = (run_dir / "predictions.test.jsonl").read_text()
+    greedy = (run_dir / "predictions.test.last-step6.jsonl").read_text()
     args = ["--config", str(CONFIGS / config), f"--data.path={path}", *TINY_MODEL, *extra, *FEW_STEPS]
     last = run_dir / "checkpoints" / "last.ckpt"
     main(["predict", *args, "--data.vocab_size=300", "--model.beam_size=2", f"--ckpt_path={last}"])
-    assert (run_dir / "predictions.test.jsonl").read_text() == greedy
+    assert (run_dir / "predictions.test.last-step6.jsonl").read_text() == greedy
     assert len(read_predictions(run_dir, "test", "beam_size=2")) == 20
     assert sorted(read_run(run_dir)["summary"]["predictions"]) == ["beam_size=2/test", "test"]
     main(["predict", *args, "--data.vocab_size=300", "--trainer.limit_predict_batches=1", f"--ckpt_path={last}"])
-    assert (run_dir / "predictions.test.jsonl").read_text() == greedy  # a partial predict is apart too
-    partial = run_dir / "predictions.test.partial.jsonl"  # one batch: some examples, in the split's order
+    assert (run_dir / "predictions.test.last-step6.jsonl").read_text() == greedy  # a partial predict is apart too
+    partial = run_dir / "predictions.test.partial.last-step6.jsonl"  # one batch: some examples, in the split's order
     assert read_run(run_dir)["summary"]["predictions"]["partial/test"] == str(partial)
     indices = [json.loads(line)["index"] for line in partial.read_text().splitlines()]
     assert 0 < len(indices) < 20 and indices == sorted(set(indices))
@@ -105,4 +105,4 @@ def test_predictions_beside_a_checkpoint_outside_a_run_never_replace_older_ones(
     for _ in range(2):
         main(["predict", *args, "--data.vocab_size=200", f"--ckpt_path={outside / 'model.ckpt'}"])
     files = sorted(p.name for p in outside.glob("predictions.*"))
-    assert files == ["predictions.validation-2.jsonl", "predictions.validation.jsonl"]
+    assert files == ["predictions.validation.model-step6-2.jsonl", "predictions.validation.model-step6.jsonl"]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from zoo.compare.errors import CompareError
 from zoo.run_folders import with_added_fields
+from zoo.tracking import of_fit
 
 # How a run that did not finish ended (or that it still runs): the run record's (``killed`` by a signal, by
 # ``zoo sweep``) and W&B's (``crashed``, ``killed``).
@@ -58,13 +59,17 @@ def history_from_rows(rows: list[dict], step_key: str = "step") -> dict[str, lis
         step_key: the name of the step field.
 
     Returns:
-        One value per metric and step, the last one logged for that step.
+        One value per metric and step, the last one logged for that step. Rows of a later ``validate`` or
+        ``test`` of a checkpoint (:func:`zoo.tracking.of_fit`) give only metrics that no row of ``fit`` has (the
+        test metrics): a re-measured checkpoint is never a point of training's curve.
     """
     by_metric: dict[str, dict[int, float]] = {}
+    trained = {key for row in rows if of_fit(row) for key in row}
     for row in rows:
-        step = row.get(step_key)
+        step, evaluation = row.get(step_key), not of_fit(row)
         for key, value in row.items():
-            if key != step_key and isinstance(value, (int, float)) and not isinstance(value, bool):
+            numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if key != step_key and numeric and not (evaluation and key in trained):
                 by_metric.setdefault(key, {})[int(step or 0)] = float(value)
     return {metric: sorted(values.items()) for metric, values in by_metric.items()}
 

@@ -1,0 +1,29 @@
+"""``validate``, ``test`` and ``predict`` of a run's checkpoint need only the checkpoint: without ``--config``
+(nor ``--model``/``--data``), the run's own ``config.yaml`` beside its ``checkpoints/`` is the config, and the
+flags given still override it (as ``translate`` needs only the file)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from zoo.cli_parser import flag_values
+
+EVALUATING = ("validate", "test", "predict")
+CONFIGURING = ("--config", "--model", "--data", "--model.class_path", "--data.class_path")
+
+
+def with_run_config(args: list[str]) -> list[str]:
+    """``args`` (a subcommand and its options) with ``--config runs/<name>/config.yaml`` put first when the
+    subcommand evaluates a checkpoint (``--ckpt_path runs/<name>/checkpoints/X.ckpt``) and names no config, model
+    or data; unchanged otherwise (a checkpoint outside a run folder, ``--ckpt_path last``, or a config given).
+    A line says which config is read."""
+    if not args or args[0] not in EVALUATING or any(flag_values(args, flag) for flag in CONFIGURING):
+        return args
+    ckpt_paths = flag_values(args, "--ckpt_path")
+    if not ckpt_paths or not Path(ckpt_paths[-1]).is_file():
+        return args
+    config = Path(ckpt_paths[-1]).resolve().parent.parent / "config.yaml"  # runs/<name>/checkpoints/X.ckpt
+    if not config.is_file():
+        return args
+    print(f"zoo: {args[0]} of {ckpt_paths[-1]} with its run's config {config} (flags override it)")
+    return [args[0], "--config", str(config), *args[1:]]
