@@ -76,6 +76,7 @@ class RunSession:
             callbacks += self._training_callbacks()
         record_failure = functools.partial(_record_wandb_failure, self.record)
         wandb_logger = make_wandb_logger(self.run_dir, self.run_dir.name, self.config.wandb_project, record_failure)
+        wandb_logger.command = None if self.subcommand == "fit" else self.subcommand
         self.interrupted = InterruptedRun(self.record)
         callbacks.append(self.interrupted)
         if self.subcommand in ("validate", "test"):

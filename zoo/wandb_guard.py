@@ -24,6 +24,8 @@ class GuardedWandbLogger(WandbLogger):
 
     Attributes:
         apart: set when an evaluation is recorded apart from the run's (:mod:`zoo.evaluations_apart`).
+        command: ``validate`` or ``test`` in such a command (``None`` in ``fit``): logged as ``command`` beside its
+            metrics, as in ``metrics.jsonl``, so that ``zoo compare --wandb`` keeps them out of training's curves.
     """
 
     def __init__(self, *args, on_failure: Callable[[str], None] | None = None, **kwargs) -> None:
@@ -31,6 +33,7 @@ class GuardedWandbLogger(WandbLogger):
         self.on_failure = on_failure
         self.failure: str | None = None
         self.apart: Apart | None = None
+        self.command: str | None = None
 
     def safely(self, what: str, function: Callable[[], Any]) -> Any:
         """``function()``, or ``None`` once W&B has failed (now or before). ``what`` names the call in the
@@ -84,6 +87,8 @@ class GuardedWandbLogger(WandbLogger):
     @rank_zero_only
     def log_metrics(self, metrics, step=None) -> None:
         log, metrics = super().log_metrics, mark_apart(metrics, self.apart)
+        if self.command is not None:
+            metrics = {**metrics, "command": self.command}
         self.safely("log_metrics", lambda: log(metrics, step))
 
     @rank_zero_only

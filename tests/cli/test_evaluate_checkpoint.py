@@ -8,7 +8,9 @@ import shutil
 import pytest
 
 from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL, VARIANTS, read_run, small_copy
+from tests.compare.test_wandb import fake_api_run
 from zoo.cli import main
+from zoo.compare import wandb_runs
 from zoo.compare.records import load_run_folder
 from zoo.tracking import RunRecord
 
@@ -38,6 +40,7 @@ def test_validate_test_and_predict_need_only_the_checkpoint(trained, capsys):
     assert [(line["command"], line["step"]) for line in lines[-3:]] == [("validate", 6), ("test", 6), ("validate", 6)]
     assert {"val_acc", "partial/test_acc", "partial/val_acc"} <= {key for line in lines[-3:] for key in line}
     assert "command" not in {key for line in lines[:-3] for key in line}  # fit's lines
+    assert "wandb_error" not in read_run(trained)["summary"]  # W&B took the command beside the metrics
     main(["predict", f"--ckpt_path={last}"])
     assert (trained / "predictions.test.last-step6.jsonl").is_file()
     assert len(list(trained.parent.iterdir())) == 1  # no other run folder
@@ -76,6 +79,8 @@ def test_an_evaluations_lines_are_never_training_curve_or_best(trained):
     metrics.write_text("".join(json.dumps(line) + "\n" for line in lines))
     run = load_run_folder(trained)
     assert run.history["val_acc"] == fit_curve
+    online = wandb_runs._history(fake_api_run(trained))  # W&B's rows carry the command too
+    assert online["val_acc"] == fit_curve and online["partial/test_acc"] == run.history["partial/test_acc"]
     tested = next(line["partial/test_acc"] for line in lines if line.get("command") == "test")
     assert run.history["partial/test_acc"] == [(6, tested)]  # a metric fit never logs: the test's own point
     best = read_run(trained)["summary"]["best"]
