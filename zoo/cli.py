@@ -556,9 +556,7 @@ def _main(args: list[str] | None) -> None:
     if argv[0] in TOOLS:
         module = __import__(TOOLS[argv[0]], fromlist=["main"])
         sys.exit(module.main(argv[1:]))
-    argv = with_run_config(without_agent_arguments(argv))  # W&B's own config keys; a checkpoint's own config
-    if args is None:
-        sys.argv[1:] = argv  # what LightningCLI parses, and what DDP's launcher starts the other ranks with
+    argv = without_agent_arguments(argv)  # a trial restarted by wandb agent: W&B's own config keys
     COMMAND_LINE[:] = argv
     silence_noise()
     try:
@@ -566,6 +564,9 @@ def _main(args: list[str] | None) -> None:
         if argv and argv[0] in SUBCOMMANDS and (unread := unread_parameter_form(argv)):
             raise ConfigError(unread)
         _check_files(argv)
+        argv = COMMAND_LINE[:] = with_run_config(argv)  # a checkpoint's own run config, when none is given
+        if args is None:
+            sys.argv[1:] = argv  # what LightningCLI parses, and what DDP's launcher starts the other ranks with
         ZooCLI(args=None if args is None else argv)
     except (ConfigError, RunFolderError) as error:
         print_error("zoo", error)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from zoo.cli_parser import flag_values
+from zoo.config_checks import ConfigError
 
 EVALUATING = ("validate", "test", "predict")
 CONFIGURING = ("--config", "--model", "--data", "--model.class_path", "--data.class_path")
@@ -15,8 +16,11 @@ CONFIGURING = ("--config", "--model", "--data", "--model.class_path", "--data.cl
 def with_run_config(args: list[str]) -> list[str]:
     """``args`` (a subcommand and its options) with ``--config runs/<name>/config.yaml`` put first when the
     subcommand evaluates a checkpoint (``--ckpt_path runs/<name>/checkpoints/X.ckpt``) and names no config, model
-    or data; unchanged otherwise (a checkpoint outside a run folder, ``--ckpt_path last``, or a config given).
-    A line says which config is read."""
+    or data; unchanged otherwise (``--ckpt_path last``, or a config given). A line says which config is read.
+
+    Raises:
+        ConfigError: such a checkpoint lies outside a run folder (no ``config.yaml`` two folders up).
+    """
     if not args or args[0] not in EVALUATING or any(flag_values(args, flag) for flag in CONFIGURING):
         return args
     ckpt_paths = flag_values(args, "--ckpt_path")
@@ -24,6 +28,9 @@ def with_run_config(args: list[str]) -> list[str]:
         return args
     config = Path(ckpt_paths[-1]).resolve().parent.parent / "config.yaml"  # runs/<name>/checkpoints/X.ckpt
     if not config.is_file():
-        return args
+        raise ConfigError(
+            f"{args[0]} of ckpt_path={ckpt_paths[-1]!r}: it is not in a run folder with a config.yaml ({config} is "
+            f"not a file), which would give its model and data; pass --config with the config it was trained with"
+        )
     print(f"zoo: {args[0]} of {ckpt_paths[-1]} with its run's config {config} (flags override it)")
     return [args[0], "--config", str(config), *args[1:]]

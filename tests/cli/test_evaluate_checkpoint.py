@@ -45,6 +45,19 @@ def test_validate_test_and_predict_need_only_the_checkpoint(trained, capsys):
     assert (trained / "predictions.test.last-step6.jsonl").is_file()
     assert len(list(trained.parent.iterdir())) == 1  # no other run folder
 
+    outside = trained.parent.parent / "outside"  # no run folder, no config.yaml: the config must be given
+    outside.mkdir()
+    shutil.copy(last, outside / "model.ckpt")
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as refused:
+        main(["validate", f"--ckpt_path={outside / 'model.ckpt'}"])
+    assert refused.value.code == 2
+    assert capsys.readouterr().err == (
+        f"zoo: error: validate of ckpt_path={str(outside / 'model.ckpt')!r}: it is not in a run folder with a "
+        f"config.yaml ({outside.parent / 'config.yaml'} is not a file), which would give its model and data; pass "
+        "--config with the config it was trained with\n"
+    )
+
 
 def test_predict_twice_keeps_both_files_and_names_their_checkpoints(trained, caplog):
     last, (best,) = trained / "checkpoints" / "last.ckpt", (trained / "checkpoints").glob("best-step*.ckpt")
