@@ -1,6 +1,6 @@
 """Files a command writes where the user says (``compare --report``, ``attention --out``): each carries its
-command's mark, and replaces only a file with that mark (an earlier output of the same command); any other file
-at that path is the user's, and is never overwritten."""
+command's mark, and replaces only a file with that mark (an earlier output of the same command), saying so
+(:func:`replaced`); any other file at that path is the user's, and is never overwritten."""
 
 from __future__ import annotations
 
@@ -24,3 +24,9 @@ def replaceable_problem(path: Path, command: str) -> str | None:
     if mark(command).encode() in head:
         return None
     return f"{path} exists and was not written by `python -m zoo {command}`; remove it or name another file"
+
+
+def replaced(path: Path) -> str:
+    """`` (replacing the earlier one)`` when ``path`` is a file (checked before writing it), else ``""``: the line
+    that names a written output says when it took the place of an earlier output at the same path."""
+    return " (replacing the earlier one)" if path.is_file() else ""

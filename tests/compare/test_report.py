@@ -60,7 +60,8 @@ def test_a_report_replaces_its_own_file_only(runs_dir, compare, tmp_path):
     """An existing file at --report was overwritten without a word: a user's notes.html was lost."""
     report = tmp_path / "r.html"
     assert compare(runs_dir, "--report", report)[0] == 0
-    assert compare(runs_dir, "--report", report)[0] == 0  # its own report: refreshed
+    status, _, err = compare(runs_dir, "--report", report)  # its own report: refreshed, and said
+    assert (status, err) == (0, f"report: {report} (replacing the earlier one)\n")
     notes = tmp_path / "notes.html"
     notes.write_text("<p>my notes</p>")
     status, out, err = compare(runs_dir, "--report", notes)

@@ -85,7 +85,8 @@ def test_attention_maps_of_a_language_model(language_model_checkpoints, tmp_path
     out = tmp_path / "maps.png"
     args = ["attention", "--ckpt_path", language_model_checkpoints["last"], "--text", "To be", "--out", str(out)]
     assert run(args, capsys)[0] == 0 and png_size(out) == (2 * 300, 1 * 300)
-    assert run(args, capsys)[0] == 0  # its own maps: drawn again
+    code, printed, _ = run(args, capsys)  # its own maps: drawn again, and said
+    assert code == 0 and printed.endswith("600x300 pixels (replacing the earlier one)\n")
     out.write_bytes(b"\x89PNG\r\n\x1a\n a picture of the user's")  # replaced without a word, once
     code, _, err = run(args, capsys)
     assert code == 2 and out.read_bytes().endswith(b"a picture of the user's")

@@ -23,7 +23,7 @@ from zoo.compare.several import compare_metrics, parse_metrics
 from zoo.compare.statistics import INTERVALS
 from zoo.compare.wandb_runs import load_wandb_runs
 from zoo.errors import print_error
-from zoo.output_files import replaceable_problem
+from zoo.output_files import replaceable_problem, replaced
 from zoo.run_folders import folder_problem
 
 DEFAULT_REPORT = ""  # --report with no name: :func:`default_report`
@@ -120,8 +120,9 @@ def run(argv: list[str]) -> None:
     if args.report:
         from zoo.compare.report import write_report  # plotly is imported only when a report is asked for
 
+        earlier = replaced(Path(args.report))
         write_report(comparisons, Path(args.report), command, results, plans)
-        print(f"report: {args.report}", file=sys.stderr)
+        print(f"report: {args.report}{earlier}", file=sys.stderr)
 
 
 def _runs(args: argparse.Namespace) -> tuple[list, object, str]:

@@ -14,7 +14,7 @@ from zoo.inference.command import checked_text, main_of, parser
 from zoo.inference.figure import AttentionMap, draw_attention, figure_size
 from zoo.inference.text import translate_texts
 from zoo.nn.attention_maps import recorded_attention
-from zoo.output_files import replaceable_problem
+from zoo.output_files import replaceable_problem, replaced
 from zoo.registry import POSITIONAL_ENCODINGS
 from zoo.tasks import ClassificationTask, TranslationTask
 
@@ -144,11 +144,12 @@ def run(argv: list[str]) -> None:
     own = target is None and isinstance(model.task, TranslationTask)
     target = own_translation(model, text) if own else target
     maps = _maps(model, text, target)
+    earlier = replaced(Path(args.out))
     draw_attention(maps, Path(args.out), map_title(text, target, own))
     width, height = figure_size(maps)
     heads = max(m.weights.shape[0] for m in maps)
     modules = f"{len(maps)} attention module{'s' * (len(maps) != 1)} x {heads} head{'s' * (heads != 1)}"
-    print(f"{args.out}: {modules}, {width}x{height} pixels")
+    print(f"{args.out}: {modules}, {width}x{height} pixels{earlier}")
 
 
 main = main_of("attention", run)
