@@ -68,8 +68,10 @@ def make_wandb_logger(
     (:class:`zoo.wandb_guard.GuardedWandbLogger`), and training goes on.
 
     The run id is, in this order: the one kept in ``run_dir/wandb_id`` (a resumed training continues the same
-    W&B run), the one ``wandb agent`` assigned (``$WANDB_RUN_ID``, so that the run joins its sweep), or a new
-    one; it is then kept in ``run_dir/wandb_id`` by rank 0 (the other ranks log nothing to W&B).
+    W&B run; under ``wandb agent`` the run folder resolution made it the agent's, :mod:`zoo.wandb_agent`), the
+    one ``wandb agent`` assigned (``$WANDB_RUN_ID``, so that the run joins its sweep), or a new one; it is then
+    kept in ``run_dir/wandb_id`` by rank 0 (the other ranks log nothing to W&B). ``$WANDB_RUN_ID`` is set to it:
+    under a sweep (``$WANDB_SWEEP_ID``) ``wandb.init`` takes that variable over its ``id`` argument.
     """
     mode = wandb_mode()
     os.environ["WANDB_MODE"] = mode  # child processes (DDP ranks) see the same decision
@@ -82,6 +84,9 @@ def make_wandb_logger(
         if getattr(rank_zero_only, "rank", 0) == 0:  # the W&B run is rank 0's; another rank's id would replace it
             run_dir.mkdir(parents=True, exist_ok=True)
             id_file.write_text(run_id)
+    if os.environ.get("WANDB_RUN_ID", run_id) != run_id:  # a restart under a new id (zoo.wandb_agent)
+        os.environ["WANDB_RUN_ID"] = run_id
+        _forget_wandb_settings()
     grouping = run_grouping()
     logger = GuardedWandbLogger(
         on_failure=on_failure,
@@ -96,6 +101,15 @@ def make_wandb_logger(
     )
     logger._wandb_init.pop("anonymous", None)  # Lightning passes anonymous=None, which wandb warns about
     return logger
+
+
+def _forget_wandb_settings() -> None:
+    """Make W&B read the environment again at its next ``wandb.init``: it reads it once per process (where
+    ``main`` runs twice in one process, the second run would take the first one's ``$WANDB_RUN_ID``)."""
+    import wandb
+
+    if wandb.run is None:
+        wandb.teardown()
 
 
 EVALUATION_METRICS = ("loss", "ppl", "bpc", "acc", "f1", "bleu", "exact_match")

@@ -54,6 +54,17 @@ def under_agent(monkeypatch, run_id: str) -> None:
     monkeypatch.setenv("WANDB_SWEEP_ID", "sweep42")
 
 
+@pytest.fixture(autouse=True)
+def wandb_settings_of_this_test():
+    """W&B keeps the environment it read at its first ``wandb.init`` in the process (an agent's run and sweep id,
+    which it takes over ``init``'s ``id``); each test, as each trial of an agent, starts from its own."""
+    import wandb
+
+    wandb.teardown()
+    yield
+    wandb.teardown()
+
+
 @pytest.mark.parametrize("form", ["args", "args_no_equals", "args_no_boolean_flags"])
 def test_a_restarted_trials_arguments_are_read_in_each_form_the_agent_writes(form, cli_env, capsys):
     with pytest.raises(SystemExit) as done:
@@ -119,6 +130,7 @@ def test_an_agent_restart_with_no_checkpoint_starts_clean_never_in_the_agents_us
     second = first.with_name(first.name + "-2")
     new_id = (second / "wandb_id").read_text()
     assert new_id != "agent8id" and (first / "wandb_id").read_text() == "agent8id"
+    assert [path.name.rsplit("-", 1)[1] for path in (second / "wandb").glob("offline-run-*")] == [new_id]
     assert (first / "metrics.jsonl").read_text() == before  # the earlier attempt is left as it was
     assert [line["step"] for line in read_run(second)["metrics"] if "train_loss" in line] == [0, 1]
     assert (
@@ -129,6 +141,7 @@ def test_an_agent_restart_with_no_checkpoint_starts_clean_never_in_the_agents_us
 
     shutil.rmtree(second)
     (first / "metrics.jsonl").unlink()  # an attempt stopped before its first logged step
+    under_agent(monkeypatch, "agent8id")  # a new process of the agent (this one set WANDB_RUN_ID for W&B)
     main([*args, *agent_arguments("args", restart=True)])
     assert sorted(p.name for p in (cli_env / "runs").iterdir()) == [first.name]
     assert (first / "wandb_id").read_text() == "agent8id"
