@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from zoo.cli_parser import flag_values
+from zoo.command_line import flag_values
 from zoo.config_checks import ConfigError
 
 EVALUATING = ("validate", "test", "predict")
