@@ -87,6 +87,8 @@ def _train(precision: str, algorithm: str | None = None) -> tuple[dict, list[flo
 
 @pytest.mark.parametrize("precision", ["32-true", "bf16-mixed"])
 def test_training_with_the_shared_norm_takes_lightnings_steps(precision, monkeypatch):
+    # one AdamW kernel for both: Lightning refuses to clip a fused one under bf16-mixed, and this compares clipping
+    monkeypatch.setattr(zoo.tasks.base, "fused_optimizer_supported", lambda *args: False)
     ours, norms = _train(precision)
     assert min(norms) > 0.5  # clipping was active at every step
     monkeypatch.setattr(zoo.tasks.base, "plain_norm_clipping", lambda *args: False)  # Lightning's clip_grad_norm_

@@ -88,9 +88,19 @@ class StepProgressBar(RichProgressBar):
         self._update_metrics(trainer, pl_module)
         self.refresh()
 
+    def _update_metrics(self, trainer, pl_module) -> None:
+        """Show the metrics, in training only at the steps that log (``trainer.log_every_n_steps``, and the
+        last): reading ``train_loss`` makes the host wait for the device, which could queue steps ahead."""
+        logging = trainer._logger_connector.should_update_logs or trainer.fast_dev_run
+        if not trainer.training or logging or trainer.global_step >= (self._step_budget() or float("inf")):
+            super()._update_metrics(trainer, pl_module)
+
     def get_metrics(self, trainer, pl_module) -> dict:
         metrics = super().get_metrics(trainer, pl_module)
         metrics.pop("v_num", None)
+        loss = trainer.callback_metrics.get("train_loss")  # logged without prog_bar: Lightning reads those every step
+        if loss is not None:
+            metrics = {"train_loss": float(loss), **metrics}
         return metrics
 
 

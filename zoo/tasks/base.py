@@ -21,6 +21,7 @@ from zoo.nn.positional import unlimited_encodings
 from zoo.registry import ACTIVATIONS, NORMS, POSITIONAL_ENCODINGS, SCHEDULES, check_at_least, check_between
 from zoo.schedules import schedule_factor
 from zoo.tasks.metric_states import apply_keeping_metric_dtypes
+from zoo.tasks.train_tokens import TrainTokens
 
 # The valid names of each string knob, as types: the CLI's parser checks them and --help lists them.
 Activation = Literal[tuple(ACTIVATIONS.names())]
@@ -185,7 +186,7 @@ class TaskModule(pl.LightningModule):
         self._clock: float | None = None
         self._step_metrics: dict[str, float | Tensor] = {}  # this step's lr, tokens/s, grad norm, until logged
         self._checkpoint_step: int | None = None
-        self._train_tokens: int | None = 0  # seen by fit, over all ranks; None after a checkpoint without it
+        self._train_tokens = TrainTokens()  # seen by fit, over all ranks; unknown after a checkpoint without it
 
     def build_network(self) -> nn.Module:
         raise NotImplementedError
@@ -241,8 +242,9 @@ class TaskModule(pl.LightningModule):
                 f"to {longest}, lower {field}, or use model.pe={unlimited_encodings()}"
             )
 
-    def training_loss(self, batch: dict) -> tuple[Tensor, int]:
-        """The training loss of a batch and the number of tokens it covered."""
+    def training_loss(self, batch: dict) -> tuple[Tensor, Tensor]:
+        """The training loss of a batch and the number of tokens it covered (a 0-dim integer tensor on the
+        batch's device: reading it would make the host wait for the device every step)."""
         raise NotImplementedError
 
     def evaluate(self, stage: str, batch: dict, batch_idx: int) -> None:
@@ -269,10 +271,10 @@ class TaskModule(pl.LightningModule):
 
     def on_load_checkpoint(self, checkpoint: dict) -> None:
         self._checkpoint_step = checkpoint.get("global_step")
-        self._train_tokens = checkpoint.get(TRAIN_TOKENS_KEY)  # None: saved by a version that did not count
+        self._train_tokens = TrainTokens(checkpoint.get(TRAIN_TOKENS_KEY))  # None: saved before they were counted
 
     def on_save_checkpoint(self, checkpoint: dict) -> None:
-        checkpoint[TRAIN_TOKENS_KEY] = self._train_tokens
+        checkpoint[TRAIN_TOKENS_KEY] = self._train_tokens.read()
 
     def _log_evaluated_step(self) -> None:
         """Record evaluation metrics at the optimiser step of the weights evaluated: the current step in
@@ -281,8 +283,9 @@ class TaskModule(pl.LightningModule):
         fitting = self.trainer.state.fn == "fit"
         step = self.global_step if fitting or self._checkpoint_step is None else self._checkpoint_step
         self.log("step", float(step), sync_dist=False)
-        if fitting and self._train_tokens is not None:  # the training tokens seen by this evaluation (--at tokens=N)
-            self.log("train_tokens", float(self._train_tokens), sync_dist=False)
+        seen = self._train_tokens.read() if fitting else None
+        if seen is not None:  # the training tokens seen by this evaluation (--at tokens=N)
+            self.log("train_tokens", float(seen), sync_dist=False)
 
     # -- optimisation --------------------------------------------------------------------------
     def configure_optimizers(self):
@@ -294,7 +297,7 @@ class TaskModule(pl.LightningModule):
             lr=hp.lr,
             betas=tuple(hp.betas),
             eps=hp.eps,
-            fused=fused_optimizer_supported(self.parameters(), str(self.trainer.precision)),
+            fused=fused_optimizer_supported(self.parameters(), self.trainer),
         )
         total = self.trainer.estimated_stepping_batches  # inf for a time budget: only schedules with no end
         total = int(total) if math.isfinite(total) else 0
@@ -311,9 +314,9 @@ class TaskModule(pl.LightningModule):
 
     def training_step(self, batch: dict, batch_idx: int) -> Tensor:
         loss, tokens = self.training_loss(batch)
-        self.log("train_loss", loss, prog_bar=True)
-        if self._train_tokens is not None:
-            self._train_tokens += int(tokens) * self.trainer.world_size  # as tokens_per_sec: ranks alike
+        # every step for callbacks that watch it, kept a tensor: the progress bar reads it at the steps that log
+        self.log("train_loss", loss)
+        self._train_tokens.add(tokens, self.trainer.world_size)  # as tokens_per_sec: ranks alike
         now = time.perf_counter()
         self._step_metrics = {"lr": self.optimizers().param_groups[0]["lr"]}
         if self._clock is not None:
@@ -326,7 +329,7 @@ class TaskModule(pl.LightningModule):
         loggers: every ``log_every_n_steps``, and the step a run stops at (the callbacks, which run before
         this hook, have decided by now: the last step, ``max_time``, a non-finite loss). ``self.log`` costs
         about 0.3 ms a call on CPU (docs/performance.md), and on other steps nothing would read them.
-        ``train_loss`` is logged every step, for the progress bar."""
+        ``train_loss`` is logged every step (a tensor until a logger or the progress bar reads it)."""
         trainer = self.trainer
         if self._step_metrics and (trainer._logger_connector.should_update_logs or trainer.fast_dev_run):
             self.log_dict(self._step_metrics)
@@ -367,11 +370,22 @@ def plain_norm_clipping(trainer: pl.Trainer, clip_val: float | None, algorithm: 
     )
 
 
-def fused_optimizer_supported(parameters, precision: str = "32-true") -> bool:
-    """Whether AdamW's fused kernel (one pass over all parameters, instead of a loop of small ops) can run:
-    floating-point parameters held as plain tensors on the CPU or a CUDA device (not FSDP's sharded ones), and
-    no mixed precision (Lightning refuses to clip the gradients of a fused optimizer under autocast)."""
-    return not precision.endswith("-mixed") and all(
+def fused_optimizer_supported(parameters, trainer: pl.Trainer | None = None) -> bool:
+    """Whether AdamW's fused kernel (one pass over all parameters, instead of a loop of small ops; it also
+    drops a non-finite step on the device, :mod:`zoo.nonfinite`) can run: floating-point parameters held as
+    plain tensors on the CPU or a CUDA device (not FSDP's sharded ones), no ``GradScaler`` (``16-mixed``: a
+    fused step unscales the gradients itself, after they were checked and clipped), and under ``bf16-mixed``
+    no clipping left to Lightning (by value: it refuses to clip the gradients of a fused optimizer under
+    autocast; by norm the zoo clips them itself, :func:`plain_norm_clipping`)."""
+    precision = str(trainer.precision) if trainer is not None else "32-true"
+    clipped_by_lightning = (
+        trainer is not None
+        and bool(trainer.gradient_clip_val)
+        and not plain_norm_clipping(trainer, trainer.gradient_clip_val, trainer.gradient_clip_algorithm)
+    )
+    if precision == "16-mixed" or (precision.endswith("-mixed") and clipped_by_lightning):
+        return False
+    return all(
         type(p) in (torch.Tensor, nn.Parameter) and p.device.type in ("cpu", "cuda") and p.is_floating_point()
         for p in parameters
     )

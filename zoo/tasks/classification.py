@@ -82,9 +82,9 @@ class ClassificationTask(TaskModule):
         mask = torch.zeros_like(tokens, dtype=torch.bool) if padding_mask is None else padding_mask
         return self.head(POOLINGS.get(self.hparams.pooling)(self.call_network(tokens, mask), mask))
 
-    def training_loss(self, batch: dict) -> tuple[Tensor, int]:
+    def training_loss(self, batch: dict) -> tuple[Tensor, Tensor]:
         loss = F.cross_entropy(self(batch["tokens"], batch["padding_mask"]).float(), batch["labels"])
-        return loss, int((~batch["padding_mask"]).sum())
+        return loss, (~batch["padding_mask"]).sum()
 
     def evaluate(self, stage: str, batch: dict, batch_idx: int) -> None:
         logits = self(batch["tokens"], batch["padding_mask"])

@@ -75,11 +75,12 @@ class LanguageModelTask(TaskModule):
         logits = self(batch["tokens"])
         targets = batch["targets"]
         loss = F.cross_entropy(logits.flatten(0, 1).float(), targets.flatten(), reduction="sum")
-        return loss, torch.tensor(targets.numel(), device=targets.device)  # blocks are never padded
+        # blocks are never padded; a fill, where torch.tensor would copy from the host and wait on a GPU
+        return loss, torch.full((), targets.numel(), dtype=torch.long, device=targets.device)
 
-    def training_loss(self, batch: dict) -> tuple[Tensor, int]:
+    def training_loss(self, batch: dict) -> tuple[Tensor, Tensor]:
         loss, tokens = self.summed_loss(batch)
-        return loss / tokens, int(tokens)
+        return loss / tokens, tokens
 
     def evaluate(self, stage: str, batch: dict, batch_idx: int) -> None:
         nll, tokens = self.summed_loss(batch)

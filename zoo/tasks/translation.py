@@ -121,9 +121,9 @@ class TranslationTask(TaskModule):
         )
         return loss, (~batch["tgt_padding_mask"]).sum()
 
-    def training_loss(self, batch: dict) -> tuple[Tensor, int]:
+    def training_loss(self, batch: dict) -> tuple[Tensor, Tensor]:
         loss, tokens = self._token_losses(batch, self.hparams.label_smoothing)
-        return loss / tokens, int(tokens)
+        return loss / tokens, tokens
 
     def hypotheses(
         self,
