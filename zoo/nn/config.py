@@ -33,6 +33,10 @@ class TransformerConfig:
         bias: biases in the attention and FFN projections and shifts in the norms (paper, GPT-2: yes;
             nanoGPT's ``bias=False``, PaLM (Chowdhery et al. 2022, section 2) and LLaMA: no, which is faster).
             Task heads (a classifier's output layer) keep their bias.
+        vocab_multiple: pad the embedding and output matrices to a multiple of this many rows (nanoGPT pads
+            GPT-2's 50257 to 50304 = 64 x 786: matmuls of aligned shapes run faster on GPUs). The padding rows
+            are never looked up, their logits are cut off before any loss or decoder sees them, and
+            :func:`zoo.nn.count_parameters` leaves them out. 1 (default): no padding.
 
     Raises:
         ValueError: naming the field, the value and what is valid, for an unknown component name,
@@ -57,6 +61,7 @@ class TransformerConfig:
     max_len: int = 1024
     scale_embedding: bool = True
     bias: bool = True
+    vocab_multiple: int = 1
 
     @classmethod
     def field_names(cls) -> list[str]:
@@ -73,7 +78,7 @@ class TransformerConfig:
         NORMS.check(self.norm)
         POSITIONAL_ENCODINGS.check(self.pe)
         check_choice("model.norm_position", self.norm_position, NORM_POSITIONS)
-        for field in ("d_model", "n_heads", "d_ff", "max_len"):
+        for field in ("d_model", "n_heads", "d_ff", "max_len", "vocab_multiple"):
             value = getattr(self, field)
             if not isinstance(value, int) or value <= 0:
                 raise ValueError(f"model.{field}={value!r} is not valid; it must be a positive integer")
@@ -86,6 +91,10 @@ class TransformerConfig:
             value = getattr(self, field)
             if value is not None and not 0.0 <= value < 1.0:
                 raise ValueError(f"model.{field}={value!r} is not valid; it must be in [0, 1)")
+
+    def padded_vocab(self, vocab_size: int) -> int:
+        """``vocab_size`` rounded up to a multiple of ``vocab_multiple``."""
+        return -(-vocab_size // self.vocab_multiple) * self.vocab_multiple
 
     @property
     def ffn_dropout(self) -> float:

@@ -14,8 +14,9 @@ class Embedder(nn.Module):
     """Token ids -> the input of a stack.
 
     Args:
-        vocab_size: ``V``.
-        config: the shared knobs (``d_model``, ``pe``, ``max_len``, ``scale_embedding``, ``dropout``).
+        vocab_size: ``V``; the table has ``config.padded_vocab(V)`` rows.
+        config: the shared knobs (``d_model``, ``pe``, ``max_len``, ``scale_embedding``, ``dropout``,
+            ``vocab_multiple``).
         pad_id: the padding id; its embedding is zero and gets no gradient.
 
     Raises:
@@ -26,7 +27,8 @@ class Embedder(nn.Module):
         super().__init__()
         if not isinstance(vocab_size, int) or vocab_size <= pad_id:
             raise ValueError(f"the vocabulary size must be an integer above pad_id={pad_id}, got {vocab_size!r}")
-        self.tokens = nn.Embedding(vocab_size, config.d_model, padding_idx=pad_id)
+        self.tokens = nn.Embedding(config.padded_vocab(vocab_size), config.d_model, padding_idx=pad_id)
+        self.tokens.padding_rows = self.tokens.num_embeddings - vocab_size  # never looked up: ids are below V
         # std d_model^-0.5 so that the scaled embedding has unit variance (fairseq's choice).
         nn.init.normal_(self.tokens.weight, std=config.d_model**-0.5)
         self.tokens.weight.data[pad_id].zero_()

@@ -34,18 +34,25 @@ class OutputProjection(nn.Module):
     Args:
         d_model: ``D``.
         vocab_size: ``V``.
-        tied_to: an ``nn.Embedding`` of shape ``(V, D)`` whose weight is reused, or ``None``.
+        tied_to: an ``nn.Embedding`` of shape ``(P, D)`` whose weight is reused, or ``None``.
+        padded_size: ``P >= V``, the rows of the weight (``TransformerConfig.vocab_multiple``); ``None``: ``V``.
     """
 
-    def __init__(self, d_model: int, vocab_size: int, tied_to: nn.Embedding | None = None) -> None:
+    def __init__(
+        self, d_model: int, vocab_size: int, tied_to: nn.Embedding | None = None, padded_size: int | None = None
+    ) -> None:
         super().__init__()
-        self.linear = nn.Linear(d_model, vocab_size, bias=False)
+        self.vocab_size = vocab_size
+        self.linear = nn.Linear(d_model, padded_size or vocab_size, bias=False)
+        self.linear.padding_rows = self.linear.out_features - vocab_size
         if tied_to is not None:
             self.linear.weight = tied_to.weight
 
     def forward(self, x: Tensor) -> Tensor:
-        """``(B, T, D)`` -> ``(B, T, V)``."""
-        return self.linear(x)
+        """``(B, T, D)`` -> ``(B, T, V)``: the ``P``-wide matmul, then a view of its first ``V`` logits, so that
+        no loss, metric or decoder ever sees a padding row's."""
+        logits = self.linear(x)
+        return logits[..., : self.vocab_size] if self.linear.padding_rows else logits
 
 
 class EncoderDecoder(nn.Module):
@@ -95,7 +102,7 @@ class EncoderDecoder(nn.Module):
         self.src_embed = Embedder(src_vocab_size, config, pad_id)
         self.tgt_embed = self.src_embed if share_embeddings else Embedder(tgt_vocab_size, config, pad_id)
         tied = self.tgt_embed.tokens if tie_embeddings else None
-        self.output = OutputProjection(config.d_model, tgt_vocab_size, tied)
+        self.output = OutputProjection(config.d_model, tgt_vocab_size, tied, config.padded_vocab(tgt_vocab_size))
         if not tie_embeddings:
             nn.init.normal_(self.output.linear.weight, std=config.d_model**-0.5)
 
@@ -201,7 +208,8 @@ class DecoderOnly(nn.Module):
         self.decoder = TransformerStack(config, num_layers, is_causal=True)
         init_linear_weights(self)
         self.embed = Embedder(vocab_size, config, pad_id)
-        self.output = OutputProjection(config.d_model, vocab_size, self.embed.tokens if tie_embeddings else None)
+        tied = self.embed.tokens if tie_embeddings else None
+        self.output = OutputProjection(config.d_model, vocab_size, tied, config.padded_vocab(vocab_size))
         if not tie_embeddings:
             nn.init.normal_(self.output.linear.weight, std=config.d_model**-0.5)
 
@@ -225,8 +233,15 @@ class DecoderOnly(nn.Module):
 
 
 def count_parameters(module: nn.Module) -> int:
-    """The number of distinct trainable parameters (tied weights counted once)."""
-    return sum(p.numel() for p in module.parameters() if p.requires_grad)
+    """The number of distinct trainable parameters (tied weights counted once), without the rows that pad a
+    vocabulary to ``vocab_multiple`` (no token uses them: the count is the unpadded network's)."""
+    total = sum(p.numel() for p in module.parameters() if p.requires_grad)
+    padding = {
+        id(sub.weight): sub.padding_rows * sub.weight.shape[1]
+        for sub in module.modules()
+        if getattr(sub, "padding_rows", 0) and sub.weight.requires_grad
+    }
+    return total - sum(padding.values())
 
 
 __all__ = ["DecoderOnly", "EncoderDecoder", "EncoderOnly", "OutputProjection", "count_parameters"]

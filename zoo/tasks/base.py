@@ -82,6 +82,9 @@ class TaskModule(pl.LightningModule):
         max_len: the longest sequence, in tokens (the size of ``learned`` position tables).
         scale_embedding: multiply embeddings by sqrt(d_model) (section 3.4).
         bias: biases in the projections and shifts in the norms (the paper's); ``false`` as nanoGPT and PaLM.
+        vocab_multiple: pad the embedding and output matrices to a multiple of this many rows (64: GPT-2's
+            50257 to 50304, as nanoGPT, for faster GPU matmuls); the padding is never predicted, never in the
+            loss, and left out of the logged ``parameters``.
         lr: the peak learning rate.
         weight_decay: AdamW's decoupled weight decay (Loshchilov and Hutter 2019) on matrices only.
         betas: Adam's (beta1, beta2); the paper's (0.9, 0.98) (section 5.3).
@@ -156,6 +159,7 @@ class TaskModule(pl.LightningModule):
         max_len: int = DEFAULT.max_len,
         scale_embedding: bool = DEFAULT.scale_embedding,
         bias: bool = DEFAULT.bias,
+        vocab_multiple: int = DEFAULT.vocab_multiple,
         lr: float = 5e-4,
         weight_decay: float = 0.0,
         betas: tuple[float, float] = (0.9, 0.98),
