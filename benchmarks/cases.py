@@ -62,6 +62,8 @@ SHAPE_A = Shape(layers=4, heads=4, d_model=128, d_ff=512, length=64, batch=12, v
 SHAPE_B = Shape(layers=6, heads=6, d_model=384, d_ff=1536, length=256, batch=8, vocab=65)
 TRANSLATION = Shape(layers=3, heads=8, d_model=256, d_ff=512, length=24, batch=128, vocab=8000, dropout=0.1)
 SST2 = Shape(layers=2, heads=4, d_model=128, d_ff=512, length=32, batch=128, vocab=8000, dropout=0.1)
+# GPT-2 small (Radford et al. 2019) at nanoGPT's batch of 16 x 1024 tokens: the GPU rows of issue 41.
+GPT2_SMALL = Shape(layers=12, heads=12, d_model=768, d_ff=3072, length=1024, batch=16, vocab=50257)
 # The shipped Tiny Shakespeare config's knobs (configs/decoder_only/tinyshakespeare.yaml), GPT-2's layout.
 LANGUAGE_MODEL_KNOBS = dict(activation="gelu", norm="layernorm", norm_position="pre", pe="learned")
 

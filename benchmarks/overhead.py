@@ -80,10 +80,12 @@ class StepTimer(Callback):
         self._restore()
 
 
-def fit_args(config: str, size: str, steps: int, data_dir: Path, runs_dir: str, device: str) -> list[str]:
-    """The ``zoo fit`` arguments of one row: ``steps`` steps, no validation, no checkpoint, no progress bar."""
+def fit_args(config: str, size: str, options: argparse.Namespace, runs_dir: str) -> list[str]:
+    """The ``zoo fit`` arguments of one row: the warm-up and timed steps, no validation, no checkpoint, no
+    progress bar."""
     data, tiny = CONFIGS[config]
-    spec = '{"class_path": "benchmarks.overhead.StepTimer"}'
+    spec = f'{{"class_path": "benchmarks.overhead.StepTimer", "init_args": {{"warmup": {options.warmup}}}}}'
+    steps, data_dir, device = options.warmup + options.steps + 1, options.data_dir, options.device
     return [
         "fit", "--config", str(REPO / "configs" / f"{config}.yaml"), f"--data.path={data_dir / data}",
         f"--runs_dir={runs_dir}", f"--trainer.max_steps={steps}", "--trainer.limit_val_batches=0",
@@ -119,7 +121,7 @@ def measure(config: str, size: str, options: argparse.Namespace) -> str:
     from zoo.cli import main
 
     with tempfile.TemporaryDirectory() as runs_dir:
-        main(fit_args(config, size, options.warmup + options.steps + 1, options.data_dir, runs_dir, options.device))
+        main(fit_args(config, size, options, runs_dir))
     from benchmarks import overhead  # the CLI built the callback from this module, not from a run as __main__
 
     timer = overhead._TIMERS.pop()

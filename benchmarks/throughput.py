@@ -12,6 +12,9 @@ Sections (``--only`` picks some; all by default):
 - ``scaling``: shape (b) at blocks 128 to 1024 against GPT-2: tokens per second and peak memory;
 - ``decoding``: greedy and beam-4 search of 128 new tokens after 4 prompts of 64 tokens, with and without the
   key/value cache, on the decoder-only model at shape (b);
+- ``gpt2``: GPT-2 small (:data:`benchmarks.cases.GPT2_SMALL`) on a GPU, the zoo with and without its
+  vocabulary padded to a multiple of 64 (``model.vocab_multiple``), against Hugging Face's; on a CPU (or with
+  ``--quick``) at a toy size of the same vocabulary;
 - ``data``: the padding of ``max_tokens`` batches (Multi30k, SST-2); ``startup``: from ``python -m zoo fit`` to
   the first training step with a warm cache (and the imports that take that time).
 
@@ -22,6 +25,7 @@ the attention term) over the matmul peak this script measures first, in the run'
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 from dataclasses import replace
@@ -41,7 +45,7 @@ from benchmarks.training import Settings, measure, measure_all  # noqa: E402
 from zoo.nn import NORMS, POSITIONAL_ENCODINGS  # noqa: E402
 from zoo.precision import MATMUL_PRECISIONS, set_matmul_precision  # noqa: E402
 
-SECTIONS = ("train", "knobs", "scaling", "decoding", "data", "startup")
+SECTIONS = ("train", "knobs", "scaling", "gpt2", "decoding", "data", "startup")
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
 
@@ -119,6 +123,20 @@ def scaling_cases(quick: bool) -> list[c.Case]:
     return rows
 
 
+def gpt2_cases(device: torch.device, quick: bool) -> list[c.Case]:
+    """GPT-2 small, Hugging Face's and the zoo's (GPT-2's layout: biases, GELU, tied embeddings), the zoo's also
+    with its 50257 rows padded to 50304 (Hugging Face's where ``transformers`` is installed); a toy depth and
+    width of the same vocabulary on a CPU or ``quick``."""
+    toy = quick or device.type != "cuda"
+    shape = replace(c.GPT2_SMALL, layers=2, heads=2, d_model=64, d_ff=256, length=64, batch=2) if toy else c.GPT2_SMALL
+    reference = "GPT-2 (HF) small" if importlib.util.find_spec("transformers") is not None else None
+    return [
+        *([c.gpt2(reference, shape)] if reference else []),
+        c.decoder_only("zoo GPT-2 small", shape, reference),
+        c.decoder_only("zoo GPT-2 small, vocab_multiple=64", shape, reference, vocab_multiple=64),
+    ]
+
+
 def measure_peaks(device: torch.device, quick: bool) -> dict[str, float]:
     """The float32 and bfloat16 matmul peaks, in FLOP/s."""
     size = 1024 if quick else (8192 if device.type == "cuda" else 2048)
@@ -143,6 +161,7 @@ def main(argv: list[str] | None = None) -> None:
         "train": lambda: training_cases(args.nanogpt),
         "knobs": knob_cases,
         "scaling": lambda: scaling_cases(args.quick),
+        "gpt2": lambda: gpt2_cases(device, args.quick),
     }
     for section, make_cases in groups.items():
         if section in args.only:

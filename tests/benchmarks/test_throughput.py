@@ -108,3 +108,14 @@ def test_a_nanogpt_path_without_model_py_is_refused_before_anything_runs(tmp_pat
     with pytest.raises(SystemExit):
         main(["--nanogpt", str(tmp_path), "--only", "train"])
     assert f"--nanogpt='{tmp_path}' has no model.py" in capsys.readouterr().err
+
+
+def test_the_gpt2_section_runs_gpt2_small_padded_and_not_at_a_toy_size_on_the_cpu(tmp_path):
+    threads = torch.get_num_threads()
+    try:
+        main(["--quick", "--only", "gpt2", "--steps", "1", "--threads", "1", "--json", str(tmp_path / "out.json")])
+    finally:
+        torch.set_num_threads(threads)
+    rows = {row["case"]: row for row in json.loads((tmp_path / "out.json").read_text())["gpt2"]}
+    assert {"zoo GPT-2 small", "zoo GPT-2 small, vocab_multiple=64"} <= set(rows)  # and HF's, where installed
+    assert all(row["tokens_per_s"] > 0 for row in rows.values())
