@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from zoo.yaml_files import load_yaml
+from zoo.cli.yaml_files import load_yaml
 
 REPO = Path(__file__).resolve().parent.parent
 FIRST_STEP_MARK = "zoo-benchmark: first training step at"

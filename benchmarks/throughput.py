@@ -43,7 +43,7 @@ from benchmarks.machine import DTYPES, machine_line, matmul_peak  # noqa: E402
 from benchmarks.report import Report  # noqa: E402
 from benchmarks.training import Settings, measure, measure_all  # noqa: E402
 from zoo.nn import NORMS, POSITIONAL_ENCODINGS  # noqa: E402
-from zoo.precision import MATMUL_PRECISIONS, set_matmul_precision  # noqa: E402
+from zoo.training.precision import MATMUL_PRECISIONS, set_matmul_precision  # noqa: E402
 
 SECTIONS = ("train", "knobs", "scaling", "gpt2", "decoding", "data", "startup")
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"

@@ -1,5 +1,5 @@
-"""``python -m zoo``: the command line (see :mod:`zoo.cli`). Bare, it lists the commands; a command outside
-LightningCLI's four (``sweep``, ``compare``, ...) is run without importing :mod:`zoo.cli` (Lightning: seconds),
+"""``python -m zoo``: the command line (see :mod:`zoo.cli.lightning_cli`). Bare, it lists the commands; a command outside
+LightningCLI's four (``sweep``, ``compare``, ...) is run without importing :mod:`zoo.cli.lightning_cli` (Lightning: seconds),
 so that its arguments are checked first."""
 
 import importlib
@@ -8,8 +8,8 @@ import sys
 
 
 def _entry():
-    """The ``main`` to run: of the command's own module for a tool (``sweep``), else :func:`zoo.cli.main`."""
-    from zoo.command_line import TOOLS, print_commands_and_exit, unknown_command
+    """The ``main`` to run: of the command's own module for a tool (``sweep``), else :func:`zoo.cli.lightning_cli.main`."""
+    from zoo.cli.command_line import TOOLS, print_commands_and_exit, unknown_command
 
     argv = sys.argv[1:]
     if not argv:
@@ -20,7 +20,7 @@ def _entry():
     if argv[0] in TOOLS:
         tool = importlib.import_module(TOOLS[argv[0]]).main
         return lambda: sys.exit(tool(argv[1:]))
-    from zoo.cli import main  # seconds of imports (torch, Lightning)
+    from zoo.cli.lightning_cli import main  # seconds of imports (torch, Lightning)
 
     return main
 

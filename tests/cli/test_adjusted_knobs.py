@@ -11,8 +11,8 @@ from types import SimpleNamespace
 import pytest
 
 from tests.cli.helpers import CONFIGS, TINY_MODEL, read_run, small_copy
-from zoo.adjusted import adjusted_knobs, say
-from zoo.cli import main
+from zoo.cli.adjusted_knobs import adjusted_knobs, say
+from zoo.cli.lightning_cli import main
 from zoo.data import ClassificationDataModule
 from zoo.data.tokenizer import train_tokenizer
 

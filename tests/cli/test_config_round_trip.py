@@ -10,10 +10,10 @@ import pytest
 import yaml
 
 from tests.conftest import REPO
-from zoo.recorded_values import load_text
-from zoo.run_session import recorded_forms
+from zoo.cli.recorded_values import load_text
+from zoo.cli.session import recorded_forms
+from zoo.runs.record import flatten
 from zoo.sweep.validate import cli_parser, parse
-from zoo.tracking import flatten
 
 CONFIGS = sorted((REPO / "configs").rglob("*.yaml"))
 SHAKESPEARE = REPO / "configs" / "decoder_only" / "tinyshakespeare.yaml"
@@ -43,9 +43,9 @@ EVERY_KIND = [
     "--seed_everything=7",
     "--data.seed=3",
 ]
-# a run records the size the data's tokenizer gives (zoo.cli.ZooCLI.before_fit); parsing alone leaves it 0
+# a run records the size the data's tokenizer gives (zoo.cli.lightning_cli.ZooCLI.before_fit); parsing alone leaves it 0
 VOCAB_SIZE = 65
-# what a run records of where it ran, under run. in W&B's config (zoo.devices.run_devices)
+# what a run records of where it ran, under run. in W&B's config (zoo.runs.devices.run_devices)
 DEVICES = {
     "world_size": 1,
     "num_nodes": 1,

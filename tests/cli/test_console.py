@@ -6,8 +6,8 @@ from types import SimpleNamespace
 from lightning.pytorch.utilities.model_summary import get_human_readable_count
 
 from tests.cli.helpers import read_run, shakespeare_args
-from zoo.cli import main
-from zoo.tracking import define_summaries, make_wandb_logger
+from zoo.cli.lightning_cli import main
+from zoo.runs.record import define_summaries, make_wandb_logger
 
 NOISE = ("💡 Tip", "anonymous setting", "LeafSpec", "`weights_only` was not set", "v_num", "Epoch 0/-")
 
@@ -82,7 +82,7 @@ def test_the_step_bar_is_one_clock_over_every_epoch(tmp_path):
     from lightning.pytorch import Trainer
     from lightning.pytorch.demos.boring_classes import BoringModel
 
-    from zoo.progress import StepProgressBar
+    from zoo.training.progress import StepProgressBar
 
     class Watch(StepProgressBar):
         starts: list = []

@@ -11,14 +11,14 @@ from lightning.pytorch import Trainer
 from lightning.pytorch.accelerators import CPUAccelerator
 
 from tests.cli.helpers import CONFIGS, read_run, shakespeare_args, small_copy
-from zoo.cli import main
+from zoo.cli.lightning_cli import main
 from zoo.data import ClassificationDataModule, LanguageModelDataModule, TranslationDataModule
 from zoo.data.base import IGNORE_INDEX
-from zoo.devices import device_names, moved_devices, unpinned_devices
-from zoo.run_folders import config_hash, differences, with_added_fields
+from zoo.runs.devices import device_names, moved_devices, unpinned_devices
+from zoo.runs.folders import config_hash, differences, with_added_fields
+from zoo.runs.record import flatten
+from zoo.runs.wandb_guard import GuardedWandbLogger
 from zoo.sweep.validate import cli_parser, parse
-from zoo.tracking import flatten
-from zoo.wandb_guard import GuardedWandbLogger
 
 
 def test_a_fit_records_its_devices_world_size_precision_and_effective_batch(data_dir, cli_env, capsys, monkeypatch):
@@ -172,7 +172,7 @@ def test_a_fit_on_the_cpu_because_cuda_visible_devices_hides_the_gpus_says_so(da
 def test_only_a_cuda_visible_devices_that_hides_every_gpu_is_said(
     exported, device, accelerator, gpus, said, monkeypatch
 ):
-    from zoo.devices import cpu_fit_reason
+    from zoo.runs.devices import cpu_fit_reason
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: gpus > 0)
     monkeypatch.setattr(torch.cuda, "device_count", lambda: gpus)

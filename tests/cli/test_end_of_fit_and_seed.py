@@ -8,9 +8,9 @@ import os
 import pytest
 
 from tests.cli.helpers import CONFIGS
-from zoo.cli import main
+from zoo.cli.lightning_cli import main
+from zoo.cli.session import final_validation
 from zoo.data.loading import check_reachable
-from zoo.run_session import final_validation
 
 QUICKSTART = [
     "fit",

@@ -8,9 +8,9 @@ import torch
 from tokenizers import Tokenizer
 
 from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL, VARIANTS, read_run, shakespeare_args
-from zoo.cli import main
+from zoo.cli.lightning_cli import main
+from zoo.runs.record import LINE_FIELDS
 from zoo.tasks.translation import TranslationTask
-from zoo.tracking import LINE_FIELDS
 
 TRAIN_METRICS = {"train_loss", "lr", "grad_norm", "tokens_per_sec"}
 

@@ -9,10 +9,10 @@ import pytest
 
 from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL, VARIANTS, read_run, small_copy
 from tests.compare.test_wandb import fake_api_run
-from zoo.cli import main
+from zoo.cli.lightning_cli import main
 from zoo.compare import wandb_runs
 from zoo.compare.records import load_run_folder
-from zoo.tracking import RunRecord
+from zoo.runs.record import RunRecord
 
 
 @pytest.fixture

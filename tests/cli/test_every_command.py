@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from zoo.cli import ZooCLI, main
-from zoo.command_line import TOOLS, did_you_mean, flag_values
+from zoo.cli.command_line import TOOLS, did_you_mean, flag_values
+from zoo.cli.lightning_cli import ZooCLI, main
 
 REPO = Path(__file__).resolve().parents[2]
 COMMANDS = [*ZooCLI.subcommands(), *TOOLS]  # LightningCLI's own, then the zoo's
@@ -128,7 +128,7 @@ def test_did_you_mean_takes_a_prefix_first_and_nothing_far():
 
 @pytest.mark.parametrize("args", [["sweep", "--paralel", "2"], ["sweep", "x.yaml"], ["swep"]])
 def test_a_tool_checks_its_arguments_before_lightning_is_imported(args):
-    """Every argument error took about 5 s to appear: ``zoo.cli`` (Lightning, torch) was imported first."""
+    """Every argument error took about 5 s to appear: ``zoo.cli.lightning_cli`` (Lightning, torch) was imported first."""
     code = (
         "import runpy, sys\n"
         f"sys.argv = ['zoo', *{args!r}]\n"

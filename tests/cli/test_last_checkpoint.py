@@ -5,7 +5,7 @@ import torch
 from lightning.pytorch import Callback, Trainer
 from lightning.pytorch.demos.boring_classes import BoringModel
 
-from zoo.callbacks import checkpoint_callbacks
+from zoo.training.callbacks import checkpoint_callbacks
 
 
 class WorseEachTime(BoringModel):

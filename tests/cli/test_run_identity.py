@@ -11,8 +11,8 @@ import pytest
 import torch
 
 from tests.cli.helpers import CONFIGS, read_run, shakespeare_args
-from zoo.cli import main
-from zoo.run_folders import config_hash, differences, identity, new_run_dir, shown, with_added_fields
+from zoo.cli.lightning_cli import main
+from zoo.runs.folders import config_hash, differences, identity, new_run_dir, shown, with_added_fields
 
 
 def only_run(runs):
@@ -280,7 +280,7 @@ def test_sigterm_while_the_model_is_built_leaves_no_run_folder(data_dir, cli_env
 
 def test_ctrl_c_while_wandb_starts_leaves_no_run_folder(data_dir, cli_env, monkeypatch, capsys):
     """The folder was left with only wandb_id and wandb/ (no record), taking the run's name, after a traceback."""
-    from zoo.run_session import RunSession
+    from zoo.cli.session import RunSession
 
     def interrupted(self, trainer, config, config_text, devices=None):
         (self.run_dir / "wandb" / "offline-run-1").mkdir(parents=True)
@@ -331,7 +331,7 @@ def test_resume_refuses_a_budget_already_spent(data_dir, cli_env, capsys):
 
 
 def test_a_checkpoint_may_be_evaluated_with_another_decoder():
-    from zoo.run_folders import differences
+    from zoo.runs.folders import differences
 
     recorded = {"model.beam_size": 1, "model.length_penalty": 0.6, "model.d_model": 32}
     current = {"model.beam_size": 5, "model.length_penalty": 1.0, "model.d_model": 32}

@@ -5,9 +5,9 @@ same parser in ``tests/sweep/test_shipped_sweeps.py``, by ``zoo sweep --dry-run`
 import pytest
 
 from tests.conftest import REPO
-from zoo.cli import main
+from zoo.cli.lightning_cli import main
+from zoo.runs.record import flatten
 from zoo.sweep.validate import cli_parser, parse
-from zoo.tracking import flatten
 
 CONFIGS = sorted((REPO / "configs").rglob("*.yaml"))
 

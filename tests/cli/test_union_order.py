@@ -6,13 +6,13 @@ import sys
 import typing
 
 from tests.conftest import REPO
-from zoo.union_order import numbers_first
+from zoo.cli.int_or_float import numbers_first
 
 # W&B's sweep engine imports sklearn.gaussian_process, after which typing hands out Union[float, int, None] for
 # Trainer's Optional[Union[int, float]]; the command is parsed in a fresh process so that nothing before it counts
 PARSE_AFTER = """
 import sklearn.gaussian_process
-from zoo.cli import ZooCLI
+from zoo.cli.lightning_cli import ZooCLI
 
 class Parsed(ZooCLI):
     def instantiate_classes(self):

@@ -1,4 +1,4 @@
-"""Run folders written the way :class:`zoo.tracking.RunRecord` writes them, with metrics chosen by the test."""
+"""Run folders written the way :class:`zoo.runs.record.RunRecord` writes them, with metrics chosen by the test."""
 
 from __future__ import annotations
 

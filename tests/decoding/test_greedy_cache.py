@@ -10,7 +10,7 @@ from zoo.nn import NORMS, POSITIONAL_ENCODINGS, EncoderDecoder
 
 def greedy_without_cache(model, src, src_mask, bos, max_len):
     memory = model.encode(src, src_mask)
-    tokens = torch.full((src.shape[0], 1), bos, device=src.device)  # the model's device (tests/test_cuda.py)
+    tokens = torch.full((src.shape[0], 1), bos, device=src.device)  # the model's device (tests/training/test_cuda.py)
     for _ in range(max_len):
         logits = model.output(model.decode(tokens, memory, None, src_mask))[:, -1]
         logits[:, [0, 1]] = float("-inf")  # padding and <bos> are never a next token

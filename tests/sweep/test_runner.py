@@ -13,7 +13,7 @@ import pytest
 from rich.console import Console
 
 from tests.conftest import REPO
-from tests.test_folder_lock import HOLDER
+from tests.runs.test_folder_lock import HOLDER
 from zoo.sweep.runner import Runner, Terminated
 from zoo.sweep.spec import Trial
 from zoo.sweep.state import SweepState

@@ -23,8 +23,8 @@ from zoo.compare.paired import seed_key
 from zoo.compare.power import minimum_detectable_effect, seeds_to_resolve
 from zoo.compare.records import Run
 from zoo.compare.statistics import Difference, Spread, spread, welch
-from zoo.evaluations_apart import base_metric
-from zoo.tracking import lower_is_better
+from zoo.runs.partial_evaluations import base_metric
+from zoo.runs.record import lower_is_better
 
 
 @dataclass
@@ -108,7 +108,7 @@ def _exclusion(run: Run, metric: str, include_unfinished: bool) -> str | None:
         return "no config.json" if run.status == "finished" else run.status
     if metric_value(run, metric, "final") is None:
         apart = sorted(name for name in run.final if name.endswith(f"/{metric}"))
-        if apart:  # evaluated apart from the run's own settings (zoo.evaluations_apart): another metric
+        if apart:  # evaluated apart from the run's own settings (zoo.runs.partial_evaluations): another metric
             return f"{metric} only as {', '.join(apart)}"
         return f"no {metric} logged"
     return None

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from zoo.compare.errors import CompareError
 from zoo.compare.records import Run
-from zoo.tracking import lower_is_better
+from zoo.runs.record import lower_is_better
 
 # the axis -> the series that places each evaluation on it (None: the step itself), and what it is called
 AXES = {"step": (None, "step"), "tokens": ("train_tokens", "training tokens"), "wall": ("wall_time_s", "s")}

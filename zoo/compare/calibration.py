@@ -21,7 +21,7 @@ from zoo.compare.correction import adjust, correct
 from zoo.compare.errors import CompareError
 from zoo.compare.paired import paired
 from zoo.compare.statistics import bootstrap_interval, welch
-from zoo.run_folders import is_seed
+from zoo.runs.folders import is_seed
 
 ARM = 3  # seeds per group: what a sweep of three seeds a configuration compares
 SPLITS = 2000  # splits of each kind drawn when there are more

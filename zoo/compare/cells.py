@@ -12,7 +12,7 @@ from zoo.compare.power import MOST_SEEDS, POWER
 from zoo.compare.records import UNFINISHED_STATUSES
 from zoo.compare.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, TEST_NAME, Difference, Spread
 from zoo.compare.verdicts import words
-from zoo.evaluations_apart import base_metric
+from zoo.runs.partial_evaluations import base_metric
 
 
 def decimals_for(value: float | None, significant: int = 4) -> int:

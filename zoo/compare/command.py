@@ -7,7 +7,8 @@ import io
 import sys
 from pathlib import Path
 
-from zoo.command_line import OneLineParser
+from zoo.cli.command_line import OneLineParser
+from zoo.cli.errors import print_error
 from zoo.compare.at_point import parse_point
 from zoo.compare.calibration import SPLITS, calibrate, seed_values, simulate
 from zoo.compare.calibration_table import render as render_calibration
@@ -22,9 +23,8 @@ from zoo.compare.render import FORMATS, TEXT, render
 from zoo.compare.several import compare_metrics, parse_metrics
 from zoo.compare.statistics import INTERVALS
 from zoo.compare.wandb_runs import load_wandb_runs
-from zoo.errors import print_error
-from zoo.output_files import replaceable_problem, replaced
-from zoo.run_folders import folder_problem
+from zoo.runs.folders import folder_problem
+from zoo.runs.output_files import replaceable_problem, replaced
 
 DEFAULT_REPORT = ""  # --report with no name: :func:`default_report`
 

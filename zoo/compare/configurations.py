@@ -8,7 +8,7 @@ from collections import Counter
 
 from zoo.compare.errors import CompareError
 from zoo.compare.records import Run
-from zoo.run_folders import BOOKKEEPING_FIELDS, UNMEASURED_DATA_FIELDS, is_seed
+from zoo.runs.folders import BOOKKEEPING_FIELDS, UNMEASURED_DATA_FIELDS, is_seed
 
 # Where a run ran: the same training on a GPU or a CPU, with any launcher. Under DDP the number of ranks
 # (devices x num_nodes) multiplies the batch of a step, but the config does not say it ("auto" is every device
@@ -16,7 +16,7 @@ from zoo.run_folders import BOOKKEEPING_FIELDS, UNMEASURED_DATA_FIELDS, is_seed
 PLACEMENT = ("trainer.accelerator", "trainer.strategy", "trainer.devices", "trainer.num_nodes")
 
 # Fields that name, place or display a run but do not change what it learns: a run's bookkeeping fields
-# (zoo.run_folders, one list for run names, resume and this table), where it ran, and more of display, logging,
+# (zoo.runs.folders, one list for run names, resume and this table), where it ran, and more of display, logging,
 # profiling, checkpoint loading and data loading (kept in run identities, so that the names of runs recorded
 # before stay theirs). Not among them: trainer.callbacks and trainer.plugins, which may change what is trained
 # (StochasticWeightAveraging, EarlyStopping, a precision plugin).

@@ -17,7 +17,7 @@ def _batch(run) -> tuple | None:
 
 def effective_batch_note(comparison: Comparison) -> str | None:
     """``Runs of different effective batch ...: 3870 target tokens a step (world size 1): a, b; ...`` where the
-    runs that recorded their effective batch (:func:`zoo.devices.effective_batch`) did not all train on the same
+    runs that recorded their effective batch (:func:`zoo.runs.devices.effective_batch`) did not all train on the same
     one, or ``None``. Runs recorded before runs recorded it are left out of the note."""
     runs = {}
     for row in comparison.rows:

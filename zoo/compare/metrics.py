@@ -8,7 +8,7 @@ import importlib
 
 from zoo.compare.errors import CompareError
 from zoo.compare.records import Run
-from zoo.tracking import lower_is_better
+from zoo.runs.record import lower_is_better
 
 # what fit logs about the run rather than its model (zoo.tasks.base.TaskModule.training_metrics but train_loss):
 # shown as the table's own columns, never compared

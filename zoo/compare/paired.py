@@ -16,7 +16,7 @@ from zoo.compare.correction import correct
 from zoo.compare.errors import CompareError
 from zoo.compare.records import Run
 from zoo.compare.verdicts import direction, words
-from zoo.run_folders import is_seed
+from zoo.runs.folders import is_seed
 
 TEST_NAME = "paired t-test (two-sided) over the seeds common to both arms"
 

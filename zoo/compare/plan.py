@@ -10,7 +10,7 @@ from pathlib import Path
 from zoo.compare.ablation import Comparison, detection_level
 from zoo.compare.cells import label
 from zoo.compare.power import MOST_SEEDS, POWER, minimum_detectable_effect
-from zoo.run_folders import is_seed
+from zoo.runs.folders import is_seed
 
 
 def seed_plan(comparison: Comparison) -> dict:

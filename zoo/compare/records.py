@@ -1,5 +1,5 @@
 """Runs as ``zoo compare`` sees them, and loading them from local run records (``runs/<name>/``, written by
-:class:`zoo.tracking.RunRecord`), with no network."""
+:class:`zoo.runs.record.RunRecord`), with no network."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zoo.compare.errors import CompareError
-from zoo.run_folders import with_added_fields
-from zoo.tracking import of_fit
+from zoo.runs.folders import with_added_fields
+from zoo.runs.record import of_fit
 
 # How a run that did not finish ended (or that it still runs): the run record's (``killed`` by a signal, by
 # ``zoo sweep``) and W&B's (``crashed``, ``killed``).
@@ -34,7 +34,7 @@ class Run:
         job_type: the knobs its sweep varies (W&B ``job_type``), or ``None``.
         wall_time_s: seconds of training and evaluation, or ``None`` if unknown.
         effective_batch: what one optimiser step trained on (``unit``, ``per_step``, ``world_size``, ...;
-            :func:`zoo.devices.effective_batch`), or ``None`` for a run recorded before runs recorded it.
+            :func:`zoo.runs.devices.effective_batch`), or ``None`` for a run recorded before runs recorded it.
         source: where it was read from (a folder, or ``entity/project/run_id``).
     """
 
@@ -60,7 +60,7 @@ def history_from_rows(rows: list[dict], step_key: str = "step") -> dict[str, lis
 
     Returns:
         One value per metric and step, the last one logged for that step. Rows of a later ``validate`` or
-        ``test`` of a checkpoint (:func:`zoo.tracking.of_fit`) give only metrics that no row of ``fit`` has (the
+        ``test`` of a checkpoint (:func:`zoo.runs.record.of_fit`) give only metrics that no row of ``fit`` has (the
         test metrics): a re-measured checkpoint is never a point of training's curve.
     """
     by_metric: dict[str, dict[int, float]] = {}

@@ -15,7 +15,7 @@ from zoo.compare.ablation import Comparison
 from zoo.compare.cells import cells, headers, notes
 from zoo.compare.figures import by_knob, forest, learning_curves
 from zoo.compare.several import disagreement_lines
-from zoo.output_files import mark
+from zoo.runs.output_files import mark
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }

@@ -16,7 +16,7 @@ BEYOND = "beyond noise"
 
 def direction(comparison: Comparison, delta: float, verdict: str) -> str | None:
     """``better`` or ``worse``: the variation against the baseline, for a verdict ``beyond noise`` (the metric's
-    direction, :func:`zoo.tracking.lower_is_better`, applied to the sign of Δ = variation - baseline); ``None``
+    direction, :func:`zoo.runs.record.lower_is_better`, applied to the sign of Δ = variation - baseline); ``None``
     for any other verdict, whose direction no test has shown."""
     if verdict != BEYOND:
         return None

@@ -113,7 +113,7 @@ class ZooDataModule(pl.LightningDataModule):
     def collate(self, split: str, indices: list[int]) -> dict:
         raise NotImplementedError
 
-    # what a batch is counted in for its effective size (zoo.devices): what the loss averages over
+    # what a batch is counted in for its effective size (zoo.runs.devices): what the loss averages over
     batch_unit = "examples"
 
     def batch_amount(self, split: str, indices: list[int]) -> int:
@@ -300,7 +300,7 @@ class ZooDataModule(pl.LightningDataModule):
 
     def _ending(self) -> bool:
         """Whether ``fit`` has taken every batch of its epoch and has not started the next: Lightning resumes a
-        checkpoint saved then in that epoch, which it ends (:class:`zoo.resume.EpochInProgress`,
+        checkpoint saved then in that epoch, which it ends (:class:`zoo.training.resume.EpochInProgress`,
         :meth:`ShardedBatchSampler.load_state_dict`)."""
         trainer = self.trainer
         if trainer is None:

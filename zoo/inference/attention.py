@@ -14,8 +14,8 @@ from zoo.inference.command import checked_text, main_of, parser
 from zoo.inference.figure import AttentionMap, draw_attention, figure_size
 from zoo.inference.text import translate_texts
 from zoo.nn.attention_maps import recorded_attention
-from zoo.output_files import replaceable_problem, replaced
 from zoo.registry import POSITIONAL_ENCODINGS
+from zoo.runs.output_files import replaceable_problem, replaced
 from zoo.tasks import ClassificationTask, TranslationTask
 
 TITLES = {"self_attn": "self-attention", "cross_attn": "cross-attention"}

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import torch
 from tokenizers import Tokenizer
 
-from zoo.checkpoint_file import CheckpointFileError, read_checkpoint_file
 from zoo.data.tokenizer import checkpoint_tokenizers, load_tokenizer
+from zoo.runs.checkpoint_file import CheckpointFileError, read_checkpoint_file
 from zoo.tasks import TaskModule
 
 
@@ -75,7 +75,7 @@ def read_checkpoint(ckpt_path: str, field: str = "ckpt_path") -> dict:
     Raises:
         InferenceError: in one line naming ``field`` and the file, if it is missing, not a file written by
             ``torch.save`` (empty, truncated, another format), or not a zoo checkpoint
-            (:func:`zoo.checkpoint_file.read_checkpoint_file`).
+            (:func:`zoo.runs.checkpoint_file.read_checkpoint_file`).
     """
     try:
         return read_checkpoint_file(ckpt_path, field)

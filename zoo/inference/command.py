@@ -10,8 +10,8 @@ from pathlib import Path
 
 import torch
 
-from zoo import command_line
-from zoo.errors import print_error, raised_on_purpose
+from zoo.cli import command_line
+from zoo.cli.errors import print_error, raised_on_purpose
 from zoo.inference.checkpoint import InferenceError
 
 LARGEST_COUNT = 2**31 - 1  # a count (tokens, beams, samples, sentences) beyond it overflows the decoder's tensors
@@ -96,7 +96,7 @@ def checked_text(text: str, where: str) -> str:
 
 def main_of(command: str, run: Callable[[list[str]], None]) -> Callable[[list[str]], int]:
     """``main(argv) -> exit status`` for ``python -m zoo <command>``: 0, or 2 after one line
-    ``zoo <command>: error: ...`` on stderr (:func:`zoo.errors.print_error`); a ``ValueError`` that no check
+    ``zoo <command>: error: ...`` on stderr (:func:`zoo.cli.errors.print_error`); a ``ValueError`` that no check
     raised is a bug and keeps its traceback."""
 
     def main(argv: list[str]) -> int:

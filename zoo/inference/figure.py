@@ -9,7 +9,7 @@ from pathlib import Path
 from matplotlib.figure import Figure
 from torch import Tensor
 
-from zoo.output_files import mark
+from zoo.runs.output_files import mark
 
 PANEL_INCHES = 3.0  # each head's map
 DPI = 100

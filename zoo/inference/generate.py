@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from zoo.config_checks import MAX_SEED
+from zoo.cli.config_checks import MAX_SEED
 from zoo.decoding.sampling import check_sampling
 from zoo.inference.checkpoint import InferenceError, load_trained
 from zoo.inference.command import checked_text, main_of, parser, positive, warn_of_unseen_characters

@@ -40,7 +40,7 @@ class KeyValueCache:
 def batched(mask: Tensor | None, q: Tensor) -> Tensor | None:
     """``(1 or B, ...)`` ``mask`` expanded (not copied) to the ``B`` of ``(B, H, T, d)`` queries: left to SDPA's
     broadcasting, a mask of batch 1 makes a compiled graph guard on ``B != 1``, and a batch of one example
-    compile a graph of its own (:mod:`zoo.compiling`)."""
+    compile a graph of its own (:mod:`zoo.tasks.compiling`)."""
     return None if mask is None else mask.expand(q.shape[0], *mask.shape[1:])
 
 

@@ -158,7 +158,7 @@ class PositionTable:
 
     Inside ``torch.compile`` the rows are computed in the graph instead: a table cached (or grown) while
     tracing would change what the graph's guards check (the cache's keys, its length against ``T``), and the
-    next call would compile another graph (:mod:`zoo.compiling`)."""
+    next call would compile another graph (:mod:`zoo.tasks.compiling`)."""
 
     def __init__(self, make: Callable[..., Tensor], initial_length: int = 128) -> None:
         self.make, self.initial_length = make, initial_length

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from zoo.command_line import OneLineParser, flag_values
-from zoo.errors import print_error
-from zoo.folder_lock import FolderInUse, hold, release
-from zoo.run_folders import folder_problem
+from zoo.cli.command_line import OneLineParser, flag_values
+from zoo.cli.errors import print_error
+from zoo.runs.folders import folder_problem
+from zoo.runs.lock import FolderInUse, hold, release
 from zoo.sweep.command import (
     budget_name,
     check_command_passes_parameters,

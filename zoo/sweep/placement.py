@@ -75,8 +75,8 @@ class Placement:
 def cpu_reason(namespace, gpus: list[str]) -> str | None:
     """Why a sweep's trials go on the CPU where its command (``namespace``) did not choose it
     (``trainer.accelerator=cpu``) and there are no ``gpus``: an exported ``CUDA_VISIBLE_DEVICES`` that hides
-    them (:func:`zoo.devices.hidden_gpus`); ``None`` otherwise."""
-    from zoo.devices import hidden_gpus  # torch: not before the sweep's arguments are checked
+    them (:func:`zoo.runs.devices.hidden_gpus`); ``None`` otherwise."""
+    from zoo.runs.devices import hidden_gpus  # torch: not before the sweep's arguments are checked
 
     if gpus or str(namespace.trainer.get("accelerator") or "auto") == "cpu":
         return None

@@ -21,7 +21,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from zoo.folder_lock import in_use
+from zoo.runs.lock import in_use
 from zoo.sweep.placement import Placement
 from zoo.sweep.spec import Trial
 from zoo.sweep.state import SweepState, close_record, metric_of, run_summary

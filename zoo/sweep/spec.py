@@ -14,10 +14,10 @@ from pathlib import Path
 
 import numpy
 
-from zoo.command_line import did_you_mean
+from zoo.cli.command_line import did_you_mean
+from zoo.cli.yaml_files import YAMLFileError, load_yaml
 from zoo.sweep.distributions import check_distribution, distribution_of
 from zoo.sweep.engine import SweepError, sweeps_engine
-from zoo.yaml_files import YAMLFileError, load_yaml
 
 METHODS = ("grid", "random", "bayes")
 SEED_KEY = "seed_everything"

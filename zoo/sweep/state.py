@@ -14,7 +14,7 @@ import shutil
 import time
 from pathlib import Path
 
-from zoo.run_folders import checkpoint_files
+from zoo.runs.folders import checkpoint_files
 
 
 def run_summary(run_dir: Path) -> dict | None:

@@ -1,6 +1,6 @@
 """Every sweep parameter checked against the CLI schema before the first trial starts.
 
-Each trial's arguments go through the parser of ``python -m zoo fit`` itself (the :class:`zoo.cli.ZooCLI`
+Each trial's arguments go through the parser of ``python -m zoo fit`` itself (the :class:`zoo.cli.lightning_cli.ZooCLI`
 parser), which type-checks every value and rejects unknown options, then through the checks ``fit`` makes
 before training: the zoo's of trainer fields and options, and the task's of its knobs together (``d_model``
 divisible by ``n_heads``), with the network built on the meta device (no memory, no data loaded). A key must
@@ -17,7 +17,7 @@ import json
 import math
 from pathlib import Path
 
-from zoo.command_line import did_you_mean
+from zoo.cli.command_line import did_you_mean
 from zoo.sweep.spec import SEED_KEY, SweepError
 
 
@@ -29,7 +29,7 @@ class _ParserReady(Exception):
 @functools.cache
 def cli_parser():
     """The parser of ``python -m zoo`` (subcommands, links, zoo's own options), with nothing parsed or built."""
-    from zoo.cli import ZooCLI
+    from zoo.cli.lightning_cli import ZooCLI
 
     class ParserOnly(ZooCLI):
         def parse_arguments(self, parser, args) -> None:
@@ -62,7 +62,7 @@ def parse(parser, arguments: list[str]):
 
 def check_before_training(namespace) -> None:
     """The checks ``fit`` makes of a parsed config before it loads data: the zoo's of the trainer fields and
-    options (:func:`zoo.config_checks.check_options`), the task's of its knobs, by building the task with its
+    options (:func:`zoo.cli.config_checks.check_options`), the task's of its knobs, by building the task with its
     network on the meta device (the vocabulary, which comes from the data, at a stand-in size), the data
     module's of its settings, by building it (it loads nothing until ``fit`` prepares it), the task's of
     the data settings (``check_settings``: a ``data.block_size`` beyond ``model.max_len``), and that
@@ -73,7 +73,7 @@ def check_before_training(namespace) -> None:
     """
     import torch
 
-    from zoo.config_checks import ConfigError, check_options
+    from zoo.cli.config_checks import ConfigError, check_options
 
     try:
         check_options(namespace, "fit")
@@ -116,7 +116,7 @@ def check_trials(trials, command_for) -> None:
     Raises:
         SweepError: naming the trial, its parameters and the check that failed.
     """
-    from zoo.run_folders import is_seed
+    from zoo.runs.folders import is_seed
     from zoo.sweep.command import zoo_arguments
 
     parser = cli_parser()
@@ -148,7 +148,7 @@ def check_trials(trials, command_for) -> None:
 
 def field_names(namespace) -> list[str]:
     """The dotted keys of a parsed ``fit`` config, as sweeps and run records name them (``model.pe``)."""
-    from zoo.tracking import flatten
+    from zoo.runs.record import flatten
 
     return list(flatten(namespace.as_dict()))
 
@@ -202,7 +202,7 @@ def check_metric_logged(metric: dict | None, class_path: str, where: str) -> Non
 def check_metric_goal(metric: dict) -> None:
     """Raise ``SweepError`` if ``metric.goal`` is against the metric's direction (``maximize`` of a loss): the
     run records keep a loss's lowest value as its best, which the sweep would then rank the wrong way."""
-    from zoo.tracking import EVALUATION_METRICS, lower_is_better
+    from zoo.runs.record import EVALUATION_METRICS, lower_is_better
 
     name, goal = metric["name"], metric.get("goal", "minimize")  # W&B's default goal
     if not any(name.endswith(f"_{known}") for known in EVALUATION_METRICS):  # val_exact_match too
@@ -285,10 +285,10 @@ def check_finished_trials(trials, command_for, runs_dir) -> None:
     Raises:
         SweepError: naming the trial and the fields that differ.
     """
-    from zoo.run_folders import BUDGET_FIELDS, differences
+    from zoo.runs.folders import BUDGET_FIELDS, differences
+    from zoo.runs.record import flatten
     from zoo.sweep.command import zoo_arguments
     from zoo.sweep.state import is_finished
-    from zoo.tracking import flatten
 
     parser = cli_parser()
     for trial in trials:
@@ -311,8 +311,8 @@ def check_finished_trials(trials, command_for, runs_dir) -> None:
 
 def base_config(command_for) -> dict:
     """The resolved configuration every trial starts from (the sweep's command without its parameters), flat."""
+    from zoo.runs.record import flatten
     from zoo.sweep.command import zoo_arguments
-    from zoo.tracking import flatten
 
     return flatten(parse(cli_parser(), zoo_arguments(command_for({}))).as_dict())
 
@@ -325,7 +325,7 @@ def sweep_definition(config: dict, command_for) -> dict:
     Returns:
         ``{"method": ..., "metric": ..., "parameters": {...}, "base": {dotted key: value}}``.
     """
-    from zoo.run_folders import BUDGET_FIELDS, identity
+    from zoo.runs.folders import BUDGET_FIELDS, identity
 
     flat = base_config(command_for)
     base = {**identity(flat), **{key: flat.get(key) for key in BUDGET_FIELDS}}
@@ -389,10 +389,10 @@ def extended(recorded: dict | None, current: dict) -> dict:
 def definition_changes(recorded: dict, current: dict) -> list[str]:
     """``field=<now> (the sweep has <then>)`` for each field of two :func:`sweep_definition` results that
     differs (``parameters.model.pe``, ``trainer.max_steps``, ``method``), sorted. The spellings of one setting
-    are one (:func:`zoo.run_folders.identity`: ``limit_train_batches`` unset and ``1.0``, a data folder with
+    are one (:func:`zoo.runs.folders.identity`: ``limit_train_batches`` unset and ``1.0``, a data folder with
     and without its trailing ``/``), and the ``values`` of a grid or random search may change
     (:func:`extended`)."""
-    from zoo.run_folders import BUDGET_FIELDS, changed_fields, identity, shown
+    from zoo.runs.folders import BUDGET_FIELDS, changed_fields, identity, shown
 
     def flat(definition: dict, form=_one_form) -> dict:
         parameters = {f"parameters.{key}": form(spec) for key, spec in definition.get("parameters", {}).items()}

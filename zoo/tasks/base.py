@@ -13,14 +13,14 @@ from lightning.pytorch.plugins.precision import MixedPrecision, Precision
 from lightning.pytorch.utilities.enums import GradClipAlgorithmType
 from torch import Tensor, nn
 
-from zoo.compiling import CompiledNetwork
-from zoo.gradients import clip_by_norm, step_gradient_norm
 from zoo.nn import ARCHITECTURE_KNOBS, NORM_POSITIONS, TransformerConfig, count_parameters
 from zoo.nn.config import minimum_parameters
 from zoo.nn.positional import unlimited_encodings
 from zoo.registry import ACTIVATIONS, NORMS, POSITIONAL_ENCODINGS, SCHEDULES, check_at_least, check_between
-from zoo.schedules import schedule_factor
+from zoo.tasks.compiling import CompiledNetwork
+from zoo.tasks.gradients import clip_by_norm, step_gradient_norm
 from zoo.tasks.metric_states import apply_keeping_metric_dtypes
+from zoo.tasks.schedules import schedule_factor
 from zoo.tasks.train_tokens import TrainTokens
 
 # The valid names of each string knob, as types: the CLI's parser checks them and --help lists them.
@@ -29,7 +29,7 @@ Norm = Literal[tuple(NORMS.names())]
 NormPosition = Literal[tuple(NORM_POSITIONS)]
 PositionalEncoding = Literal[tuple(POSITIONAL_ENCODINGS.names())]
 Schedule = Literal[tuple(SCHEDULES.names())]
-# The architecture knobs are the fields of TransformerConfig, with its defaults (tests/test_knobs.py checks that
+# The architecture knobs are the fields of TransformerConfig, with its defaults (tests/cli/test_knobs.py checks that
 # TaskModule lists each of them).
 DEFAULT = TransformerConfig()
 TRAIN_TOKENS_KEY = "zoo_train_tokens"  # in a checkpoint: the training tokens seen up to it
@@ -94,7 +94,7 @@ class TaskModule(pl.LightningModule):
         min_lr_ratio: where ``cosine`` ends, as a fraction of ``lr``.
         compile: run the network through ``torch.compile`` (``nn.Module.compile``: the weights and checkpoints
             are the same as without it), one graph for training and one for evaluation whatever the batch
-            shapes (:mod:`zoo.compiling`). Measured in docs/performance.md.
+            shapes (:mod:`zoo.tasks.compiling`). Measured in docs/performance.md.
 
     Raises:
         ValueError: for any bad knob, naming the field, the value and what is valid.
@@ -140,7 +140,7 @@ class TaskModule(pl.LightningModule):
         """The knobs besides the weights that the ``stage`` (``"val"``, ``"test"``, ``"predict"``) metrics or
         predictions depend on, and that a ``validate``/``test``/``predict`` of a checkpoint may set otherwise
         than the run did (a translation's decoder): such an evaluation is recorded apart
-        (:mod:`zoo.evaluations_apart`), and such predictions are written to a file of their own. None by
+        (:mod:`zoo.runs.partial_evaluations`), and such predictions are written to a file of their own. None by
         default."""
         return ()
 
@@ -196,7 +196,7 @@ class TaskModule(pl.LightningModule):
         raise NotImplementedError
 
     def call_network(self, *args: Tensor | None) -> Tensor:
-        """``self.network(*args)``, through :class:`zoo.compiling.CompiledNetwork` under ``model.compile``."""
+        """``self.network(*args)``, through :class:`zoo.tasks.compiling.CompiledNetwork` under ``model.compile``."""
         return self.network(*args) if self.compiled is None else self.compiled(*args)
 
     def setup(self, stage: str) -> None:
@@ -221,7 +221,7 @@ class TaskModule(pl.LightningModule):
     def _check_data_module(self, datamodule) -> None:
         """Refuse the data module of another task (a classifier on translation data), whose batches lack the
         fields this task reads: it failed at the first batch with ``KeyError: 'tokens'``."""
-        from zoo.knob_help import TASKS  # the zoo's tasks (zoo.knob_help imports this module)
+        from zoo.cli.knobs import TASKS  # the zoo's tasks (zoo.cli.knobs imports this module)
 
         expected = self.data_module
         if expected is None or isinstance(datamodule, expected):
@@ -350,7 +350,7 @@ class TaskModule(pl.LightningModule):
     def configure_gradient_clipping(
         self, optimizer, gradient_clip_val: float | None = None, gradient_clip_algorithm: str | None = None
     ) -> None:
-        """Clip by norm with the step's gradient norm, computed once (:mod:`zoo.gradients`), where Lightning
+        """Clip by norm with the step's gradient norm, computed once (:mod:`zoo.tasks.gradients`), where Lightning
         would call ``clip_grad_norm_`` on the optimiser's parameters itself; Lightning's own clipping otherwise
         (by value, and strategies that clip their own way, such as FSDP and DeepSpeed)."""
         if plain_norm_clipping(self.trainer, gradient_clip_val, gradient_clip_algorithm):
@@ -376,7 +376,7 @@ def plain_norm_clipping(trainer: pl.Trainer, clip_val: float | None, algorithm: 
 
 def fused_optimizer_supported(parameters, trainer: pl.Trainer | None = None) -> bool:
     """Whether AdamW's fused kernel (one pass over all parameters, instead of a loop of small ops; it also
-    drops a non-finite step on the device, :mod:`zoo.nonfinite`) can run: floating-point parameters held as
+    drops a non-finite step on the device, :mod:`zoo.training.nonfinite_loss`) can run: floating-point parameters held as
     plain tensors on the CPU or a CUDA device (not FSDP's sharded ones), no ``GradScaler`` (``16-mixed``: a
     fused step unscales the gradients itself, after they were checked and clipped), and under ``bf16-mixed``
     no clipping left to Lightning (by value: it refuses to clip the gradients of a fused optimizer under

@@ -1,0 +1,15 @@
+"""The command line: ``python -m zoo`` and its four run commands (``fit``, ``validate``, ``test``, ``predict``)
+on LightningCLI. ``sweep``, ``compare`` and the inference commands sit above it and are reached by name.
+
+- ``main``: the entry of every command; a bad configuration is one line and exit status 2
+- ``lightning_cli``: ``ZooCLI``, the LightningCLI subclass that runs ``fit``/``validate``/``test``/``predict``
+- ``options``: the commands and the options the zoo adds (``--runs_dir``, ``--nonfinite_loss``, ...)
+- ``run_checks``: what ZooCLI checks while it builds the task, data and trainer (seed, vocabulary, weights)
+- ``session``: what a run command sets up and writes in its run folder (callbacks, loggers, record)
+- ``parser``, ``value_errors``, ``command_line``: the parser and its one-line errors for bad flags and values
+- ``config_checks``: checks of values Lightning would take and fail on mid-run
+- ``knobs``: every task's model knobs for ``--help`` and the typo suggestions
+- ``lightning_errors``: one line for what Lightning raises on a bad trainer setting
+- ``yaml_files``, ``errors``, ``sigterm``, ``int_or_float``: YAML reading, error printing, SIGTERM before
+  training, and ``--trainer.limit_val_batches=1`` read as an int whatever was imported first
+"""

@@ -1,0 +1,131 @@
+"""What every ``python -m zoo`` command shares before anything heavy is imported: the commands and what each
+does, the values of a flag on a command line, and the one-line "did you mean" for a mistyped option, which
+``fit``'s parser (:mod:`zoo.cli.parser`) and the argparse parsers of the other commands give alike.
+
+Imports nothing but the standard library: a command line is checked before torch and Lightning load (seconds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+import sys
+
+TRAINING = {  # LightningCLI's subcommands (zoo.cli.lightning_cli.ZooCLI), which share one parser
+    "fit": "train a model (a run folder under runs/, checkpoints, W&B); --ckpt_path last resumes",
+    "validate": "evaluate a checkpoint on the validation split",
+    "test": "evaluate a checkpoint on the test split",
+    "predict": "write a checkpoint's predictions on the validation or test split",
+}
+TOOLS = {  # subcommands outside LightningCLI's four: the module whose main(argv) runs each
+    "sweep": "zoo.sweep",
+    "compare": "zoo.compare",
+    "translate": "zoo.inference.translate",
+    "generate": "zoo.inference.generate",
+    "attention": "zoo.inference.attention",
+    "average": "zoo.inference.average",
+    "cache": "zoo.inference.cache_command",
+}
+TOOL_HELP = {
+    "sweep": "run a W&B sweep file locally, one process per trial (docs/sweeps.md)",
+    "compare": "compare runs across seeds with Welch's t-test: a table and a verdict per row (docs/compare.md)",
+    "translate": "translate sentences with a trained encoder-decoder",
+    "generate": "continue a prompt with a trained decoder-only model",
+    "attention": "draw the attention weights of a trained model on a text",
+    "average": "average the weights of several checkpoints of one run",
+    "cache": "list, prune (by age or size) or clear the data cache (docs/data.md)",
+}
+
+
+def command_list() -> str:
+    """What bare ``python -m zoo`` prints: the usage, then each command with what it does."""
+    width = max(map(len, [*TRAINING, *TOOLS]))
+    rows = [f"  {name:<{width}}  {text}" for name, text in [*TRAINING.items(), *TOOL_HELP.items()]]
+    return "\n".join(
+        [
+            "usage: python -m zoo <command> [options]   (python -m zoo <command> --help lists its options)",
+            "",
+            "commands:",
+            *rows,
+            "",
+            "start: python -m zoo fit --config configs/quickstart.yaml",
+        ]
+    )
+
+
+def unknown_command(name: str) -> str | None:
+    """The line for a first argument that is no command (``python -m zoo swep``), naming every command and the
+    nearest one; ``None`` for a command or an option."""
+    commands = [*TRAINING, *TOOLS]
+    if name.startswith("-") or name in commands:
+        return None
+    near = did_you_mean(name, commands, "; ", cutoff=0.6)
+    return f"{name!r} is not a command; choose one of: {', '.join(commands)}{near}"
+
+
+def flag_values(args: list[str], flag: str) -> list[str]:
+    """The values given to ``flag`` in ``args`` (``--flag VALUE`` or ``--flag=VALUE``), in command-line order;
+    ``--flag=`` gives ``""``, as does a ``--flag`` that ends the line.
+
+    Example:
+        >>> flag_values(["--config", "a.yaml", "--config=b.yaml", "--config="], "--config")
+        ['a.yaml', 'b.yaml', '']
+    """
+    values = []
+    for arg, after in zip(args, [*args[1:], ""], strict=False):  # no args: no pairs
+        name, equals, inline = arg.partition("=")
+        if name == flag:
+            values.append(inline if equals else after)
+    return values
+
+
+def did_you_mean(name: str, options: list[str], before: str = " ", cutoff: float = 0.75, prefix: str = "") -> str:
+    """`` did you mean X, Y?`` for the ``options`` that ``name`` begins, then those nearest to it (``difflib``'s
+    ratio at least ``cutoff``), after ``before``; ``""`` when none is near.
+
+    Example:
+        >>> did_you_mean("--paralel", ["--parallel", "--threads"], "; ")
+        '; did you mean --parallel?'
+    """
+    longer = [option for option in options if option.startswith(name) and len(name.strip("-")) > 2]  # --beam
+    near = list(dict.fromkeys([*longer, *difflib.get_close_matches(name, options, n=3, cutoff=cutoff)]))[:3]
+    return f"{before}did you mean {', '.join(prefix + option for option in near)}?" if near else ""
+
+
+_UNRECOGNIZED = re.compile(r"^unrecognized arguments: (.*)$")
+
+
+def unrecognized(message: str, options: list[str], command: str) -> str:
+    """argparse's ``unrecognized arguments: --paralel 2`` as ``--paralel is not an option of <command>; did you
+    mean --parallel?`` (the first unknown option, and the nearest of ``options``); other messages unchanged."""
+    match = _UNRECOGNIZED.match(message.strip())
+    if match is None:
+        return message
+    words = match.group(1).split()
+    flag = next((w.partition("=")[0] for w in words if w.startswith("-")), None)
+    if flag is None:  # a stray word: argparse's own words name it
+        return f"{message}; python -m zoo {command} --help lists its arguments"
+    hint = did_you_mean(flag, options, "; ") or f"; python -m zoo {command} --help lists its options"
+    return f"{flag} is not an option of {command}{hint}"
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argparse parser whose errors are one line raised as ``error_class`` (no usage text, no ``sys.exit``
+    inside an in-process call), an unknown option with the nearest ones (:func:`unrecognized`)."""
+
+    error_class: type[Exception] = ValueError
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("allow_abbrev", False)  # as fit's: --beam must not set --beam_size silently
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str):
+        options = [o for action in self._actions for o in action.option_strings if o.startswith("--")]
+        raise self.error_class(unrecognized(message, options, self.prog.removeprefix("python -m zoo ")))
+
+
+def print_commands_and_exit() -> None:
+    """Bare ``python -m zoo``: the commands on stdout, exit status 0 (as ``--help``)."""
+    print(command_list())
+    sys.exit(0)

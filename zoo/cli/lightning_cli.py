@@ -1,0 +1,588 @@
+"""The command line: a ``LightningCLI`` (jsonargparse) with ``fit``, ``validate``, ``test`` and ``predict``.
+
+Every run gets a folder under ``--runs_dir`` (default ``runs/``) named after what differs between runs,
+holding the local run record, the W&B files and the checkpoints. ``fit --ckpt_path last`` resumes the most
+recent run of the same name: weights, optimiser, schedule and W&B run.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sys
+import threading
+import traceback
+from pathlib import Path
+
+from jsonargparse import Namespace
+from lightning.fabric.utilities.exceptions import MisconfigurationException
+from lightning.pytorch import Trainer, seed_everything
+from lightning.pytorch.cli import LightningCLI
+from lightning.pytorch.trainer.states import TrainerStatus
+from lightning.pytorch.utilities import rank_zero_info
+from lightning.pytorch.utilities.exceptions import SIGTERMException
+
+from zoo.cli.adjusted_knobs import adjusted_knobs, say
+from zoo.cli.command_line import TOOLS, TRAINING, flag_values, print_commands_and_exit, unknown_command
+from zoo.cli.config_checks import MAX_SEED, VALID_SEED, ConfigError, check_options, check_val_check_interval
+from zoo.cli.errors import print_error, raised_on_purpose
+from zoo.cli.evaluation_args import with_run_config
+from zoo.cli.int_or_float import numbers_first
+from zoo.cli.knobs import knob_help
+from zoo.cli.parser import COMMAND_LINE, ZooArgumentParser, missing_config
+from zoo.cli.recorded_values import PARSER_MODE, register
+from zoo.cli.session import RunSession, flat_config, inherited_run_dir, record_data_folder, recorded_forms
+from zoo.cli.yaml_files import YAMLFileError, load_yaml
+from zoo.data import ZooDataModule
+from zoo.runs.devices import cpu_fit_reason, run_devices, unpinned_devices
+from zoo.runs.folders import RunFolderError, remove_untrained_run_dir, remove_unused_run_dir
+from zoo.runs.launch import RankZeroFailed, shared_run_dir
+from zoo.runs.lock import release
+from zoo.runs.record import wandb_mode
+from zoo.runs.resolution import (
+    check_loadable,
+    evaluation_tokenizers,
+    hold_run_folder,
+    load_checkpoint,
+    resolve_run_dir,
+)
+from zoo.runs.wandb_agent import unread_parameter_form, without_agent_arguments
+from zoo.tasks import TaskModule
+from zoo.training.ctrl_c import sigint_kept, stopped_by_ctrl_c
+from zoo.training.nonfinite_loss import NonFiniteAction, NonFiniteLossError
+from zoo.training.precision import MatmulPrecision, set_matmul_precision, slow_cpu_precision
+from zoo.training.predictions import PredictionWriter
+from zoo.training.progress import ParameterSummary, StepProgressBar, silence_noise
+
+SUBCOMMANDS = tuple(TRAINING)
+# the trainer fields that pick hardware and its plugins, each of which may need a package of its own
+TRAINER_PLUGINS = ("accelerator", "strategy", "precision", "plugins")
+
+
+class ZooCLI(LightningCLI):
+    """``python -m zoo {fit,validate,test,predict} --config configs/<variant>/<data>.yaml [--model.pe=learned ...]``."""
+
+    def __init__(self, args=None, run: bool = True) -> None:
+        self.session: RunSession | None = None  # the run folder of the command, if it has one
+        self.devices: dict | None = None  # fit: where it runs and its effective batch (zoo.runs.devices.run_devices)
+        self.adjusted: dict[str, dict] = {}  # fit: the knobs run with another value (zoo.cli.adjusted_knobs)
+        self.told_run_dir = False  # another rank (torchrun's rank 0) resolved the run folder
+        self.owns_run_dir = True  # this process made or holds it (not a rank that was told or inherited it)
+        numbers_first(Trainer.__init__)  # --trainer.limit_val_batches=1 is one batch, not 1.0; devices=1 is 1
+        register()  # the parser mode that reads a run's recorded values back
+        super().__init__(
+            TaskModule,
+            ZooDataModule,
+            subclass_mode_model=True,
+            subclass_mode_data=True,
+            save_config_callback=None,
+            auto_configure_optimizers=False,
+            seed_everything_default=1,
+            trainer_defaults={"use_distributed_sampler": False},
+            parser_kwargs={
+                "description": f"Train and evaluate: fit, validate, test, predict (below). The other commands: "
+                f"{', '.join(TOOLS)} (python -m zoo <command> --help).",
+                "prog": "python -m zoo",  # not "__main__.py" in the usage lines
+                "allow_abbrev": False,  # a shortened key (--trainer.max_step) must not set a field silently
+                "parser_mode": PARSER_MODE,  # a run's recorded values read back (zoo.cli.recorded_values)
+                **{
+                    sub: {
+                        "epilog": knob_help(),
+                        "allow_abbrev": False,
+                        "description": _description(sub),
+                        "parser_mode": PARSER_MODE,
+                    }
+                    for sub in SUBCOMMANDS
+                },
+            },
+            parser_class=ZooArgumentParser,
+            args=args,
+            run=run,
+        )
+
+    def _parse_ckpt_path(self) -> None:
+        """Keep the command's config as given: LightningCLI would overwrite the model's fields with the
+        checkpoint's hyperparameters, silently dropping a changed ``--model.lr``. zoo instead compares the
+        command with the run's record and refuses a difference in one line
+        (:func:`zoo.runs.resolution.resolve_run_dir`)."""
+
+    def add_arguments_to_parser(self, parser) -> None:
+        parser.link_arguments("data", "model.init_args.vocab_size", compute_fn=self._vocab_size, apply_on="instantiate")
+        parser.add_argument("--runs_dir", type=str, default="runs", help="Where run folders go.")
+        parser.add_argument("--run_name", type=str | None, default=None, help="Override the automatic run name.")
+        parser.add_argument("--wandb_project", type=str, default="zoo", help="The W&B project.")
+        parser.add_argument(
+            "--checkpoint_every_n_steps",
+            type=int | None,
+            default=None,
+            help="Also save checkpoints/last.ckpt every N optimiser steps (default: at each validation and at the "
+            "end), so that a killed run loses at most N steps.",
+        )
+        parser.add_argument(
+            "--nonfinite_loss",
+            type=NonFiniteAction,
+            default="stop",
+            help="On a NaN or infinite loss: stop before the optimiser step (the last checkpoint stays good), or "
+            "skip the batch and go on.",
+        )
+        parser.add_argument(
+            "--matmul_precision",
+            type=MatmulPrecision,
+            default="highest",
+            help="float32 matmuls: highest (float32), high (TF32 on CUDA), medium (also bfloat16 inputs); "
+            "torch.set_float32_matmul_precision. Recorded, but not part of the run's identity.",
+        )
+        parser.add_argument(
+            "--keep_last",
+            type=int,
+            default=0,
+            help="fit: also keep the checkpoints of the last N validations (for `python -m zoo average`).",
+        )
+
+    def _vocab_size(self, data: ZooDataModule) -> int:
+        """The model's ``vocab_size``: of the checkpoint's tokenizers for an evaluation, else of the data's."""
+        run_dir = self.session.run_dir if self.session else None
+        tokenizers = evaluation_tokenizers(self.subcommand, self._config(), run_dir, data)
+        if tokenizers:
+            data.use_tokenizers(tokenizers)
+        return data.num_tokens
+
+    # -- run folder ----------------------------------------------------------------------------
+    def _config(self) -> Namespace:
+        return self.config[self.subcommand] if self.subcommand else self.config
+
+    def _set_seed(self) -> None:
+        """Lightning's seeding, after a check of the value (its ``seed_everything`` raised a traceback for one
+        outside numpy's range; ``false`` trained unseeded runs that shared a name ``...-sFalse``)."""
+        seed = self._get(self.config, "seed_everything")
+        if seed is not True and not (_is_int(seed) and 0 <= seed <= MAX_SEED):
+            shown = "false" if seed is False else "null" if seed is None else repr(seed)
+            raise ConfigError(f"seed_everything={shown} is not valid; {VALID_SEED}")
+        nodes = self._get(self.config, "trainer.num_nodes") or 1
+        if seed is True and nodes > 1:  # each node's launcher would draw its own: ranks seeded apart
+            raise ConfigError(
+                f"seed_everything=true draws a seed on each of the trainer.num_nodes={nodes} nodes, which would "
+                f"seed their ranks apart; give one seed, e.g. --seed_everything=1"
+            )
+        if seed is True:  # Lightning's seed_everything() without a seed seeds 0: every "random" run was the same
+            child = int(os.environ.get("LOCAL_RANK", "0")) > 0 and "PL_GLOBAL_SEED" in os.environ
+            # a DDP child rank takes the seed its launcher drew
+            drawn = int(os.environ["PL_GLOBAL_SEED"]) if child else random.SystemRandom().randint(0, MAX_SEED)
+            self._config()["seed_everything"] = drawn
+        # quietly: Lightning's "Seed set to 1" came before every error of the checks that follow;
+        # _run_subcommand says it once they passed
+        seed = self._get(self.config, "seed_everything")
+        self._config()["seed_everything"] = seed_everything(seed, workers=True, verbose=False)
+
+    def before_instantiate_classes(self) -> None:
+        if self.subcommand is None:
+            return
+        config = self._config()
+        try:
+            wandb_mode()  # a W&B account problem stops the command before anything is created
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
+        check_options(config, self.subcommand)  # before the run folder exists
+        set_matmul_precision(config.matmul_precision)
+        if config.trainer.get("fast_dev_run"):
+            # Lightning's smoke test: no run folder, checkpoint or record that a later command could pick up
+            print("zoo: fast_dev_run is a smoke test: nothing is saved (no run folder, checkpoint or W&B run)")
+            return
+        stop_on_sigterm()  # until Lightning's own handler takes over in fit: a SIGTERM must not leave the folder
+        try:
+            inherited = inherited_run_dir()  # a DDP child rank: the rank that launched it holds the folder
+            if inherited and config.get("ckpt_path") == "last":  # the file the launching rank resolved it to
+                config.ckpt_path = str(inherited / "checkpoints" / "last.ckpt")
+            run_dir = inherited or self._launch_run_dir(config)
+        except OSError as error:  # runs_dir is a file, or cannot be created
+            raise ConfigError(
+                f"runs_dir={config.runs_dir!r}: no run folder can be made there ({error.strerror})"
+            ) from None
+        self.owns_run_dir = inherited is None and not self.told_run_dir  # removes it if the run never starts
+        if run_dir is not None:
+            if self.owns_run_dir:
+                hold_run_folder(run_dir, self.subcommand)
+            self.session = RunSession(run_dir, self.subcommand, config)
+
+    def _launch_run_dir(self, config) -> Path | None:
+        """The run folder, resolved here or, for a rank but the first of a launch by ``torchrun``, ``srun`` or
+        another launcher that starts every rank, by rank 0 (:func:`zoo.runs.launch.shared_run_dir`); ``told_run_dir``
+        says which."""
+        try:
+            run_dir, self.told_run_dir = shared_run_dir(
+                lambda: resolve_run_dir(self.subcommand, config, flat_config(config)), Path(config.runs_dir)
+            )
+        except RankZeroFailed as error:
+            raise ConfigError(str(error)) from None
+        if self.told_run_dir and run_dir is not None and config.get("ckpt_path") == "last":
+            config.ckpt_path = str(run_dir / "checkpoints" / "last.ckpt")  # the file rank 0 resolved it to
+        return run_dir
+
+    def instantiate_classes(self) -> None:
+        run_dir = self.session.run_dir if self.session else None
+        try:
+            super().instantiate_classes()
+            self._check_vocab_size()
+            self.model.check_data(self.datamodule)
+            self._check_weights_fit()
+            self.datamodule.check_batches(self.trainer.num_devices * self.trainer.num_nodes)
+            if self.subcommand == "fit":
+                train_batches = len(self.datamodule.batch_sampler("train", train=True))
+                check_val_check_interval(
+                    self._config().trainer, train_batches, self.trainer.num_devices * self.trainer.num_nodes
+                )
+            if self.subcommand == "test" and "test" not in self.datamodule.splits:
+                raise ValueError(
+                    f"data.path={self.datamodule.path!r} has no test split; `test` needs one "
+                    f"(`python -m zoo validate` evaluates the validation split)"
+                )
+            needed = {"validate": {"validation"}, "predict": {"validation", "test"}}.get(self.subcommand)
+            if needed and not needed & {*self.datamodule.splits}:  # a checkpoint's tokenizers: any split may lack
+                raise ValueError(
+                    f"data.path={self.datamodule.path!r} has no validation split; `{self.subcommand}` needs one"
+                    + (" (or a test split)" if self.subcommand == "predict" else "")
+                )
+            self._warn_of_slow_precision()  # once the configuration is known to be good
+            if self.subcommand == "fit":
+                self._say_devices()
+                self._say_adjusted()
+        except (ValueError, FileNotFoundError, ConnectionError, MisconfigurationException, ImportError) as error:
+            remove_unused_run_dir(run_dir if self.owns_run_dir else None)  # e.g. a trainer value Lightning refuses
+            if isinstance(error, ValueError) and not raised_on_purpose(_root_cause(error)):
+                raise  # a bug (`a, b = [x]` in a new component), not a check: its traceback says where
+            raise ConfigError(str(_root_cause(error))) from error
+        except BaseException as error:
+            remove_unused_run_dir(run_dir if self.owns_run_dir else None)  # a run that never started: no folder
+            if isinstance(error, TypeError) and _raised_in_lightning(error):  # --trainer.devices=abc
+                raise ConfigError(str(error)) from error
+            raise
+        finally:
+            restore_sigterm()
+
+    def _check_vocab_size(self) -> None:
+        """Refuse a ``model.vocab_size`` other than the data's: the CLI sets it from the tokenizer, and a value
+        given would be silently replaced (a run's recorded config, which holds the linked value, passes)."""
+        given, linked = self._config().model.init_args.get("vocab_size"), self.model.hparams.vocab_size
+        typed = flag_values(COMMAND_LINE, "--data.vocab_size")
+        if given and given != linked and typed:  # a run's config.yaml with another tokenizer size
+            raise ValueError(
+                f"data.vocab_size={typed[-1]} gives a {linked}-token tokenizer, but the config has "
+                f"model.vocab_size={given} (a run's config.yaml records the size it trained with); leave "
+                f"data.vocab_size out to use that run's, or model.vocab_size out of the config for a new run"
+            )
+        if given and given != linked:
+            raise ValueError(
+                f"model.vocab_size={given} is not valid: the CLI sets it from the data's tokenizer ({linked} "
+                f"tokens here); leave it out, and set data.vocab_size for the size of a trained tokenizer"
+            )
+
+    def _check_weights_fit(self) -> None:
+        """Refuse a ``ckpt_path`` whose weights do not fit the network this command built, before anything is
+        written: Lightning finds out only once ``fit`` has started, after the run's record was reopened (a
+        resume on data whose files changed, so that its tokenizer has another size, left a finished run
+        "failed" with the other vocabulary in its config). The weights are loaded as Lightning loads them
+        (strictly, through each module's own loading hooks), which it then does again with the same values."""
+        ckpt_path = self._config().get("ckpt_path")
+        if not ckpt_path or not Path(ckpt_path).is_file():
+            return
+        try:
+            self.model.load_state_dict(load_checkpoint(ckpt_path).get("state_dict") or {}, strict=True)
+        except RuntimeError as error:
+            raise ValueError(_weights_mismatch(ckpt_path, str(error))) from None
+
+    def _warn_of_slow_precision(self) -> None:
+        """Say so before training when 16-bit floats would slow this CPU down (:func:`slow_cpu_precision`)."""
+        typed = self._config().trainer.get("precision")
+        warning = slow_cpu_precision(self.trainer.precision, self.trainer.strategy.root_device, typed)
+        if warning:
+            rank_zero_info(f"zoo: warning: {warning}")
+
+    def _say_devices(self) -> None:
+        """Find where ``fit`` runs and its effective batch (recorded when training starts), and say so before
+        training when Lightning chose more than one device (:func:`zoo.runs.devices.unpinned_devices`)."""
+        self.devices = run_devices(self.trainer, self.datamodule)
+        typed = self._config().trainer.get("devices")
+        warning = unpinned_devices(typed, self.trainer, self.devices["effective_batch"])
+        if warning:
+            rank_zero_info(f"zoo: warning: {warning}")
+        on_cpu = cpu_fit_reason(self.trainer, self._config().trainer.get("accelerator"))
+        if on_cpu:
+            rank_zero_info(f"zoo: {on_cpu}")
+
+    def _say_adjusted(self) -> None:
+        """Say, one line each, which knobs ``fit`` runs with another value than configured (recorded as used when
+        training starts: :func:`zoo.cli.adjusted_knobs.adjusted_knobs`)."""
+        given = self._config().trainer.get("precision")
+        self.adjusted = adjusted_knobs(self.datamodule, self.model.hparams, self.trainer, given)
+        for line in say(self.adjusted):
+            rank_zero_info(line)
+
+    def instantiate_trainer(self, **kwargs):
+        try:
+            return self._build_trainer(**kwargs)
+        except ImportError as error:  # accelerator=tpu without torch_xla, strategy=deepspeed without deepspeed
+            chosen = {k: v for k in TRAINER_PLUGINS if (v := self._config().trainer.get(k)) not in (None, "auto")}
+            settings = ", ".join(f"trainer.{k}={v!r}" for k, v in chosen.items()) or "the trainer"
+            raise ValueError(f"{settings} needs a package that is not installed: {error}") from error
+        except MisconfigurationException as error:  # accelerator=gpu on a machine without one
+            if not any(words in str(error) for words in ACCELERATOR_MISSING):
+                raise
+            raise ValueError(_accelerator_missing(self._config().trainer.get("accelerator"))) from error
+
+    def _build_trainer(self, **kwargs):
+        trainer_config = self._get(self.config_init, "trainer", default={})
+        callbacks = list(trainer_config.get("callbacks") or [])
+        if trainer_config.get("enable_progress_bar", True) is not False:
+            callbacks.append(StepProgressBar())
+        if trainer_config.get("enable_model_summary", True) is not False:
+            callbacks.append(ParameterSummary())
+        if self.session is not None:
+            arguments = self.session.trainer_arguments(self.model, callbacks, trainer_config)
+            return super().instantiate_trainer(**arguments, **kwargs)
+        ckpt_path = self._config().get("ckpt_path")
+        if self.subcommand == "predict" and ckpt_path and not trainer_config.get("fast_dev_run"):
+            # a checkpoint outside a run folder: the predictions go next to it
+            callbacks.append(PredictionWriter(Path(ckpt_path).resolve().parent))
+        return super().instantiate_trainer(callbacks=callbacks, logger=False, **kwargs)
+
+    def _run_subcommand(self, subcommand: str) -> None:
+        """Run the subcommand; a trainer value that Lightning refuses only once the data is set up (a
+        ``val_check_interval`` above the batches of an epoch) is one line, as the checks before it are. A run
+        interrupted before its first step leaves no folder (:meth:`RunSession.end_interrupted`), and Lightning's
+        exit after a Ctrl-C it stopped is 130 (128 + SIGINT), not 1 (a failure)."""
+        rank_zero_info(f"Seed set to {self._config().seed_everything}")  # (Lightning's words), the checks passed
+        try:
+            self._run_checked(subcommand)
+        except BaseException as error:
+            if self.session is None or self.trainer.state.status != TrainerStatus.INTERRUPTED:
+                raise
+            self.session.end_interrupted(self.trainer)
+            if isinstance(error, SystemExit) and error.code == 1 and isinstance(error.__context__, KeyboardInterrupt):
+                raise SystemExit(128 + signal.SIGINT) from None
+            raise
+
+    def _run_checked(self, subcommand: str) -> None:
+        try:
+            super()._run_subcommand(subcommand)
+        except RuntimeError as error:
+            if "Error(s) in loading state_dict" not in str(error):
+                raise
+            raise ConfigError(_weights_mismatch(self._config().get("ckpt_path"), str(error))) from error
+        except (ValueError, TypeError, MisconfigurationException) as error:
+            if self.trainer.global_step == 0 and _raised_in_lightning(error):
+                message = str(error).strip()
+                if self.session is not None:  # the record says why the run failed before its first step
+                    self.session.record.record(error=message)
+                raise ConfigError(message) from error
+            raise
+
+    # -- around the subcommands: the run session's -----------------------------------------------
+    def before_fit(self) -> None:
+        if self.session is not None:
+            config = self._config()
+            config.model.init_args.vocab_size = self.model.hparams.vocab_size  # the linked value, for the record
+            record_data_folder(config)
+            text, flat = recorded_forms(self._parser(self.subcommand), config)
+            try:
+                self.session.start_fit(self.trainer, self.model, flat, text, self.devices)
+                if self.adjusted and self.trainer.is_global_zero:
+                    self.session.record.record(adjusted=self.adjusted)
+            except BaseException:  # Ctrl-C while W&B starts: a run that never started leaves no folder
+                if self.owns_run_dir:
+                    remove_untrained_run_dir(self.session.run_dir)
+                raise
+
+    def after_fit(self) -> None:
+        if self.session is not None:
+            self.session.end_fit(self.trainer)
+
+    def after_validate(self) -> None:
+        if self.session is not None:
+            self.session.finish(self.trainer, None)
+
+    def after_test(self) -> None:
+        if self.session is not None:
+            self.session.end_test(self.trainer, self.model)
+
+    def after_predict(self) -> None:
+        self.after_validate()
+
+
+def _description(subcommand: str) -> str:
+    """The ``--help`` description of a subcommand: Lightning's (the first line of ``Trainer.<subcommand>``), and
+    that the defaults it lists are the classes', which a config file overrides."""
+    lightning = (getattr(Trainer, subcommand).__doc__ or "").strip().splitlines()[0]
+    return (
+        f"{lightning} The defaults below are the classes' own (the task, the data module, Lightning's Trainer), not "
+        f"a config file's: --config configs/<variant>/<data>.yaml sets its own values over them, and "
+        f"`python -m zoo {subcommand} --config <file> --print_config` shows the values a command runs with."
+    )
+
+
+def _check_command(args: list[str]) -> None:
+    """Refuse an unknown command (``python -m zoo swep``) naming every command, LightningCLI's and the zoo's
+    own (argparse listed only the four of LightningCLI), and the nearest one."""
+    problem = unknown_command(args[0]) if args else None
+    if problem:
+        raise ConfigError(problem)
+
+
+def _check_files(args: list[str]) -> None:
+    """Check the files named on the command line before the CLI reads them (LightningCLI loads a checkpoint's
+    hyperparameters while parsing, with a long traceback for a bad file)."""
+    _check_yaml(flag_values(args, "--config"))
+    for ckpt_path in flag_values(args, "--ckpt_path"):
+        if Path(ckpt_path).is_file():
+            check_loadable(ckpt_path)
+
+
+def _check_yaml(paths: list[str]) -> None:
+    """Raise ``ConfigError`` naming the file, line and column of a ``--config`` file that is not valid YAML
+    (jsonargparse names it ``"<unicode string>"``), or that holds no mapping of fields (an empty file:
+    jsonargparse said ``Unexpected config:`` and nothing more)."""
+    for path in paths:
+        if not Path(path).is_file():
+            if not path or (not Path(path).exists() and not any(char in path for char in "{}:\n")):  # no YAML text
+                raise ConfigError(missing_config(path))
+            continue
+        try:
+            content = load_yaml(path)
+        except YAMLFileError as error:
+            raise ConfigError(str(error)) from None
+        if not isinstance(content, dict):
+            held = "nothing" if content is None else f"a {type(content).__name__}"
+            raise ConfigError(
+                f"--config {path} holds {held}, not a mapping of fields (e.g. `model:`, `data:`, `trainer:`); "
+                f"python -m zoo fit --print_config shows one"
+            )
+
+
+ACCELERATOR_MISSING = ("No supported gpu backend found", "can not run on your system")  # Lightning's words
+
+
+def _accelerator_missing(accelerator: object) -> str:
+    """One line for ``trainer.accelerator`` naming a device this machine lacks, and the ones it has."""
+    from lightning.pytorch.accelerators import AcceleratorRegistry
+
+    here = sorted(name for name in AcceleratorRegistry.available_accelerators() if _available(name))
+    return (
+        f"trainer.accelerator={accelerator!r} is not available on this machine (no such device is visible to "
+        f"torch); valid here: {', '.join(repr(name) for name in [*here, 'auto'])}"
+    )
+
+
+def _available(accelerator: str) -> bool:
+    from lightning.pytorch.accelerators import AcceleratorRegistry
+
+    try:
+        return bool(AcceleratorRegistry[accelerator]["accelerator"].is_available())
+    except Exception:  # an accelerator whose package is missing (tpu without torch_xla) is not available
+        return False
+
+
+def _weights_mismatch(ckpt_path: str | None, message: str) -> str:
+    """One line for a checkpoint whose weights do not fit the network this command builds (torch's message
+    lists every tensor): the first mismatch, and the usual cause."""
+    lines = [
+        line.strip()
+        for line in message.splitlines()
+        if line.strip().startswith(("size mismatch", "Missing", "Unexpected"))
+    ]
+    first = lines[0].rstrip(".") if lines else message.splitlines()[0]
+    return (
+        f"ckpt_path={ckpt_path!r}: its weights do not fit the network of this command ({first}); a checkpoint is "
+        f"evaluated with its run's data and tokenizer (changed data files, another data.path or data.vocab_size "
+        f"give another vocabulary) and its architecture"
+    )
+
+
+def _raised_in_lightning(error: BaseException) -> bool:
+    """Whether ``error`` was raised by Lightning's own code (its checks of the trainer's arguments), not by
+    the zoo's: a ``TypeError`` of the zoo's is a bug and keeps its traceback."""
+    frames = traceback.extract_tb(error.__traceback__)
+    return bool(frames) and f"{os.sep}lightning{os.sep}" in frames[-1].filename
+
+
+def _root_cause(error: BaseException) -> BaseException:
+    """The error a class raised itself, unwrapped from jsonargparse's messages around it (of a union type, or of
+    a link's function: :meth:`ZooCLI._vocab_size`, which prepares the data)."""
+    wrappers = ("Does not validate against any of the Union subtypes", "Call to compute_fn of link")
+    while str(error).startswith(wrappers):
+        inner = error.__cause__ or error.__context__
+        if inner is None:
+            break
+        error = inner
+    return error
+
+
+_DEFAULT_SIGTERM: list = []  # the handler that stop_on_sigterm replaced, while it is in place
+
+
+def stop_on_sigterm() -> None:
+    """Make SIGTERM raise Lightning's ``SIGTERMException`` while the run folder exists but training has not
+    started (the model and data are being built), so that the folder of a run that never started is removed as
+    after Ctrl-C; Python's default handler ends the process at once. Main thread only (where signals arrive)."""
+    if _DEFAULT_SIGTERM or threading.current_thread() is not threading.main_thread():
+        return
+
+    def stop(signum, frame):
+        raise SIGTERMException
+
+    _DEFAULT_SIGTERM.append(signal.signal(signal.SIGTERM, stop))
+
+
+def restore_sigterm() -> None:
+    """Put back the SIGTERM handler that :func:`stop_on_sigterm` replaced (before Lightning adds its own)."""
+    if _DEFAULT_SIGTERM:
+        signal.signal(signal.SIGTERM, _DEFAULT_SIGTERM.pop())
+
+
+def main(args: list[str] | None = None) -> None:
+    """Entry point of ``python -m zoo``: bad configuration is one line on stderr and exit status 2.
+
+    ``fit``, ``validate``, ``test`` and ``predict`` go to :class:`ZooCLI`; ``sweep``, ``compare``,
+    ``translate``, ``generate``, ``attention``, ``average`` and ``cache`` to the ``main(argv)`` of their modules.
+    """
+    with sigint_kept():  # Lightning ignores Ctrl-C after one it stopped: this process may call main again
+        _main(args)
+
+
+def _main(args: list[str] | None) -> None:
+    argv = sys.argv[1:] if args is None else list(args)
+    COMMAND_LINE[:] = argv
+    if not argv:
+        print_commands_and_exit()
+    if argv[0] in TOOLS:
+        module = __import__(TOOLS[argv[0]], fromlist=["main"])
+        sys.exit(module.main(argv[1:]))
+    argv = without_agent_arguments(argv)  # a trial restarted by wandb agent: W&B's own config keys
+    COMMAND_LINE[:] = argv
+    silence_noise()
+    try:
+        _check_command(argv)
+        if argv and argv[0] in SUBCOMMANDS and (unread := unread_parameter_form(argv)):
+            raise ConfigError(unread)
+        _check_files(argv)
+        argv = COMMAND_LINE[:] = with_run_config(argv)  # a checkpoint's own run config, when none is given
+        if args is None:
+            sys.argv[1:] = argv  # what LightningCLI parses, and what DDP's launcher starts the other ranks with
+        ZooCLI(args=None if args is None else argv)
+    except (ConfigError, RunFolderError) as error:
+        print_error("zoo", error)
+        sys.exit(2)
+    except NonFiniteLossError as error:
+        print_error("zoo", error)
+        sys.exit(1)
+    except SIGTERMException:  # Lightning's SystemExit without a code would exit 0, as if the run had finished
+        sys.exit(128 + (signal.SIGINT if stopped_by_ctrl_c() else signal.SIGTERM))
+    except KeyboardInterrupt:  # before training (once it runs, Lightning stops it and the record says so)
+        print("zoo: interrupted before training started", file=sys.stderr)
+        sys.exit(128 + signal.SIGINT)
+    finally:
+        restore_sigterm()  # a check that failed before the model was built
+        release()  # the run folder, for the next command of this process
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

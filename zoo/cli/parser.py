@@ -1,0 +1,406 @@
+"""The parser of ``python -m zoo``: jsonargparse's errors turned into one line that names the field, the value
+and what would be valid (``model.dropout='abc' is not valid; it must be a number``)."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import traceback
+from pathlib import Path
+
+from lightning.pytorch.cli import LightningArgumentParser
+
+from zoo.cli.command_line import TRAINING, did_you_mean, flag_values
+from zoo.cli.config_checks import VALID_SEED
+from zoo.cli.knobs import TASKS, accepted_fields, data_modules, field_names, field_owners
+from zoo.cli.recorded_values import given_back
+
+
+class ZooArgumentParser(LightningArgumentParser):
+    """Parse errors in a few lines (the field and what is wrong), not the whole usage text."""
+
+    def format_help(self) -> str:
+        """The help, with the epilog (the knob table of :func:`zoo.cli.knobs.knob_help`) kept as laid out."""
+        epilog, self.epilog = self.epilog, None
+        try:
+            text = super().format_help()
+        finally:
+            self.epilog = epilog
+        return text if not epilog else f"{text}\n{epilog}\n"
+
+    def parse_args(self, args=None, namespace=None, **kwargs):
+        """Parse a command line that may hold a run's record as flags (:func:`zoo.cli.recorded_values.given_back`:
+        a ``wandb agent`` restarting a trial passes its logged config)."""
+        if getattr(self, "_subcommands_action", None) is not None:  # the top parser: the whole command line
+            args, facts = given_back(sys.argv[1:] if args is None else list(args))
+            if facts:
+                sys.stderr.write(f"zoo: left out {', '.join(facts)}: where the run ran, recorded, not a setting\n")
+        return super().parse_args(args, namespace, **kwargs)
+
+    def _fields(self) -> list[str]:
+        """The dotted fields of this parser (``trainer.max_steps``, ``seed_everything``), without the dashes."""
+        action = getattr(self, "_subcommands_action", None)  # the top parser: the fields of its subcommands
+        parsers = [self, *(action._name_parser_map.values() if action is not None else [])]
+        return sorted({o[2:] for p in parsers for o in p._option_string_actions if o.startswith("--")})
+
+    def error(self, message: str, ex: Exception | None = None):
+        if ex is not None and os.environ.get("ZOO_DEBUG"):  # where the parser refused it, for a contributor
+            traceback.print_exception(ex, file=sys.stderr)
+        text = str(message)
+        choice = (
+            _foreign_class("\n".join([text, *_causes(ex)]))
+            or _bad_choice(text)
+            or _misplaced_fields(text)
+            or _unaccepted_option(text, self._fields())
+            or _unknown_option(text)
+            or _bad_type(text)
+            or _bad_length(text)
+            or _missing_value(text)
+            or _unknown_class_help(text)
+            or _missing_model_or_data(text)
+        )
+        if choice:
+            sys.stderr.write(f"zoo: error: {choice}\n")
+            self.exit(2)
+        lines = [line for line in text.splitlines() if line.strip() and not line.startswith("Given value")]
+        shown = "\n  ".join(lines[:6]) or "the command line is not valid"
+        command = next((a for a in COMMAND_LINE[:1] if a in TRAINING), "fit")
+        sys.stderr.write(f"zoo: error: {shown} (python -m zoo {command} --help lists every field and its type)\n")
+        self.exit(2)
+
+
+def _causes(ex: BaseException | None) -> list[str]:
+    """The messages of the exceptions that caused ``ex`` (where jsonargparse keeps what was wrong with a
+    ``class_path``: ``Import path torch.nn.Linear does not correspond to a subclass of TaskModule``)."""
+    found: list[str] = []
+    while ex is not None and len(found) < 8:
+        ex = ex.__cause__ or ex.__context__
+        if ex is not None:
+            found.append(str(ex))
+    return found
+
+
+_MISSING = re.compile(r"the following arguments are required: (\w+)\.(?:data|model)\b")
+SHIPPED_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+
+
+def shipped_configs() -> list[str]:
+    """The config files the repository ships (``configs/quickstart.yaml``, ...), as a command line names them."""
+    return sorted(str(path.relative_to(SHIPPED_CONFIGS.parent)) for path in SHIPPED_CONFIGS.glob("**/*.yaml"))
+
+
+def _missing_model_or_data(message: str) -> str | None:
+    """A command with no ``--config`` (nor ``--model`` and ``--data``): which configs there are to pass."""
+    match = _MISSING.search(message)
+    if match is None:
+        return None
+    command = match.group(1)
+    configs = shipped_configs()
+    shipped = f" ({', '.join(configs)})" if configs else ""
+    return (
+        f"{command} needs a model and its data: pass --config with a config file{shipped}, e.g. `python -m zoo "
+        f"{command} --config configs/decoder_only/tinyshakespeare.yaml`, or --model CLASS and --data CLASS"
+    )
+
+
+def missing_config(path: str) -> str:
+    """The line for a ``--config`` that names no file (jsonargparse said ``Parser key "config": File does not
+    exist``, or ``Unexpected config:`` for ``--config=``): the configs there are, the nearest first."""
+    configs = shipped_configs()
+    what = "--config= names no file" if not path else f"--config {path}: no such file"
+    near = did_you_mean(path, configs, "; ") if path else ""
+    return f"{what}{near}; the shipped configs: {', '.join(configs)}"
+
+
+# the arguments of this command (set by zoo.cli.lightning_cli.main), for messages that need the field's group
+COMMAND_LINE: list[str] = []
+_UNKNOWN_OPTION = re.compile(r"^Option '(\w+)' is not accepted")
+
+
+def _configured_class(group: str) -> type | None:
+    """The task (``group="model"``) or data module (``"data"``) that this command line configures: the
+    ``class_path`` of the last ``--config`` file that sets one, or a later ``--model CLASS`` / ``--data CLASS``;
+    ``None`` where that is not a class of the zoo's."""
+    from zoo.cli.yaml_files import load_yaml
+
+    path = None
+    for flag, value in zip(COMMAND_LINE, [*COMMAND_LINE[1:], ""], strict=False):  # none: no pairs
+        flag, equals, inline = flag.partition("=")
+        value = inline if equals else value
+        if flag == "--config":
+            try:
+                section = (load_yaml(value) or {}).get(group)
+            except (OSError, ValueError, AttributeError):
+                continue
+            path = section.get("class_path", path) if isinstance(section, dict) else section or path
+        elif flag in (f"--{group}", f"--{group}.class_path"):
+            path = value
+    name = str(path).rpartition(".")[2]
+    classes = TASKS if group == "model" else data_modules()
+    return next((cls for cls in classes if cls.__name__ == name), None)
+
+
+def _config_sections(group: str) -> list[dict]:
+    """The ``group`` section (``model``, ``data``) of each of this command line's ``--config`` files that has one."""
+    from zoo.cli.yaml_files import load_yaml
+
+    sections = []
+    for path in flag_values(COMMAND_LINE, "--config"):
+        try:
+            config = load_yaml(path) or {}
+        except (OSError, ValueError):
+            continue
+        section = config.get(group) if isinstance(config, dict) else None
+        sections += [section] if isinstance(section, dict) else []
+    return sections
+
+
+def _misplaced_fields(message: str) -> str | None:
+    """A config's ``model`` or ``data`` whose fields sit beside ``class_path`` instead of under ``init_args``
+    (jsonargparse said ``model.class_path is not a field``), or that has fields but no ``class_path``."""
+    match = _UNKNOWN_OPTION.search(message.strip())
+    if match is None:
+        return None
+    name = match.group(1)
+    typed = any(a.startswith(("--model", "--data")) for a in COMMAND_LINE)
+    for group in ("model", "data"):
+        sections = _config_sections(group)
+        named = any("class_path" in section for section in sections)  # a later file may set only init_args
+        for section in sections:
+            beside = sorted(key for key in section if key not in ("class_path", "init_args", "dict_kwargs"))
+            if "class_path" in section and beside and name in ("class_path", *beside):
+                return (
+                    f"{group}: {', '.join(beside)} sit beside class_path in the config; put them under "
+                    f"{group}.init_args ({group}: {{class_path: {section['class_path']}, init_args: "
+                    f"{{{beside[0]}: ...}}}})"
+                )
+            fields = {*section, *(section.get("init_args") or {})}
+            if not named and name in fields and not typed:
+                kind = "task" if group == "model" else "data module"
+                classes = ", ".join(_zoo_classes(group))
+                return (
+                    f"{group} has no class_path in the config; name its {kind} ({group}: {{class_path: CLASS, "
+                    f"init_args: {{{name}: ...}}}}); the {kind}s: {classes}"
+                )
+    return None
+
+
+def _config_groups_with(name: str) -> list[str]:
+    """The sections (``model``, ``data``) of this command line's ``--config`` files that set the field ``name``,
+    under ``init_args`` or beside ``class_path`` (a typo in a config file was reported under ``model.``)."""
+    return [
+        group
+        for group in ("model", "data")
+        if any(name in {**section, **(section.get("init_args") or {})} for section in _config_sections(group))
+    ]
+
+
+_SUBCOMMAND_OPTION = re.compile(r"(?:Subcommand '\w+' does not accept option '|^unrecognized arguments: --)([\w.]+)")
+
+
+def _unaccepted_option(message: str, options: list[str]) -> str | None:
+    """jsonargparse's message for an unknown key outside ``model`` and ``data`` (``trainer.max_step`` in a
+    config file, ``--trainer.max_step=3`` on the command line), in one line with the nearest of ``options``
+    (the parser's fields: ``trainer.max_steps``, ``seed_everything``)."""
+    match = _SUBCOMMAND_OPTION.search(message.strip())
+    if match is None or match.group(1).startswith(("model.", "data.")):
+        return None
+    key = match.group(1)
+    _, dot, rest = key.partition(".")
+    if dot:  # a dotted key is one field of a group (--trainer.max_step), or a group mistyped (--modle.lr)
+        groups = sorted({o.partition(".")[0] for o in options})
+        dotted = [o for o in options if "." in o]
+        near = did_you_mean(key, dotted) or did_you_mean(key, [f"{group}.{rest}" for group in groups], cutoff=0.6)
+    else:
+        near = did_you_mean(key, options)
+    return f"{key} is not a field;{near or ' python -m zoo fit --help lists every field'}"
+
+
+def _unknown_option(message: str) -> str | None:
+    """jsonargparse's message for an unknown model or data field, with the group and the nearest valid names."""
+    match = _UNKNOWN_OPTION.search(message.strip())
+    if match is None:
+        return None
+    name = match.group(1)
+    typed = [g for g in ("model", "data") if any(a.startswith(f"--{g}.{name}") for a in COMMAND_LINE)]
+    groups = typed or _config_groups_with(name) or ["model"]
+    refusing = [g for g in groups if name not in accepted_fields(_configured_class(g) or object)]
+    groups = refusing or groups  # --model.max_len=16 --data.max_len=16 where only the model takes max_len
+    owners = field_owners(groups[0], name)
+    if owners:  # a field of other tasks or data modules than the config's
+        return (
+            f"{groups[0]}.{name} is not a field of this config's {groups[0]}; it is a field of "
+            f"{_either(owners).replace(' or ', ' and ')} only (python -m zoo fit --{groups[0]}.help CLASS lists "
+            f"the fields of a class)"
+        )
+    other = "data" if groups[0] == "model" else "model"
+    if name in field_names(other):  # --model.src_column for data.src_column
+        return f"{groups[0]}.{name} is not a field; did you mean {other}.{name}?"
+    near = did_you_mean(name, field_names(groups[0]), cutoff=0.6, prefix=f"{groups[0]}.")
+    return f"{groups[0]}.{name} is not a field;{near or ' --help lists every field'}"
+
+
+# the Literal options of the command itself, not of the model
+TOP_LEVEL_CHOICES = ("nonfinite_loss", "matmul_precision")
+_LITERAL_ERROR = re.compile(r'Parser key "(\w+)":\s+Expected a typing\.Literal\[(.*)\]\. Got value: (.*)$', re.S)
+
+
+_TYPE_ERROR = re.compile(r'^Parser key "([\w.]+)":.*Expected a <class \'', re.S)
+_TYPE_WORDS = {
+    "float": "a number",
+    "int": "an integer",
+    "str": "a string",
+    "bool": "true or false",
+    "NoneType": "null (unset)",
+}
+
+
+def _typed(key: str) -> tuple[str, str | None]:
+    """The field a parser key (``dropout``) is, as typed on the command line (``model.dropout``), and the
+    value typed there (``None`` when it came from a config file)."""
+    args = [*COMMAND_LINE, "--"]
+    named = [  # in command-line order, the last one counting: --model.num_classes 3 --model.num_classes=three
+        a.split("=", 1) if "=" in a else [a, after]  # --data.vocab_size=abc, --data.vocab_size abc
+        for a, after in zip(args, args[1:], strict=False)
+        if a.startswith("--") and _names(a.split("=")[0].lstrip("-"), key)
+    ]
+    if named:
+        return named[-1][0].lstrip("-"), named[-1][1]
+    if "." in key or key in ("model", "data"):
+        return key, None
+    group = "data" if key in field_names("data") and key not in field_names("model") else "model"
+    return f"{group}.{key}", None
+
+
+_LENGTH_ERROR = re.compile(r'^Parser key "([\w.]+)":\s+Expected a tuple with (\d+) elements\. Got value: (.*)$', re.S)
+
+
+def _bad_length(message: str) -> str | None:
+    """jsonargparse's message for a tuple of the wrong length (``--model.betas=[0.9]``), in one line."""
+    match = _LENGTH_ERROR.search(message.strip())
+    if match is None:
+        return None
+    field, _ = _typed(match.group(1))
+    value = match.group(3).strip().splitlines()[0]
+    return f"{field}={value} is not valid; it must be a list of {match.group(2)} values"
+
+
+_CLASS_HELP = re.compile(r"^--(model|data)\.help: (.*)$")
+_FOREIGN_CLASS = re.compile(r"Import path (\S+) does not correspond to a subclass of (TaskModule|ZooDataModule)")
+
+
+def _zoo_classes(group: str) -> list[str]:
+    """The importable names of the zoo's tasks (``group="model"``) or data modules (``"data"``)."""
+    from zoo.data import ZooDataModule
+    from zoo.tasks import TaskModule
+
+    base = TaskModule if group == "model" else ZooDataModule
+    return sorted(f"{c.__module__.rsplit('.', 1)[0]}.{c.__name__}" for c in _subclasses(base))
+
+
+def _foreign_class(message: str) -> str | None:
+    """A ``model`` or ``data`` ``class_path`` that imports but is no zoo task or data module
+    (``model: {class_path: torch.nn.Linear}``): the value, and the classes there are."""
+    match = _FOREIGN_CLASS.search(message)
+    if match is None:
+        return None
+    group = "model" if match.group(2) == "TaskModule" else "data"
+    kind = {
+        "model": "a zoo task (a subclass of zoo.tasks.TaskModule)",
+        "data": "a zoo data module (a subclass of zoo.data.ZooDataModule)",
+    }[group]
+    return f"{group}.class_path={match.group(1)!r} is not {kind}; choose one of: {', '.join(_zoo_classes(group))}"
+
+
+def _unknown_class_help(message: str) -> str | None:
+    """``--model.help NAME`` of a class that is not there: the message, and the classes there are."""
+    match = _CLASS_HELP.search(message.strip())
+    if match is None:
+        return None
+    return (
+        f"--{match.group(1)}.help: {match.group(2).strip()}; choose one of: {', '.join(_zoo_classes(match.group(1)))}"
+    )
+
+
+def _subclasses(cls: type) -> list[type]:
+    return [sub for direct in cls.__subclasses__() for sub in (direct, *_subclasses(direct))]
+
+
+def _bad_type(message: str) -> str | None:
+    """jsonargparse's message for a value of the wrong type (``--model.dropout=abc``; several lines for a
+    field that may also be unset), as one line with the field, the value and what is valid."""
+    match = _TYPE_ERROR.search(message.strip())
+    if match is None:
+        return None
+    field, typed = _typed(match.group(1))
+    got = re.search(r"(?:Got|Given) value: (.*)$", message.strip(), re.M)
+    value = typed if typed is not None else got.group(1).strip() if got else ""  # as typed: 1e1, not 10.0
+    if typed is None and not value:  # no value in the message
+        value = "?"
+    problem = re.search(r"Problem with given class_path '([^']*)':\s*\n\s*(.+)$", message, re.M)
+    if problem:  # a class that cannot be imported (--trainer.callbacks+=foo.Bar)
+        why = f"{field}: class_path {problem.group(1)!r} cannot be imported ({problem.group(2).strip()})"
+        return why + (f"; choose one of: {', '.join(_zoo_classes(field))}" if field in ("model", "data") else "")
+    if field == "seed_everything":  # its type allows false, which zoo refuses
+        return f"seed_everything={value} is not valid; {VALID_SEED}"
+    return f"{field}={value!r} is not valid; {_valid_values(message)}"
+
+
+def _either(words: list[str]) -> str:
+    """``a``, ``a or b``, ``a, b or c``."""
+    return " or ".join([", ".join(words[:-1]), words[-1]] if len(words) > 2 else words)
+
+
+def _valid_values(message: str) -> str:
+    """What a type error's field accepts: the values of its ``Literal`` subtypes where it has some
+    (``trainer.precision``: ``Literal[64, 32, 16] | Literal['16-mixed', ...] | ... | None``), otherwise its
+    types in words (``it must be a number or null (unset)``)."""
+    subtypes = re.search(r"Subtypes: \[(.*)\]$", message, re.M)
+    literals = re.findall(r"typing\.Literal\[(.*?)\]", subtypes.group(1)) if subtypes else []
+    classes = re.findall(r"<class '(\w+)'>", subtypes.group(1) if subtypes else message)
+    if not literals:
+        kinds = list(dict.fromkeys(_TYPE_WORDS.get(t, t) for t in re.findall(r"Expected a <class '(\w+)'>", message)))
+        if "a number" in kinds and "an integer" in kinds:  # int | float: any number
+            kinds.remove("an integer")
+        return f"it must be {_either(kinds)}"
+    choices: dict[str, str] = {}  # 16 and '16' once
+    for value in (v.strip() for group in literals for v in group.split(",")):
+        choices.setdefault(value.strip("'\""), value)
+    others = [_TYPE_WORDS.get(t, t) for t in dict.fromkeys(classes)]
+    return f"choose one of: {', '.join(choices.values())}" + "".join(f", or {o}" for o in others)
+
+
+_MISSING_VALUE = re.compile(r"^argument --(\w+): expected one argument")
+
+
+def _missing_value(message: str) -> str | None:
+    """argparse's message for an option given without its value (``--model.bias`` at the end of the command,
+    or followed by another option), which names only the group (``--model``): the option as typed."""
+    match = _MISSING_VALUE.search(message.strip())
+    if match is None:
+        return None
+    group, args = match.group(1), [*COMMAND_LINE, "--"]
+    bare = [
+        a.lstrip("-")
+        for a, after in zip(args, args[1:], strict=False)
+        if (a == f"--{group}" or a.startswith(f"--{group}.")) and "=" not in a and after.startswith("--")
+    ]
+    option = bare[-1] if bare else group
+    return f"--{option} needs a value (--{option}=VALUE); python -m zoo fit --help lists every field and its type"
+
+
+def _names(option: str, key: str) -> bool:
+    """Whether the command-line option ``option`` (``model.dropout``) sets the parser key ``key`` (``dropout``)."""
+    return option == key or option.endswith(f".{key}")
+
+
+def _bad_choice(message: str) -> str | None:
+    """jsonargparse's message for a value outside a ``Literal`` knob, in the project's one-line form (the
+    ``Literal`` knobs are the model's: pe, norm, norm_position, activation, schedule, pooling)."""
+    match = _LITERAL_ERROR.search(message.rstrip("\r\n"))  # the value last, with its own spaces ('none ')
+    if match is None:
+        return None
+    key, choices, value = match.groups()
+    field = key if key in TOP_LEVEL_CHOICES else f"model.{key}"
+    return f"{field}={value!r} is not valid; choose one of: {choices}"
