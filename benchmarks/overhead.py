@@ -118,7 +118,7 @@ def plain_loop(timer: StepTimer, warmup: int) -> list[float]:
 
 def measure(config: str, size: str, options: argparse.Namespace) -> str:
     """One Markdown row: ``zoo fit``'s ms a step, the loader's part of it, the plain loop's, and their ratio."""
-    from zoo.cli.lightning_cli import main
+    from zoo.cli.main import main
 
     with tempfile.TemporaryDirectory() as runs_dir:
         main(fit_args(config, size, options, runs_dir))

@@ -8,7 +8,7 @@ import sys
 
 
 def _entry():
-    """The ``main`` to run: of the command's own module for a tool (``sweep``), else :func:`zoo.cli.lightning_cli.main`."""
+    """The ``main`` to run: of the command's own module for a tool (``sweep``), else :func:`zoo.cli.main.main`."""
     from zoo.cli.command_line import TOOLS, print_commands_and_exit, unknown_command
 
     argv = sys.argv[1:]
@@ -20,7 +20,7 @@ def _entry():
     if argv[0] in TOOLS:
         tool = importlib.import_module(TOOLS[argv[0]]).main
         return lambda: sys.exit(tool(argv[1:]))
-    from zoo.cli.lightning_cli import main  # seconds of imports (torch, Lightning)
+    from zoo.cli.main import main
 
     return main
 

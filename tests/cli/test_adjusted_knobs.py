@@ -12,7 +12,7 @@ import pytest
 
 from tests.cli.helpers import CONFIGS, TINY_MODEL, read_run, small_copy
 from zoo.cli.adjusted_knobs import adjusted_knobs, say
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 from zoo.data import ClassificationDataModule
 from zoo.data.tokenizer import train_tokenizer
 

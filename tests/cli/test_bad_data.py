@@ -6,7 +6,7 @@ import json
 import pytest
 
 from tests.cli.helpers import CONFIGS, small_copy
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 
 TRANSLATION = str(CONFIGS / "encoder_decoder" / "multi30k.yaml")
 CLASSIFICATION = str(CONFIGS / "encoder_only" / "sst2.yaml")

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from tests.cli.helpers import CONFIGS, read_run, shakespeare_args, small_copy
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 from zoo.registry import NORMS, POSITIONAL_ENCODINGS
 
 TRANSLATION = str(CONFIGS / "encoder_decoder" / "multi30k.yaml")
@@ -601,7 +601,7 @@ def test_fewer_validation_examples_than_ranks_is_refused_before_training(data_di
 def test_only_lightnings_own_type_errors_become_one_line():
     from lightning.pytorch.accelerators import CPUAccelerator
 
-    from zoo.cli.lightning_cli import _raised_in_lightning
+    from zoo.cli.lightning_errors import _raised_in_lightning
 
     with pytest.raises(TypeError) as lightning_error:
         CPUAccelerator.parse_devices("abc")

@@ -12,7 +12,7 @@ import pytest
 from tests.cli.helpers import CONFIGS, TINY_MODEL, VARIANTS, read_run
 from tests.conftest import REPO
 from tests.nn.test_attention_bias import BIASES
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 from zoo.registry import POSITIONAL_ENCODINGS
 
 STEPS = [

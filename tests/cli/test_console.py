@@ -6,8 +6,8 @@ from types import SimpleNamespace
 from lightning.pytorch.utilities.model_summary import get_human_readable_count
 
 from tests.cli.helpers import read_run, shakespeare_args
-from zoo.cli.lightning_cli import main
-from zoo.runs.record import define_summaries, make_wandb_logger
+from zoo.cli.main import main
+from zoo.runs.wandb_logger import define_summaries, make_wandb_logger
 
 NOISE = ("💡 Tip", "anonymous setting", "LeafSpec", "`weights_only` was not set", "v_num", "Epoch 0/-")
 

@@ -16,7 +16,7 @@ import torch
 
 from tests.cli.helpers import read_run, shakespeare_args
 from tests.conftest import REPO
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 
 RUN = ["--model.dropout=0.1", "--model.schedule=constant", "--trainer.val_check_interval=400"]
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.cli.helpers import CONFIGS, TINY_MODEL, small_copy
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 from zoo.compare import main as compare
 
 STEPS = ["--trainer.max_steps=5", "--trainer.limit_val_batches=1", "--model.max_len_b=2"]

@@ -11,11 +11,11 @@ from lightning.pytorch import Trainer
 from lightning.pytorch.accelerators import CPUAccelerator
 
 from tests.cli.helpers import CONFIGS, read_run, shakespeare_args, small_copy
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 from zoo.data import ClassificationDataModule, LanguageModelDataModule, TranslationDataModule
-from zoo.data.base import IGNORE_INDEX
+from zoo.data.padding import IGNORE_INDEX
 from zoo.runs.devices import device_names, moved_devices, unpinned_devices
-from zoo.runs.folders import config_hash, differences, with_added_fields
+from zoo.runs.identity import config_hash, differences, with_added_fields
 from zoo.runs.record import flatten
 from zoo.runs.wandb_guard import GuardedWandbLogger
 from zoo.sweep.validate import cli_parser, parse

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from tests.cli.helpers import CONFIGS
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 from zoo.cli.session import final_validation
 from zoo.data.loading import check_reachable
 

@@ -8,7 +8,7 @@ import torch
 from tokenizers import Tokenizer
 
 from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL, VARIANTS, read_run, shakespeare_args
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 from zoo.runs.record import LINE_FIELDS
 from zoo.tasks.translation import TranslationTask
 

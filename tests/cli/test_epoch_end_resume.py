@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from tests.cli.test_exact_resume import curve, short_epochs
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 
 LIMIT = ["--trainer.limit_train_batches=3", "--trainer.val_check_interval=5", "--trainer.check_val_every_n_epoch=null"]
 TOTAL = 9  # three epochs of 3 batches

@@ -9,7 +9,7 @@ import pytest
 
 from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL, VARIANTS, read_run, small_copy
 from tests.compare.test_wandb import fake_api_run
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 from zoo.compare import wandb_runs
 from zoo.compare.records import load_run_folder
 from zoo.runs.record import RunRecord

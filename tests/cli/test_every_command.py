@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from zoo.cli.command_line import TOOLS, did_you_mean, flag_values
-from zoo.cli.lightning_cli import ZooCLI, main
+from zoo.cli.lightning_cli import ZooCLI
+from zoo.cli.main import main
 
 REPO = Path(__file__).resolve().parents[2]
 COMMANDS = [*ZooCLI.subcommands(), *TOOLS]  # LightningCLI's own, then the zoo's

@@ -17,7 +17,7 @@ import torch
 
 from tests.cli.helpers import CONFIGS, TINY_MODEL, VARIANTS, read_run
 from tests.conftest import REPO
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 
 KILL = 8  # SIGKILL at the start of step 8: the last checkpoint is at step 6 and steps 6, 7 are done again
 TERM = 10  # SIGTERM during step 10: Lightning finishes the step and the checkpoint is at step 11

@@ -10,7 +10,7 @@ import pytest
 from zoo.cli.knobs import TASKS
 from zoo.nn import ARCHITECTURE_KNOBS, TransformerConfig
 from zoo.registry import ACTIVATIONS, NORMS, POOLINGS, POSITIONAL_ENCODINGS, SCHEDULES
-from zoo.runs.folders import RUN_NAME_KNOBS
+from zoo.runs.identity import RUN_NAME_KNOBS
 from zoo.tasks import ClassificationTask, TaskModule
 
 CONFIG_FIELDS = {field.name: field for field in dataclasses.fields(TransformerConfig)}

@@ -6,7 +6,7 @@ import torch
 
 import zoo.tasks.base
 from tests.cli.helpers import read_run, shakespeare_args
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 
 
 def poison(steps: list[int], value: str = "nan") -> str:

@@ -6,7 +6,7 @@ import math
 import pytest
 
 from tests.cli.helpers import read_run, shakespeare_args
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 from zoo.nn import NORMS
 
 STEPS = 200

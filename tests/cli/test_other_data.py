@@ -6,7 +6,7 @@ import math
 import pytest
 
 from tests.cli.helpers import CONFIGS, TINY_MODEL, read_run
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 from zoo.data import LanguageModelDataModule
 
 SST2 = str(CONFIGS / "encoder_only" / "sst2.yaml")

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL, VARIANTS, read_run, small_copy
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 from zoo.data import ClassificationDataModule, LanguageModelDataModule
 from zoo.data.tokenizer import EOS_ID, PAD_ID
 from zoo.decoding import generate_ids

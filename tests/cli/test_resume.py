@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.helpers import read_run, shakespeare_args
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 
 
 def test_resume_continues_the_same_run(data_dir, cli_env, caplog):

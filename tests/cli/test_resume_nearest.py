@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tests.cli.helpers import shakespeare_args
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 from zoo.runs.folders import RunFolderError, find_resumable
 
 TASK = {"model.class_path": "zoo.tasks.LanguageModelTask", "data.class_path": "zoo.data.TextDataModule"}

@@ -11,8 +11,9 @@ import pytest
 import torch
 
 from tests.cli.helpers import CONFIGS, read_run, shakespeare_args
-from zoo.cli.lightning_cli import main
-from zoo.runs.folders import config_hash, differences, identity, new_run_dir, shown, with_added_fields
+from zoo.cli.main import main
+from zoo.runs.folders import new_run_dir
+from zoo.runs.identity import config_hash, differences, identity, shown, with_added_fields
 
 
 def only_run(runs):
@@ -331,7 +332,7 @@ def test_resume_refuses_a_budget_already_spent(data_dir, cli_env, capsys):
 
 
 def test_a_checkpoint_may_be_evaluated_with_another_decoder():
-    from zoo.runs.folders import differences
+    from zoo.runs.identity import differences
 
     recorded = {"model.beam_size": 1, "model.length_penalty": 0.6, "model.d_model": 32}
     current = {"model.beam_size": 5, "model.length_penalty": 1.0, "model.d_model": 32}

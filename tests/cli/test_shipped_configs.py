@@ -5,7 +5,7 @@ same parser in ``tests/sweep/test_shipped_sweeps.py``, by ``zoo sweep --dry-run`
 import pytest
 
 from tests.conftest import REPO
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 from zoo.runs.record import flatten
 from zoo.sweep.validate import cli_parser, parse
 

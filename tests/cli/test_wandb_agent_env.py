@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from tests.cli.helpers import CONFIGS, read_run, shakespeare_args
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 
 
 def test_fit_takes_run_id_sweep_id_group_and_job_type_from_the_agent(data_dir, cli_env, monkeypatch):

@@ -7,7 +7,7 @@ import pytest
 import wandb
 
 from tests.cli.helpers import read_run, shakespeare_args
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 
 FAILURES = {
     "service_died": (ConnectionResetError("Connection lost"), "ConnectionResetError: Connection lost"),

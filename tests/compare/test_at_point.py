@@ -133,7 +133,7 @@ def test_a_bad_point_is_one_line(runs, compare, at):
 
 def test_a_real_run_records_its_tokens_and_wall_time_at_each_evaluation(data_dir, cli_env, compare):
     from tests.cli.helpers import read_run, shakespeare_args
-    from zoo.cli.lightning_cli import main
+    from zoo.cli.main import main
 
     main(shakespeare_args(data_dir))  # 6 steps, validated at 3 and 6
     (folder,) = (cli_env / "runs").iterdir()
@@ -153,7 +153,7 @@ def test_a_real_run_records_its_tokens_and_wall_time_at_each_evaluation(data_dir
 @pytest.mark.slow
 def test_a_resumed_run_counts_its_tokens_on_from_its_checkpoint(data_dir, cli_env):
     from tests.cli.helpers import read_run, shakespeare_args
-    from zoo.cli.lightning_cli import main
+    from zoo.cli.main import main
 
     main(shakespeare_args(data_dir))
     main([*shakespeare_args(data_dir), "--trainer.max_steps=9", "--ckpt_path=last"])  # the count goes on from 6

@@ -104,8 +104,8 @@ def test_plan_lists_the_next_seeds_and_the_sweep_file(tmp_path, compare, compare
 def test_a_sweep_with_the_planned_seeds_adds_only_their_trials(tmp_path):
     """The plan's promise, on the sweep's own identity logic: the longer seed list is the same sweep
     (no changed definition), its trials keep their names, and the new ones are exactly the new seeds'."""
+    from zoo.sweep.definition_changes import definition_changes, extended
     from zoo.sweep.spec import expand, load_sweep
-    from zoo.sweep.validate import definition_changes, extended
 
     config = load_sweep("sweeps/ed-pe.yaml")
     seeds = config["parameters"]["seed_everything"]["values"]

@@ -8,7 +8,7 @@ import time
 import datasets
 import pytest
 
-from zoo.cli.lightning_cli import main as zoo_main
+from zoo.cli.main import main as zoo_main
 from zoo.data import LanguageModelDataModule
 from zoo.data.cache_entries import entries, to_prune
 from zoo.inference.cache_command import main, parse_age, parse_size

@@ -5,7 +5,8 @@ import json
 import pytest
 
 from zoo.data import LanguageModelDataModule
-from zoo.data.loading import DataFolderError, check_columns, load_splits
+from zoo.data.file_checks import check_columns
+from zoo.data.loading import DataFolderError, load_splits
 
 
 def test_local_folder_loads_with_the_hub_layout(data_dir):
@@ -99,7 +100,7 @@ def test_a_language_model_reads_json_lines_as_well_as_text(data_dir, tmp_path):
 )
 def test_a_bad_json_file_is_named_at_its_first_bad_line(tmp_path, name, text, line):
     """A JSON file that ``datasets`` cannot read is named with its line; its message names a row of a block."""
-    from zoo.data.loading import _first_bad_json_line
+    from zoo.data.file_checks import _first_bad_json_line
 
     (tmp_path / name).write_text(text)
     where = _first_bad_json_line({"train": [str(tmp_path / name)]})

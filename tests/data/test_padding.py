@@ -8,7 +8,7 @@ import torch
 
 from tests.cli.helpers import small_copy
 from zoo.data import ClassificationDataModule, TranslationDataModule
-from zoo.data.base import IGNORE_INDEX, pad, unpack
+from zoo.data.padding import IGNORE_INDEX, pad, unpack
 from zoo.data.tokenizer import BOS_ID, EOS_ID, PAD_ID, SPECIAL_TOKENS
 from zoo.tasks import ClassificationTask, TranslationTask
 

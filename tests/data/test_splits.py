@@ -4,7 +4,7 @@
 import pytest
 
 from tests.cli.helpers import CONFIGS, TINY_MODEL
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 from zoo.data import ClassificationDataModule
 
 

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from tests.cli.helpers import CONFIGS, TINY_MODEL, VARIANTS
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 
 STEPS = [
     "--trainer.max_steps=10",

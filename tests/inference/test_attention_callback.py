@@ -1,11 +1,11 @@
-"""``--trainer.callbacks+=zoo.training.callbacks.AttentionMaps`` draws the first validation example's attention maps at
+"""``--trainer.callbacks+=zoo.inference.attention_callback.AttentionMaps`` draws the first validation example's attention maps at
 each validation, into the run folder and to W&B."""
 
 import pytest
 from PIL import Image
 
 from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL, VARIANTS
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 
 
 @pytest.mark.slow
@@ -15,7 +15,7 @@ def test_attention_maps_at_every_validation(variant, data_dir, cli_env):
     main(
         [
             "fit", "--config", str(CONFIGS / config), f"--data.path={data_dir / name}", *TINY_MODEL, *extra,
-            *FEW_STEPS, "--trainer.callbacks+=zoo.training.callbacks.AttentionMaps",
+            *FEW_STEPS, "--trainer.callbacks+=zoo.inference.attention_callback.AttentionMaps",
         ]
     )  # fmt: skip
     (run_dir,) = (cli_env / "runs").iterdir()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 from zoo.inference.checkpoint import load_trained
 
 

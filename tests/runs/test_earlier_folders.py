@@ -8,7 +8,7 @@ import pytest
 
 from tests.cli.helpers import read_run
 from tests.conftest import REPO
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 from zoo.compare.command import main as compare_main
 from zoo.inference.checkpoint import load_trained
 

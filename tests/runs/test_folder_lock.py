@@ -13,7 +13,7 @@ from tests.cli.helpers import read_run, shakespeare_args
 from tests.conftest import REPO
 from tests.sweep.test_sweep_errors import write_sweep
 from zoo import sweep
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 from zoo.runs.lock import FolderInUse, hold, release
 
 HOLDER = (

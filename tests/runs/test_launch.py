@@ -14,7 +14,7 @@ from torch.distributed import TCPStore
 from tests.conftest import REPO
 from zoo.runs import launch
 from zoo.runs.launch import RankZeroFailed, launch_ranks, shared_run_dir
-from zoo.runs.record import make_wandb_logger
+from zoo.runs.wandb_logger import make_wandb_logger
 
 LAUNCH_VARIABLES = [name for variables in launch.LAUNCHERS for name in (variables[0], variables[1], *variables[2])]
 SLURM = {"SLURM_PROCID": "0", "SLURM_NTASKS": "2", "SLURM_LOCALID": "0", "SLURM_JOB_ID": "77", "SLURM_STEP_ID": "0"}

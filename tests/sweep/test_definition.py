@@ -1,14 +1,14 @@
 """One sweep, one definition: what may change between two runs of a sweep (the values of a grid or random
 search, the spelling of a setting) and what may not (the base configuration, the budget, a fixed value, the
-search), on definitions as :func:`zoo.sweep.validate.sweep_definition` records them."""
+search), on definitions as :func:`zoo.sweep.definition_changes.sweep_definition` records them."""
 
 import json
 
 import pytest
 
+from zoo.sweep.definition_changes import definition_changes, extended
 from zoo.sweep.spec import SweepError, expand, load_sweep
 from zoo.sweep.state import SweepState
-from zoo.sweep.validate import definition_changes, extended
 
 BASE = {"model.lr": 0.001, "trainer.max_steps": 6, "data.path": "/data/shakespeare"}
 
@@ -133,7 +133,7 @@ def test_a_parameter_with_one_value_may_not_get_more_but_the_seed_may():
 
 
 def test_entries_left_running_by_a_killed_sweep_take_their_records_status(tmp_path):
-    from zoo.sweep.main import _close_stale_entries
+    from zoo.sweep.execution import _close_stale_entries
 
     state = SweepState(tmp_path, "x")
     for name, recorded in (("x-a", "interrupted"), ("x-b", "running"), ("x-c", None)):

@@ -14,7 +14,8 @@ from rich.console import Console
 
 from tests.conftest import REPO
 from tests.runs.test_folder_lock import HOLDER
-from zoo.sweep.runner import Runner, Terminated
+from zoo.sweep.runner import Runner
+from zoo.sweep.signals import Terminated
 from zoo.sweep.spec import Trial
 from zoo.sweep.state import SweepState
 

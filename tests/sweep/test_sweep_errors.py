@@ -144,14 +144,14 @@ def test_an_exported_thread_count_that_is_no_count_is_refused(run_sweep, monkeyp
     ],
 )
 def test_a_trials_threads_come_from_threads_then_the_environment(monkeypatch, threads, exported, expected):
-    from zoo.sweep.main import trial_threads
+    from zoo.sweep.execution import trial_threads
 
     monkeypatch.setenv("OMP_NUM_THREADS", exported)
     assert trial_threads(threads, 2) == expected
 
 
 def test_without_a_thread_count_the_cores_are_shared(monkeypatch):
-    from zoo.sweep.main import trial_threads
+    from zoo.sweep.execution import trial_threads
 
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     monkeypatch.setattr("os.sched_getaffinity", lambda pid: set(range(8)), raising=False)

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL, read_run
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 from zoo.tasks.compiling import BACKEND_ENV
 
 pytestmark = pytest.mark.slow

@@ -99,7 +99,7 @@ def test_training_with_the_shared_norm_takes_lightnings_steps(precision, monkeyp
 
 def test_clipping_by_value_is_left_to_lightning():
     trainer = pl.Trainer(accelerator="cpu", gradient_clip_val=0.5, gradient_clip_algorithm="value", logger=False)
-    assert not zoo.tasks.base.plain_norm_clipping(trainer, 0.5, trainer.gradient_clip_algorithm)
+    assert not zoo.tasks.optimizer.plain_norm_clipping(trainer, 0.5, trainer.gradient_clip_algorithm)
     plain = pl.Trainer(accelerator="cpu", gradient_clip_val=0.5, logger=False)
-    assert zoo.tasks.base.plain_norm_clipping(plain, 0.5, plain.gradient_clip_algorithm)
-    assert not zoo.tasks.base.plain_norm_clipping(plain, None, None)
+    assert zoo.tasks.optimizer.plain_norm_clipping(plain, 0.5, plain.gradient_clip_algorithm)
+    assert not zoo.tasks.optimizer.plain_norm_clipping(plain, None, None)

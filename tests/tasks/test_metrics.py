@@ -11,7 +11,7 @@ import torch.multiprocessing as mp
 from torchmetrics.text import SacreBLEUScore
 
 from tests.cli.helpers import CONFIGS, TINY_MODEL, read_run, small_copy
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 from zoo.tasks.corpus_scores import CorpusScores
 from zoo.tasks.translation import TranslationTask
 

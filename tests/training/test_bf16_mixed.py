@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch.utils.data import DataLoader
 
-from zoo.data.base import IGNORE_INDEX
+from zoo.data.padding import IGNORE_INDEX
 from zoo.nn import NORMS
 from zoo.nn.masks import padding_mask
 from zoo.tasks import ClassificationTask, LanguageModelTask, TranslationTask

@@ -10,7 +10,7 @@ from tests.decoding.conftest import PAD, encoder_decoder, language_model, source
 from tests.decoding.test_greedy_cache import greedy_without_cache
 from tests.decoding.test_sampling import recomputed_greedy
 from tests.training.test_bf16_mixed import TOLERANCE, VARIANTS, _task_and_batch, bf16_mixed_losses
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 from zoo.decoding import generate_ids, greedy_decode
 from zoo.registry import POSITIONAL_ENCODINGS
 

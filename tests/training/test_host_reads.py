@@ -9,7 +9,7 @@ import pytest
 
 from tests.cli.helpers import CONFIGS, TINY_MODEL, VARIANTS
 from tests.training.host_reads import CountReads, ReadCounter
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 
 STEPS = 12
 

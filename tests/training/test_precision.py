@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from tests.cli.helpers import shakespeare_args
-from zoo.cli.lightning_cli import main
+from zoo.cli.main import main
 from zoo.training import precision
 
 XEON = {"avx2", "avx512f", "avx512bw", "avx512_vnni"}  # plain AVX-512: no bfloat16 or float16 matrix units

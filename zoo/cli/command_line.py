@@ -129,3 +129,7 @@ def print_commands_and_exit() -> None:
     """Bare ``python -m zoo``: the commands on stdout, exit status 0 (as ``--help``)."""
     print(command_list())
     sys.exit(0)
+
+
+# the arguments of this command (set by zoo.cli.main.main), for messages that need the field's group
+COMMAND_LINE: list[str] = []

@@ -10,9 +10,6 @@ from __future__ import annotations
 import os
 import random
 import signal
-import sys
-import threading
-import traceback
 from pathlib import Path
 
 from jsonargparse import Namespace
@@ -21,39 +18,40 @@ from lightning.pytorch import Trainer, seed_everything
 from lightning.pytorch.cli import LightningCLI
 from lightning.pytorch.trainer.states import TrainerStatus
 from lightning.pytorch.utilities import rank_zero_info
-from lightning.pytorch.utilities.exceptions import SIGTERMException
 
 from zoo.cli.adjusted_knobs import adjusted_knobs, say
-from zoo.cli.command_line import TOOLS, TRAINING, flag_values, print_commands_and_exit, unknown_command
+from zoo.cli.command_line import COMMAND_LINE, TOOLS, TRAINING, flag_values
 from zoo.cli.config_checks import MAX_SEED, VALID_SEED, ConfigError, check_options, check_val_check_interval
-from zoo.cli.errors import print_error, raised_on_purpose
-from zoo.cli.evaluation_args import with_run_config
+from zoo.cli.errors import raised_on_purpose
 from zoo.cli.int_or_float import numbers_first
 from zoo.cli.knobs import knob_help
-from zoo.cli.parser import COMMAND_LINE, ZooArgumentParser, missing_config
+from zoo.cli.lightning_errors import (
+    ACCELERATOR_MISSING,
+    _accelerator_missing,
+    _raised_in_lightning,
+    _root_cause,
+    _weights_mismatch,
+)
+from zoo.cli.parser import ZooArgumentParser
 from zoo.cli.recorded_values import PARSER_MODE, register
 from zoo.cli.session import RunSession, flat_config, inherited_run_dir, record_data_folder, recorded_forms
-from zoo.cli.yaml_files import YAMLFileError, load_yaml
+from zoo.cli.sigterm import restore_sigterm, stop_on_sigterm
 from zoo.data import ZooDataModule
 from zoo.runs.devices import cpu_fit_reason, run_devices, unpinned_devices
-from zoo.runs.folders import RunFolderError, remove_untrained_run_dir, remove_unused_run_dir
+from zoo.runs.folders import remove_untrained_run_dir, remove_unused_run_dir
 from zoo.runs.launch import RankZeroFailed, shared_run_dir
-from zoo.runs.lock import release
-from zoo.runs.record import wandb_mode
 from zoo.runs.resolution import (
-    check_loadable,
     evaluation_tokenizers,
     hold_run_folder,
     load_checkpoint,
     resolve_run_dir,
 )
-from zoo.runs.wandb_agent import unread_parameter_form, without_agent_arguments
+from zoo.runs.wandb_logger import wandb_mode
 from zoo.tasks import TaskModule
-from zoo.training.ctrl_c import sigint_kept, stopped_by_ctrl_c
-from zoo.training.nonfinite_loss import NonFiniteAction, NonFiniteLossError
+from zoo.training.nonfinite_loss import NonFiniteAction
 from zoo.training.precision import MatmulPrecision, set_matmul_precision, slow_cpu_precision
 from zoo.training.predictions import PredictionWriter
-from zoo.training.progress import ParameterSummary, StepProgressBar, silence_noise
+from zoo.training.progress import ParameterSummary, StepProgressBar
 
 SUBCOMMANDS = tuple(TRAINING)
 # the trainer fields that pick hardware and its plugins, each of which may need a package of its own
@@ -418,170 +416,6 @@ def _description(subcommand: str) -> str:
         f"a config file's: --config configs/<variant>/<data>.yaml sets its own values over them, and "
         f"`python -m zoo {subcommand} --config <file> --print_config` shows the values a command runs with."
     )
-
-
-def _check_command(args: list[str]) -> None:
-    """Refuse an unknown command (``python -m zoo swep``) naming every command, LightningCLI's and the zoo's
-    own (argparse listed only the four of LightningCLI), and the nearest one."""
-    problem = unknown_command(args[0]) if args else None
-    if problem:
-        raise ConfigError(problem)
-
-
-def _check_files(args: list[str]) -> None:
-    """Check the files named on the command line before the CLI reads them (LightningCLI loads a checkpoint's
-    hyperparameters while parsing, with a long traceback for a bad file)."""
-    _check_yaml(flag_values(args, "--config"))
-    for ckpt_path in flag_values(args, "--ckpt_path"):
-        if Path(ckpt_path).is_file():
-            check_loadable(ckpt_path)
-
-
-def _check_yaml(paths: list[str]) -> None:
-    """Raise ``ConfigError`` naming the file, line and column of a ``--config`` file that is not valid YAML
-    (jsonargparse names it ``"<unicode string>"``), or that holds no mapping of fields (an empty file:
-    jsonargparse said ``Unexpected config:`` and nothing more)."""
-    for path in paths:
-        if not Path(path).is_file():
-            if not path or (not Path(path).exists() and not any(char in path for char in "{}:\n")):  # no YAML text
-                raise ConfigError(missing_config(path))
-            continue
-        try:
-            content = load_yaml(path)
-        except YAMLFileError as error:
-            raise ConfigError(str(error)) from None
-        if not isinstance(content, dict):
-            held = "nothing" if content is None else f"a {type(content).__name__}"
-            raise ConfigError(
-                f"--config {path} holds {held}, not a mapping of fields (e.g. `model:`, `data:`, `trainer:`); "
-                f"python -m zoo fit --print_config shows one"
-            )
-
-
-ACCELERATOR_MISSING = ("No supported gpu backend found", "can not run on your system")  # Lightning's words
-
-
-def _accelerator_missing(accelerator: object) -> str:
-    """One line for ``trainer.accelerator`` naming a device this machine lacks, and the ones it has."""
-    from lightning.pytorch.accelerators import AcceleratorRegistry
-
-    here = sorted(name for name in AcceleratorRegistry.available_accelerators() if _available(name))
-    return (
-        f"trainer.accelerator={accelerator!r} is not available on this machine (no such device is visible to "
-        f"torch); valid here: {', '.join(repr(name) for name in [*here, 'auto'])}"
-    )
-
-
-def _available(accelerator: str) -> bool:
-    from lightning.pytorch.accelerators import AcceleratorRegistry
-
-    try:
-        return bool(AcceleratorRegistry[accelerator]["accelerator"].is_available())
-    except Exception:  # an accelerator whose package is missing (tpu without torch_xla) is not available
-        return False
-
-
-def _weights_mismatch(ckpt_path: str | None, message: str) -> str:
-    """One line for a checkpoint whose weights do not fit the network this command builds (torch's message
-    lists every tensor): the first mismatch, and the usual cause."""
-    lines = [
-        line.strip()
-        for line in message.splitlines()
-        if line.strip().startswith(("size mismatch", "Missing", "Unexpected"))
-    ]
-    first = lines[0].rstrip(".") if lines else message.splitlines()[0]
-    return (
-        f"ckpt_path={ckpt_path!r}: its weights do not fit the network of this command ({first}); a checkpoint is "
-        f"evaluated with its run's data and tokenizer (changed data files, another data.path or data.vocab_size "
-        f"give another vocabulary) and its architecture"
-    )
-
-
-def _raised_in_lightning(error: BaseException) -> bool:
-    """Whether ``error`` was raised by Lightning's own code (its checks of the trainer's arguments), not by
-    the zoo's: a ``TypeError`` of the zoo's is a bug and keeps its traceback."""
-    frames = traceback.extract_tb(error.__traceback__)
-    return bool(frames) and f"{os.sep}lightning{os.sep}" in frames[-1].filename
-
-
-def _root_cause(error: BaseException) -> BaseException:
-    """The error a class raised itself, unwrapped from jsonargparse's messages around it (of a union type, or of
-    a link's function: :meth:`ZooCLI._vocab_size`, which prepares the data)."""
-    wrappers = ("Does not validate against any of the Union subtypes", "Call to compute_fn of link")
-    while str(error).startswith(wrappers):
-        inner = error.__cause__ or error.__context__
-        if inner is None:
-            break
-        error = inner
-    return error
-
-
-_DEFAULT_SIGTERM: list = []  # the handler that stop_on_sigterm replaced, while it is in place
-
-
-def stop_on_sigterm() -> None:
-    """Make SIGTERM raise Lightning's ``SIGTERMException`` while the run folder exists but training has not
-    started (the model and data are being built), so that the folder of a run that never started is removed as
-    after Ctrl-C; Python's default handler ends the process at once. Main thread only (where signals arrive)."""
-    if _DEFAULT_SIGTERM or threading.current_thread() is not threading.main_thread():
-        return
-
-    def stop(signum, frame):
-        raise SIGTERMException
-
-    _DEFAULT_SIGTERM.append(signal.signal(signal.SIGTERM, stop))
-
-
-def restore_sigterm() -> None:
-    """Put back the SIGTERM handler that :func:`stop_on_sigterm` replaced (before Lightning adds its own)."""
-    if _DEFAULT_SIGTERM:
-        signal.signal(signal.SIGTERM, _DEFAULT_SIGTERM.pop())
-
-
-def main(args: list[str] | None = None) -> None:
-    """Entry point of ``python -m zoo``: bad configuration is one line on stderr and exit status 2.
-
-    ``fit``, ``validate``, ``test`` and ``predict`` go to :class:`ZooCLI`; ``sweep``, ``compare``,
-    ``translate``, ``generate``, ``attention``, ``average`` and ``cache`` to the ``main(argv)`` of their modules.
-    """
-    with sigint_kept():  # Lightning ignores Ctrl-C after one it stopped: this process may call main again
-        _main(args)
-
-
-def _main(args: list[str] | None) -> None:
-    argv = sys.argv[1:] if args is None else list(args)
-    COMMAND_LINE[:] = argv
-    if not argv:
-        print_commands_and_exit()
-    if argv[0] in TOOLS:
-        module = __import__(TOOLS[argv[0]], fromlist=["main"])
-        sys.exit(module.main(argv[1:]))
-    argv = without_agent_arguments(argv)  # a trial restarted by wandb agent: W&B's own config keys
-    COMMAND_LINE[:] = argv
-    silence_noise()
-    try:
-        _check_command(argv)
-        if argv and argv[0] in SUBCOMMANDS and (unread := unread_parameter_form(argv)):
-            raise ConfigError(unread)
-        _check_files(argv)
-        argv = COMMAND_LINE[:] = with_run_config(argv)  # a checkpoint's own run config, when none is given
-        if args is None:
-            sys.argv[1:] = argv  # what LightningCLI parses, and what DDP's launcher starts the other ranks with
-        ZooCLI(args=None if args is None else argv)
-    except (ConfigError, RunFolderError) as error:
-        print_error("zoo", error)
-        sys.exit(2)
-    except NonFiniteLossError as error:
-        print_error("zoo", error)
-        sys.exit(1)
-    except SIGTERMException:  # Lightning's SystemExit without a code would exit 0, as if the run had finished
-        sys.exit(128 + (signal.SIGINT if stopped_by_ctrl_c() else signal.SIGTERM))
-    except KeyboardInterrupt:  # before training (once it runs, Lightning stops it and the record says so)
-        print("zoo: interrupted before training started", file=sys.stderr)
-        sys.exit(128 + signal.SIGINT)
-    finally:
-        restore_sigterm()  # a check that failed before the model was built
-        release()  # the run folder, for the next command of this process
 
 
 def _is_int(value: object) -> bool:

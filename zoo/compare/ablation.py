@@ -3,7 +3,6 @@ the layout of Table 3 of Vaswani et al. 2017 (the baseline first, then the varia
 
 from __future__ import annotations
 
-import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -19,9 +18,9 @@ from zoo.compare.configurations import (
 from zoo.compare.correction import correct
 from zoo.compare.errors import CompareError
 from zoo.compare.metrics import check_metric
-from zoo.compare.paired import seed_key
 from zoo.compare.power import minimum_detectable_effect, seeds_to_resolve
 from zoo.compare.records import Run
+from zoo.compare.run_values import _exclusion, _one_run_per_seed, _tokens_per_sec, metric_value
 from zoo.compare.statistics import Difference, Spread, spread, welch
 from zoo.runs.partial_evaluations import base_metric
 from zoo.runs.record import lower_is_better
@@ -88,50 +87,6 @@ class Comparison:
         """Whether the metric is a test metric, whose one value is the last test (no best: choosing the best
         of several tests would choose on the test set)."""
         return base_metric(self.metric).startswith("test_")
-
-
-def metric_value(run: Run, metric: str, which: str) -> float | None:
-    """The ``final`` or ``best`` value of ``metric`` in ``run`` (best: the record's, else over its history; of a
-    test metric, the last test: the best over several tested checkpoints would choose on the test set)."""
-    if which == "final" or base_metric(metric).startswith("test_"):
-        return run.final.get(metric)
-    if metric in run.best:
-        return run.best[metric]
-    values = [value for _, value in run.history.get(metric, [])]
-    return min(values) if values and lower_is_better(metric) else max(values, default=None)
-
-
-def _exclusion(run: Run, metric: str, include_unfinished: bool) -> str | None:
-    if run.status != "finished" and not include_unfinished:
-        return run.status
-    if not run.config:  # an unfinished one's status says more (a sweep trial that failed before its record)
-        return "no config.json" if run.status == "finished" else run.status
-    if metric_value(run, metric, "final") is None:
-        apart = sorted(name for name in run.final if name.endswith(f"/{metric}"))
-        if apart:  # evaluated apart from the run's own settings (zoo.runs.partial_evaluations): another metric
-            return f"{metric} only as {', '.join(apart)}"
-        return f"no {metric} logged"
-    return None
-
-
-def _one_run_per_seed(runs: list[Run]) -> tuple[list[Run], list[tuple[str, str]]]:
-    """The runs of one configuration with each seed once (the first by name: ``x`` before ``x-2``), and the
-    reruns left out: a seed run twice is one sample, and counting it twice would shrink the spread that
-    the t-test compares against."""
-    kept: dict[tuple, Run] = {}
-    left_out = []
-    for run in sorted(runs, key=lambda r: r.name):
-        seed = seed_key(run)
-        if seed in kept:
-            left_out.append((run.name, f"rerun of the seed of {kept[seed].name}"))
-        else:
-            kept[seed] = run
-    return list(kept.values()), left_out
-
-
-def _tokens_per_sec(run: Run) -> float | None:
-    values = [value for _, value in run.history.get("tokens_per_sec", [])]
-    return statistics.fmean(values) if values else None
 
 
 def _row(

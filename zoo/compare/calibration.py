@@ -19,9 +19,9 @@ import numpy as np
 from zoo.compare.configurations import sort_key
 from zoo.compare.correction import adjust, correct
 from zoo.compare.errors import CompareError
-from zoo.compare.paired import paired
+from zoo.compare.paired_test import paired
 from zoo.compare.statistics import bootstrap_interval, welch
-from zoo.runs.folders import is_seed
+from zoo.runs.identity import is_seed
 
 ARM = 3  # seeds per group: what a sweep of three seeds a configuration compares
 SPLITS = 2000  # splits of each kind drawn when there are more
@@ -264,7 +264,8 @@ def seed_values(runs: list, metric: str | None, **settings) -> tuple[str, list[f
         CompareError: as :func:`.ablation.compare`, and for runs of several configurations (naming the knobs
             that differ), fewer than 12 seeds or a value that is not finite (:func:`check_values`).
     """
-    from zoo.compare.ablation import compare, metric_value
+    from zoo.compare.ablation import compare
+    from zoo.compare.run_values import metric_value
 
     comparison = compare(runs, metric, correction="none", **settings)
     if len(comparison.rows) > 1:

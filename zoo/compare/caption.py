@@ -8,7 +8,7 @@ import os
 import shlex
 
 from zoo.compare.ablation import Comparison
-from zoo.runs.folders import BUDGET_FIELDS
+from zoo.runs.identity import BUDGET_FIELDS
 
 FEW_POINTS = 5  # a curve of fewer points than this is said to be one: it is a few numbers, not a shape
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import math
 
-from zoo.compare.ablation import Comparison, Row, detection_level, metric_value
+from zoo.compare.ablation import Comparison, Row, detection_level
 from zoo.compare.correction import NAMES
 from zoo.compare.devices import effective_batch_note
 from zoo.compare.power import MOST_SEEDS, POWER
 from zoo.compare.records import UNFINISHED_STATUSES
+from zoo.compare.run_values import metric_value
 from zoo.compare.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, TEST_NAME, Difference, Spread
 from zoo.compare.verdicts import words
 from zoo.runs.partial_evaluations import base_metric

@@ -8,7 +8,7 @@ from collections import Counter
 
 from zoo.compare.errors import CompareError
 from zoo.compare.records import Run
-from zoo.runs.folders import BOOKKEEPING_FIELDS, UNMEASURED_DATA_FIELDS, is_seed
+from zoo.runs.identity import BOOKKEEPING_FIELDS, UNMEASURED_DATA_FIELDS, is_seed
 
 # Where a run ran: the same training on a GPU or a CPU, with any launcher. Under DDP the number of ranks
 # (devices x num_nodes) multiplies the batch of a step, but the config does not say it ("auto" is every device

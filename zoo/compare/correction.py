@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from zoo.compare.statistics import Difference
 
 if TYPE_CHECKING:
-    from zoo.compare.paired import PairedDifference
+    from zoo.compare.paired_test import PairedDifference
 
 CORRECTIONS = ("holm", "bonferroni", "none")
 NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "none": "uncorrected"}

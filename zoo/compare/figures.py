@@ -8,9 +8,10 @@ import statistics
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
-from zoo.compare.ablation import Comparison, Row, metric_value
+from zoo.compare.ablation import Comparison, Row
 from zoo.compare.caption import curve_points
 from zoo.compare.cells import INTERVAL_NAMES, label, level, short_knob
+from zoo.compare.run_values import metric_value
 from zoo.compare.statistics import Spread, spread
 from zoo.compare.verdicts import words
 

@@ -14,7 +14,7 @@ from rich.text import Text
 from zoo.compare.ablation import Comparison
 from zoo.compare.cells import decimals_for, short_knob
 from zoo.compare.correction import NAMES
-from zoo.compare.paired import TEST_NAME, PairedDifference
+from zoo.compare.paired_test import TEST_NAME, PairedDifference
 from zoo.compare.verdicts import words
 
 Results = list[tuple[dict, PairedDifference]]

@@ -1,6 +1,6 @@
 """``zoo compare --plan``: the seeds to add to a sweep so that its rows within noise would be resolved, and how
 to run them. A sweep names each trial by its parameter values, so a seed list with more values adds only the
-new seeds' trials: ``zoo sweep`` skips the finished ones (:func:`zoo.sweep.validate.extended`)."""
+new seeds' trials: ``zoo sweep`` skips the finished ones (:func:`zoo.sweep.definition_changes.extended`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 from zoo.compare.ablation import Comparison, detection_level
 from zoo.compare.cells import label
 from zoo.compare.power import MOST_SEEDS, POWER, minimum_detectable_effect
-from zoo.runs.folders import is_seed
+from zoo.runs.identity import is_seed
 
 
 def seed_plan(comparison: Comparison) -> dict:

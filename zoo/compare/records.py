@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zoo.compare.errors import CompareError
-from zoo.runs.folders import with_added_fields
+from zoo.runs.identity import with_added_fields
 from zoo.runs.record import of_fit
 
 # How a run that did not finish ended (or that it still runs): the run record's (``killed`` by a signal, by

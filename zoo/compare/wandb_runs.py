@@ -8,7 +8,7 @@ from zoo.compare.errors import CompareError
 from zoo.compare.metrics import better
 from zoo.compare.records import Run, history_from_rows
 from zoo.runs.devices import RUN_PREFIX
-from zoo.runs.record import wandb_mode
+from zoo.runs.wandb_logger import wandb_mode
 
 STEP_KEYS = ("trainer/global_step", "_step")  # Lightning's WandbLogger logs the trainer step under the first
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from zoo.data.base import pack, pad, unpack
+from zoo.data.padding import pack, pad, unpack
 from zoo.data.sentences import SentenceDataModule
 from zoo.data.tokenizer import BOS_ID
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from tokenizers import Tokenizer
 
-from zoo.data.base import IGNORE_INDEX, pack, pad, unpack
+from zoo.data.padding import IGNORE_INDEX, pack, pad, unpack
 from zoo.data.sentences import SentenceDataModule
 from zoo.data.tokenizer import BOS_ID, EOS_ID
 

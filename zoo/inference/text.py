@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterator
 
 import torch
 
-from zoo.data.base import pad
 from zoo.data.detokenize import decode_batch
+from zoo.data.padding import pad
 from zoo.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
 from zoo.decoding import generate_ids
 from zoo.inference.checkpoint import TrainedModel

@@ -26,7 +26,7 @@ import lightning.pytorch as pl
 from lightning.pytorch.callbacks import Callback
 from lightning.pytorch.utilities import rank_zero_info
 
-from zoo.runs.folders import (
+from zoo.runs.identity import (
     DEFAULTS,
     PATH_FIELDS,
     UNMEASURED_DATA_FIELDS,
@@ -177,7 +177,7 @@ def task_differences(pl_module, stage: str, recorded: dict) -> list[str]:
 
 def data_differences(recorded: dict, current: dict) -> list[str]:
     """``field=value`` for each ``data.*`` field of the command that differs from the run's (in their one
-    form, :func:`zoo.runs.folders.identity`), seeds and :data:`UNMEASURED_DATA_FIELDS` aside; a data folder is
+    form, :func:`zoo.runs.identity.identity`), seeds and :data:`UNMEASURED_DATA_FIELDS` aside; a data folder is
     named by its last part and a short hash of its absolute path (``path=test-set@3f9a2c``), so that two folders
     of one name (``a/test-set``, ``b/test-set``) are two evaluations."""
     then, now = identity(recorded), identity(current)

@@ -1,7 +1,7 @@
 """Which run folder a command writes to, and whether the checkpoint it names fits it, decided before anything
 is built.
 
-``fit`` gets a new folder named after its configuration (:func:`zoo.runs.folders.run_name`); ``--ckpt_path last``
+``fit`` gets a new folder named after its configuration (:func:`zoo.runs.identity.run_name`); ``--ckpt_path last``
 finds the latest run of the same configuration; ``--ckpt_path FILE`` continues or evaluates in the folder that
 holds the file. The checkpoint must be one (:func:`check_loadable`), with the command's architecture, steps
 left to train, and a run recorded with the same configuration. Every refusal is a
@@ -16,15 +16,8 @@ from pathlib import Path
 from jsonargparse import Namespace
 
 from zoo.runs.checkpoint_file import CheckpointFileError, read_checkpoint_file
-from zoo.runs.folders import (
-    RunFolderError,
-    differences,
-    find_resumable,
-    new_run_dir,
-    recorded_config,
-    run_family,
-    run_name,
-)
+from zoo.runs.folders import RunFolderError, find_resumable, new_run_dir, recorded_config
+from zoo.runs.identity import differences, run_family, run_name
 from zoo.runs.lock import FolderInUse, hold
 from zoo.runs.wandb_agent import (
     adopt_agent_id,

@@ -9,7 +9,6 @@ through its process group, so that Lightning shuts down cleanly, and records the
 
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
 import subprocess
@@ -23,6 +22,7 @@ from rich.markup import escape
 
 from zoo.runs.lock import in_use
 from zoo.sweep.placement import Placement
+from zoo.sweep.signals import _raise_interrupt, _signal_group, _stop_with_the_sweep
 from zoo.sweep.spec import Trial
 from zoo.sweep.state import SweepState, close_record, metric_of, run_summary
 
@@ -231,33 +231,6 @@ class Runner:
                 running.process.wait()
             self.finish(running, interrupted=True)
         self.running.clear()
-
-
-def _stop_with_the_sweep() -> None:
-    """In a trial's process before it starts (Linux): SIGTERM when the sweep's process dies, also by kill -9,
-    so that no trial trains on unwatched and a rerun never starts a second ``fit`` in the same run folder."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):  # not Linux: a trial outlives a killed sweep
-        pass
-
-
-PR_SET_PDEATHSIG = 1  # prctl option, <linux/prctl.h>
-
-
-def _signal_group(process: subprocess.Popen, signum: int) -> None:
-    try:
-        os.killpg(process.pid, signum)
-    except ProcessLookupError:
-        pass
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM reached the sweep: stopped as on Ctrl-C, and it exits with 143 (128 + SIGTERM), as ``fit`` does."""
-
-
-def _raise_interrupt(signum, frame) -> None:
-    raise Terminated
 
 
 REFUSED = 2  # the exit status of `zoo fit` refusing its configuration in one line, before it writes any record

@@ -3,56 +3,28 @@
 from __future__ import annotations
 
 import math
-import os
 import time
-from typing import Literal
 
 import lightning.pytorch as pl
 import torch
-from lightning.pytorch.plugins.precision import MixedPrecision, Precision
-from lightning.pytorch.utilities.enums import GradClipAlgorithmType
 from torch import Tensor, nn
 
-from zoo.nn import ARCHITECTURE_KNOBS, NORM_POSITIONS, TransformerConfig, count_parameters
-from zoo.nn.config import minimum_parameters
+from zoo.nn import ARCHITECTURE_KNOBS, TransformerConfig, count_parameters
 from zoo.nn.positional import unlimited_encodings
-from zoo.registry import ACTIVATIONS, NORMS, POSITIONAL_ENCODINGS, SCHEDULES, check_at_least, check_between
+from zoo.registry import POSITIONAL_ENCODINGS, SCHEDULES, check_at_least, check_between
 from zoo.tasks.compiling import CompiledNetwork
 from zoo.tasks.gradients import clip_by_norm, step_gradient_norm
+from zoo.tasks.knob_types import Activation, Norm, NormPosition, PositionalEncoding, Schedule
 from zoo.tasks.metric_states import apply_keeping_metric_dtypes
+from zoo.tasks.network_size import check_fits_in_memory
+from zoo.tasks.optimizer import fused_optimizer_supported, plain_norm_clipping
 from zoo.tasks.schedules import schedule_factor
 from zoo.tasks.train_tokens import TrainTokens
 
-# The valid names of each string knob, as types: the CLI's parser checks them and --help lists them.
-Activation = Literal[tuple(ACTIVATIONS.names())]
-Norm = Literal[tuple(NORMS.names())]
-NormPosition = Literal[tuple(NORM_POSITIONS)]
-PositionalEncoding = Literal[tuple(POSITIONAL_ENCODINGS.names())]
-Schedule = Literal[tuple(SCHEDULES.names())]
 # The architecture knobs are the fields of TransformerConfig, with its defaults (tests/cli/test_knobs.py checks that
 # TaskModule lists each of them).
 DEFAULT = TransformerConfig()
 TRAIN_TOKENS_KEY = "zoo_train_tokens"  # in a checkpoint: the training tokens seen up to it
-
-
-LAYER_FIELDS = ("num_layers", "num_encoder_layers", "num_decoder_layers")
-
-
-def check_fits_in_memory(config: TransformerConfig, hparams) -> None:
-    """Raise ``ValueError`` before a network is built whose weights alone (fp32) cannot fit in this machine's
-    memory, from a lower bound of its parameters (:func:`zoo.nn.config.minimum_parameters`): such a network
-    failed in the allocator with a page of traceback, or, deep enough, built layers for hours."""
-    layers = sum(hparams.get(name) or 0 for name in LAYER_FIELDS)
-    least = minimum_parameters(config, layers, hparams.vocab_size)
-    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") if hasattr(os, "sysconf") else None
-    if memory and 4 * least > memory:
-        sizes = ", ".join(
-            f"model.{name}={hparams[name]}" for name in (*LAYER_FIELDS, "d_model", "d_ff") if name in hparams
-        )
-        raise ValueError(
-            f"{sizes} make at least {least:.3g} parameters ({4 * least / 2**30:.3g} GiB in fp32), more than this "
-            f"machine's {memory / 2**30:.3g} GiB of memory; lower them"
-        )
 
 
 class TaskModule(pl.LightningModule):
@@ -357,39 +329,3 @@ class TaskModule(pl.LightningModule):
             clip_by_norm(optimizer, gradient_clip_val, self.trainer.global_step)
         else:
             super().configure_gradient_clipping(optimizer, gradient_clip_val, gradient_clip_algorithm)
-
-
-def plain_norm_clipping(trainer: pl.Trainer, clip_val: float | None, algorithm: str | None) -> bool:
-    """Whether Lightning would clip by norm with ``torch.nn.utils.clip_grad_norm_`` over all of the optimiser's
-    parameters: a positive ``clip_val``, the norm algorithm, and a precision plugin that clips as the base one
-    does (32-bit, bf16/fp16 mixed; not FSDP's or DeepSpeed's)."""
-    plugin = type(trainer.precision_plugin)
-    plain = all(getattr(plugin, name) is getattr(Precision, name) for name in ("clip_grad_by_norm", "main_params"))
-    return (
-        bool(clip_val)
-        and clip_val > 0
-        and GradClipAlgorithmType(algorithm or trainer.gradient_clip_algorithm or "norm") == GradClipAlgorithmType.NORM
-        and plain
-        and plugin.clip_gradients in (Precision.clip_gradients, MixedPrecision.clip_gradients)
-    )
-
-
-def fused_optimizer_supported(parameters, trainer: pl.Trainer | None = None) -> bool:
-    """Whether AdamW's fused kernel (one pass over all parameters, instead of a loop of small ops; it also
-    drops a non-finite step on the device, :mod:`zoo.training.nonfinite_loss`) can run: floating-point parameters held as
-    plain tensors on the CPU or a CUDA device (not FSDP's sharded ones), no ``GradScaler`` (``16-mixed``: a
-    fused step unscales the gradients itself, after they were checked and clipped), and under ``bf16-mixed``
-    no clipping left to Lightning (by value: it refuses to clip the gradients of a fused optimizer under
-    autocast; by norm the zoo clips them itself, :func:`plain_norm_clipping`)."""
-    precision = str(trainer.precision) if trainer is not None else "32-true"
-    clipped_by_lightning = (
-        trainer is not None
-        and bool(trainer.gradient_clip_val)
-        and not plain_norm_clipping(trainer, trainer.gradient_clip_val, trainer.gradient_clip_algorithm)
-    )
-    if precision == "16-mixed" or (precision.endswith("-mixed") and clipped_by_lightning):
-        return False
-    return all(
-        type(p) in (torch.Tensor, nn.Parameter) and p.device.type in ("cpu", "cuda") and p.is_floating_point()
-        for p in parameters
-    )

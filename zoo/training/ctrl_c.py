@@ -18,14 +18,14 @@ from contextlib import contextmanager
 import lightning.pytorch as pl
 from lightning.pytorch.callbacks import Callback
 
-_PRESSED: list[bool] = []  # whether the stop of this process's last fit was a Ctrl-C (read by zoo.cli.lightning_cli.main)
+_PRESSED: list[bool] = []  # whether the stop of this process's last fit was a Ctrl-C (read by zoo.cli.main.main)
 
 
 @contextmanager
 def sigint_kept() -> Iterator[None]:
     """Put back, on leaving, the SIGINT handler there was on entering. After a Ctrl-C it handled, Lightning
     ignores SIGINT for the rest of the process (``signal.SIG_IGN``, so that more Ctrl-C do not cut its shutdown
-    short): a notebook, a test or a script that calls :func:`zoo.cli.lightning_cli.main` again could no longer be stopped."""
+    short): a notebook, a test or a script that calls :func:`zoo.cli.main.main` again could no longer be stopped."""
     if threading.current_thread() is not threading.main_thread():  # handlers are the main thread's only
         yield
         return

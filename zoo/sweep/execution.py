@@ -1,0 +1,150 @@
+"""Running a sweep's trials: the threads of each, the dry run, starting and following the trials, and what to run
+next."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+from pathlib import Path
+
+from rich.console import Console
+
+from zoo.sweep.placement import Placement
+from zoo.sweep.runner import Runner, trial_command_line
+from zoo.sweep.search import BayesSource, list_source
+from zoo.sweep.signals import Terminated
+from zoo.sweep.spec import SweepError, Trial
+from zoo.sweep.state import SweepState, is_finished, metric_of, run_summary
+
+
+def _dry_run(config: dict, trials: list[Trial], command_for, options, console: Console) -> int:
+    runs_dir = Path(options.runs_dir)
+    count = f"{len(trials)} trial{'s' * (len(trials) != 1)}"
+    console.print(f"sweep {config['name']} ({config['method']}): {count}, metric {_metric(config)}")
+    placement = Placement(options.gpus, options.parallel, options.cpu_reason)
+    console.print(f"trials run {placement.describe()}, {options.parallel} at once")
+    for number, trial in enumerate(trials, 1):
+        done = "to run"
+        if is_finished(runs_dir / trial.name):
+            done = "finished: skipped"
+        elif (runs_dir / trial.name / "checkpoints" / "last.ckpt").is_file():
+            done = "to continue from its last.ckpt"
+        console.print(f"{number:>4} {trial.name}  ({done})")
+        console.print(f"       {shlex.join(trial_command_line(command_for, trial, runs_dir))}")
+    if config["method"] == "bayes":
+        console.print(f"bayes proposes each further trial from the results so far, up to --count {options.count}")
+    return 0
+
+
+def trial_threads(threads: int | None, parallel: int) -> tuple[int, str]:
+    """The threads of each trial and where that number comes from: ``--threads``; else an exported
+    ``OMP_NUM_THREADS`` (what a ``zoo fit`` in that shell would use); else the cores shared among the
+    ``parallel`` trials.
+
+    Raises:
+        SweepError: for an ``OMP_NUM_THREADS`` that is not an integer >= 1.
+    """
+    if threads is not None:
+        return threads, "--threads"
+    exported = os.environ.get("OMP_NUM_THREADS", "").strip()
+    if exported:
+        if not exported.isdigit() or int(exported) < 1:
+            raise SweepError(
+                f"OMP_NUM_THREADS={exported!r} is not valid; it must be an integer >= 1 (or unset, to share the "
+                f"cores among the trials; --threads T sets it)"
+            )
+        return int(exported), "OMP_NUM_THREADS"
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, cores // parallel), f"{cores} core{'s' * (cores != 1)} // --parallel {parallel}"
+
+
+def _run(config: dict, trials: list[Trial], command_for, state: SweepState, options, console: Console) -> int:
+    runs_dir = Path(options.runs_dir)
+    state.describe(
+        file=str(options.file),
+        method=config["method"],
+        metric=config.get("metric"),
+        definition=options.definition,
+        gpus=options.gpus,  # the GPUs its trials were placed on (none: on the CPU)
+    )
+    threads, source = trial_threads(options.threads, options.parallel)
+    runner = Runner(
+        state,
+        runs_dir,
+        command_for,
+        _metric_name(config),
+        options.parallel,
+        threads,
+        console,
+        options.gpus,
+        options.cpu_reason,
+    )
+    console.print(
+        f"sweep {config['name']} ({config['method']}, metric {_metric(config)}): {options.parallel} at once "
+        f"{runner.placement.describe()}, {threads} thread{'s' * (threads != 1)} each ({source}); state and logs "
+        f"in {state.folder}"
+    )
+    _close_stale_entries(state, runs_dir)
+    pending = []
+    for trial in trials:
+        if is_finished(runs_dir / trial.name):
+            value = metric_of(run_summary(runs_dir / trial.name), _metric_name(config))
+            runner.say("", "skip", trial, "finished earlier" + (f": {value['value']:.4g}" if value else ""))
+            if trial.name in state.trials and state.trials[trial.name].get("status") != "finished":
+                state.update(trial.name, status="finished")  # killed after its record was complete
+        else:
+            pending.append(trial)
+    total = options.count or config.get("run_cap") if config["method"] == "bayes" else len(trials)
+    source = list_source(pending, total, len(trials) - len(pending))
+    if config["method"] == "bayes":
+        source = BayesSource(config, state, source, total, options.seed)
+    try:
+        runner.run(source)
+    except KeyboardInterrupt as stop:
+        console.print(f"interrupted: finished runs are kept; continue with: {_again(options)}")
+        return 128 + signal.SIGTERM if isinstance(stop, Terminated) else 130
+    if getattr(source, "exhausted", None):
+        console.print(f"sweep {config['name']}: {source.exhausted}")
+    counts = runner.counts
+    failed = counts["failed"] + counts["killed"] + counts["interrupted"]
+    how = [
+        f"{counts[k]} {w}" for k, w in (("killed", "killed by a signal"), ("interrupted", "interrupted")) if counts[k]
+    ]
+    how = f" ({', '.join(how)})" if how else ""
+    console.print(
+        f"sweep {config['name']}: {counts['finished']} finished now, {len(trials) - len(pending)} earlier, "
+        f"{failed} failed{how}. Compare them: {_compare_command(config, options)}"
+    )
+    if failed:
+        console.print(f"failed trials are retried by running the same command again: {_again(options)}")
+    return 1 if failed else 0
+
+
+def _close_stale_entries(state: SweepState, runs_dir: Path) -> None:
+    """Entries that an earlier ``zoo sweep`` left ``running`` (it was killed with its trials) take the status
+    their run records ended with (``interrupted``: the trial got SIGTERM with the sweep), so that
+    ``sweep.json`` says what happened before this sweep runs them again."""
+    for name, entry in state.trials.items():
+        summary = run_summary(runs_dir / name)
+        ended = (summary or {}).get("status")
+        if entry.get("status") == "running" and ended not in (None, "running"):
+            state.update(name, status=ended)
+
+
+def _compare_command(config: dict, options) -> str:
+    runs_dir = [] if Path(options.runs_dir) == Path("runs") else ["--runs_dir", options.runs_dir]
+    return shlex.join(["python", "-m", "zoo", "compare", config["name"], *runs_dir])
+
+
+def _metric_name(config: dict) -> str | None:
+    return (config.get("metric") or {}).get("name")
+
+
+def _metric(config: dict) -> str:
+    metric = config.get("metric") or {}
+    return f"{metric.get('name')} ({metric.get('goal', 'minimize')})" if metric else "none"
+
+
+def _again(options) -> str:
+    return shlex.join(["python", "-m", "zoo", "sweep", *options.argv])
