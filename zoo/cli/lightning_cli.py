@@ -7,24 +7,20 @@ recent run of the same name: weights, optimiser, schedule and W&B run.
 
 from __future__ import annotations
 
-import os
-import random
 import signal
 from pathlib import Path
 
 from jsonargparse import Namespace
 from lightning.fabric.utilities.exceptions import MisconfigurationException
-from lightning.pytorch import Trainer, seed_everything
+from lightning.pytorch import Trainer
 from lightning.pytorch.cli import LightningCLI
 from lightning.pytorch.trainer.states import TrainerStatus
 from lightning.pytorch.utilities import rank_zero_info
 
 from zoo.cli.adjusted_knobs import adjusted_knobs, say
-from zoo.cli.command_line import COMMAND_LINE, TOOLS, TRAINING, flag_values
-from zoo.cli.config_checks import MAX_SEED, VALID_SEED, ConfigError, check_options, check_val_check_interval
+from zoo.cli.config_checks import ConfigError, check_options, check_val_check_interval
 from zoo.cli.errors import raised_on_purpose
 from zoo.cli.int_or_float import numbers_first
-from zoo.cli.knobs import knob_help
 from zoo.cli.lightning_errors import (
     ACCELERATOR_MISSING,
     _accelerator_missing,
@@ -32,33 +28,31 @@ from zoo.cli.lightning_errors import (
     _root_cause,
     _weights_mismatch,
 )
+from zoo.cli.options import add_zoo_options, parser_settings
 from zoo.cli.parser import ZooArgumentParser
-from zoo.cli.recorded_values import PARSER_MODE, register
+from zoo.cli.recorded_values import register
+from zoo.cli.run_checks import RunChecks
 from zoo.cli.session import RunSession, flat_config, inherited_run_dir, record_data_folder, recorded_forms
 from zoo.cli.sigterm import restore_sigterm, stop_on_sigterm
 from zoo.data import ZooDataModule
-from zoo.runs.devices import cpu_fit_reason, run_devices, unpinned_devices
 from zoo.runs.folders import remove_untrained_run_dir, remove_unused_run_dir
 from zoo.runs.launch import RankZeroFailed, shared_run_dir
 from zoo.runs.resolution import (
     evaluation_tokenizers,
     hold_run_folder,
-    load_checkpoint,
     resolve_run_dir,
 )
 from zoo.runs.wandb_logger import wandb_mode
 from zoo.tasks import TaskModule
-from zoo.training.nonfinite_loss import NonFiniteAction
-from zoo.training.precision import MatmulPrecision, set_matmul_precision, slow_cpu_precision
+from zoo.training.precision import set_matmul_precision
 from zoo.training.predictions import PredictionWriter
 from zoo.training.progress import ParameterSummary, StepProgressBar
 
-SUBCOMMANDS = tuple(TRAINING)
 # the trainer fields that pick hardware and its plugins, each of which may need a package of its own
 TRAINER_PLUGINS = ("accelerator", "strategy", "precision", "plugins")
 
 
-class ZooCLI(LightningCLI):
+class ZooCLI(RunChecks, LightningCLI):
     """``python -m zoo {fit,validate,test,predict} --config configs/<variant>/<data>.yaml [--model.pe=learned ...]``."""
 
     def __init__(self, args=None, run: bool = True) -> None:
@@ -78,22 +72,7 @@ class ZooCLI(LightningCLI):
             auto_configure_optimizers=False,
             seed_everything_default=1,
             trainer_defaults={"use_distributed_sampler": False},
-            parser_kwargs={
-                "description": f"Train and evaluate: fit, validate, test, predict (below). The other commands: "
-                f"{', '.join(TOOLS)} (python -m zoo <command> --help).",
-                "prog": "python -m zoo",  # not "__main__.py" in the usage lines
-                "allow_abbrev": False,  # a shortened key (--trainer.max_step) must not set a field silently
-                "parser_mode": PARSER_MODE,  # a run's recorded values read back (zoo.cli.recorded_values)
-                **{
-                    sub: {
-                        "epilog": knob_help(),
-                        "allow_abbrev": False,
-                        "description": _description(sub),
-                        "parser_mode": PARSER_MODE,
-                    }
-                    for sub in SUBCOMMANDS
-                },
-            },
+            parser_kwargs=parser_settings(),
             parser_class=ZooArgumentParser,
             args=args,
             run=run,
@@ -107,36 +86,7 @@ class ZooCLI(LightningCLI):
 
     def add_arguments_to_parser(self, parser) -> None:
         parser.link_arguments("data", "model.init_args.vocab_size", compute_fn=self._vocab_size, apply_on="instantiate")
-        parser.add_argument("--runs_dir", type=str, default="runs", help="Where run folders go.")
-        parser.add_argument("--run_name", type=str | None, default=None, help="Override the automatic run name.")
-        parser.add_argument("--wandb_project", type=str, default="zoo", help="The W&B project.")
-        parser.add_argument(
-            "--checkpoint_every_n_steps",
-            type=int | None,
-            default=None,
-            help="Also save checkpoints/last.ckpt every N optimiser steps (default: at each validation and at the "
-            "end), so that a killed run loses at most N steps.",
-        )
-        parser.add_argument(
-            "--nonfinite_loss",
-            type=NonFiniteAction,
-            default="stop",
-            help="On a NaN or infinite loss: stop before the optimiser step (the last checkpoint stays good), or "
-            "skip the batch and go on.",
-        )
-        parser.add_argument(
-            "--matmul_precision",
-            type=MatmulPrecision,
-            default="highest",
-            help="float32 matmuls: highest (float32), high (TF32 on CUDA), medium (also bfloat16 inputs); "
-            "torch.set_float32_matmul_precision. Recorded, but not part of the run's identity.",
-        )
-        parser.add_argument(
-            "--keep_last",
-            type=int,
-            default=0,
-            help="fit: also keep the checkpoints of the last N validations (for `python -m zoo average`).",
-        )
+        add_zoo_options(parser)
 
     def _vocab_size(self, data: ZooDataModule) -> int:
         """The model's ``vocab_size``: of the checkpoint's tokenizers for an evaluation, else of the data's."""
@@ -150,28 +100,6 @@ class ZooCLI(LightningCLI):
     def _config(self) -> Namespace:
         return self.config[self.subcommand] if self.subcommand else self.config
 
-    def _set_seed(self) -> None:
-        """Lightning's seeding, after a check of the value (its ``seed_everything`` raised a traceback for one
-        outside numpy's range; ``false`` trained unseeded runs that shared a name ``...-sFalse``)."""
-        seed = self._get(self.config, "seed_everything")
-        if seed is not True and not (_is_int(seed) and 0 <= seed <= MAX_SEED):
-            shown = "false" if seed is False else "null" if seed is None else repr(seed)
-            raise ConfigError(f"seed_everything={shown} is not valid; {VALID_SEED}")
-        nodes = self._get(self.config, "trainer.num_nodes") or 1
-        if seed is True and nodes > 1:  # each node's launcher would draw its own: ranks seeded apart
-            raise ConfigError(
-                f"seed_everything=true draws a seed on each of the trainer.num_nodes={nodes} nodes, which would "
-                f"seed their ranks apart; give one seed, e.g. --seed_everything=1"
-            )
-        if seed is True:  # Lightning's seed_everything() without a seed seeds 0: every "random" run was the same
-            child = int(os.environ.get("LOCAL_RANK", "0")) > 0 and "PL_GLOBAL_SEED" in os.environ
-            # a DDP child rank takes the seed its launcher drew
-            drawn = int(os.environ["PL_GLOBAL_SEED"]) if child else random.SystemRandom().randint(0, MAX_SEED)
-            self._config()["seed_everything"] = drawn
-        # quietly: Lightning's "Seed set to 1" came before every error of the checks that follow;
-        # _run_subcommand says it once they passed
-        seed = self._get(self.config, "seed_everything")
-        self._config()["seed_everything"] = seed_everything(seed, workers=True, verbose=False)
 
     def before_instantiate_classes(self) -> None:
         if self.subcommand is None:
@@ -258,55 +186,6 @@ class ZooCLI(LightningCLI):
         finally:
             restore_sigterm()
 
-    def _check_vocab_size(self) -> None:
-        """Refuse a ``model.vocab_size`` other than the data's: the CLI sets it from the tokenizer, and a value
-        given would be silently replaced (a run's recorded config, which holds the linked value, passes)."""
-        given, linked = self._config().model.init_args.get("vocab_size"), self.model.hparams.vocab_size
-        typed = flag_values(COMMAND_LINE, "--data.vocab_size")
-        if given and given != linked and typed:  # a run's config.yaml with another tokenizer size
-            raise ValueError(
-                f"data.vocab_size={typed[-1]} gives a {linked}-token tokenizer, but the config has "
-                f"model.vocab_size={given} (a run's config.yaml records the size it trained with); leave "
-                f"data.vocab_size out to use that run's, or model.vocab_size out of the config for a new run"
-            )
-        if given and given != linked:
-            raise ValueError(
-                f"model.vocab_size={given} is not valid: the CLI sets it from the data's tokenizer ({linked} "
-                f"tokens here); leave it out, and set data.vocab_size for the size of a trained tokenizer"
-            )
-
-    def _check_weights_fit(self) -> None:
-        """Refuse a ``ckpt_path`` whose weights do not fit the network this command built, before anything is
-        written: Lightning finds out only once ``fit`` has started, after the run's record was reopened (a
-        resume on data whose files changed, so that its tokenizer has another size, left a finished run
-        "failed" with the other vocabulary in its config). The weights are loaded as Lightning loads them
-        (strictly, through each module's own loading hooks), which it then does again with the same values."""
-        ckpt_path = self._config().get("ckpt_path")
-        if not ckpt_path or not Path(ckpt_path).is_file():
-            return
-        try:
-            self.model.load_state_dict(load_checkpoint(ckpt_path).get("state_dict") or {}, strict=True)
-        except RuntimeError as error:
-            raise ValueError(_weights_mismatch(ckpt_path, str(error))) from None
-
-    def _warn_of_slow_precision(self) -> None:
-        """Say so before training when 16-bit floats would slow this CPU down (:func:`slow_cpu_precision`)."""
-        typed = self._config().trainer.get("precision")
-        warning = slow_cpu_precision(self.trainer.precision, self.trainer.strategy.root_device, typed)
-        if warning:
-            rank_zero_info(f"zoo: warning: {warning}")
-
-    def _say_devices(self) -> None:
-        """Find where ``fit`` runs and its effective batch (recorded when training starts), and say so before
-        training when Lightning chose more than one device (:func:`zoo.runs.devices.unpinned_devices`)."""
-        self.devices = run_devices(self.trainer, self.datamodule)
-        typed = self._config().trainer.get("devices")
-        warning = unpinned_devices(typed, self.trainer, self.devices["effective_batch"])
-        if warning:
-            rank_zero_info(f"zoo: warning: {warning}")
-        on_cpu = cpu_fit_reason(self.trainer, self._config().trainer.get("accelerator"))
-        if on_cpu:
-            rank_zero_info(f"zoo: {on_cpu}")
 
     def _say_adjusted(self) -> None:
         """Say, one line each, which knobs ``fit`` runs with another value than configured (recorded as used when
@@ -407,16 +286,3 @@ class ZooCLI(LightningCLI):
         self.after_validate()
 
 
-def _description(subcommand: str) -> str:
-    """The ``--help`` description of a subcommand: Lightning's (the first line of ``Trainer.<subcommand>``), and
-    that the defaults it lists are the classes', which a config file overrides."""
-    lightning = (getattr(Trainer, subcommand).__doc__ or "").strip().splitlines()[0]
-    return (
-        f"{lightning} The defaults below are the classes' own (the task, the data module, Lightning's Trainer), not "
-        f"a config file's: --config configs/<variant>/<data>.yaml sets its own values over them, and "
-        f"`python -m zoo {subcommand} --config <file> --print_config` shows the values a command runs with."
-    )
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)

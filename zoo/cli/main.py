@@ -12,7 +12,8 @@ from zoo.cli.command_line import COMMAND_LINE, TOOLS, flag_values, print_command
 from zoo.cli.config_checks import ConfigError
 from zoo.cli.errors import print_error
 from zoo.cli.evaluation_args import with_run_config
-from zoo.cli.lightning_cli import SUBCOMMANDS, ZooCLI
+from zoo.cli.lightning_cli import ZooCLI
+from zoo.cli.options import SUBCOMMANDS
 from zoo.cli.parser import missing_config
 from zoo.cli.sigterm import restore_sigterm
 from zoo.cli.yaml_files import YAMLFileError, load_yaml
