@@ -1,6 +1,6 @@
-"""``python -m zoo``: the command line (see :mod:`zoo.cli.lightning_cli`). Bare, it lists the commands; a command outside
-LightningCLI's four (``sweep``, ``compare``, ...) is run without importing :mod:`zoo.cli.lightning_cli` (Lightning: seconds),
-so that its arguments are checked first."""
+"""``python -m zoo``: the command line (see :mod:`zoo.cli.main`). Bare, it lists the commands; a command
+outside LightningCLI's four (``sweep``, ``compare``, ...) is run without importing :mod:`zoo.cli.lightning_cli`
+(Lightning: seconds), so that its arguments are checked first."""
 
 import importlib
 import signal

@@ -129,7 +129,8 @@ def test_did_you_mean_takes_a_prefix_first_and_nothing_far():
 
 @pytest.mark.parametrize("args", [["sweep", "--paralel", "2"], ["sweep", "x.yaml"], ["swep"]])
 def test_a_tool_checks_its_arguments_before_lightning_is_imported(args):
-    """Every argument error took about 5 s to appear: ``zoo.cli.lightning_cli`` (Lightning, torch) was imported first."""
+    """Every argument error took about 5 s to appear: ``zoo.cli.lightning_cli`` (Lightning, torch) was imported
+    first."""
     code = (
         "import runpy, sys\n"
         f"sys.argv = ['zoo', *{args!r}]\n"

@@ -4,7 +4,7 @@ checkpoint, which stays as it was; ``--nonfinite_loss=skip`` skips the batch ins
 import pytest
 import torch
 
-import zoo.tasks.base
+import zoo.tasks.optimizer
 from tests.cli.helpers import read_run, shakespeare_args
 from zoo.cli.main import main
 
@@ -28,7 +28,7 @@ def decided(request, monkeypatch) -> str:
     """Where the guard decides: on the device (a fused AdamW drops the step; read at the steps that log and
     before a checkpoint), or on the host every step (another optimiser, several ranks, a GradScaler)."""
     if request.param == "on the host":
-        monkeypatch.setattr(zoo.tasks.base, "fused_optimizer_supported", lambda *args: False)
+        monkeypatch.setattr(zoo.tasks.optimizer, "fused_optimizer_supported", lambda *args: False)
     return request.param
 
 

@@ -6,7 +6,7 @@ import datasets
 import torch
 
 from zoo.data import LanguageModelDataModule
-from zoo.runs.resolution import load_checkpoint
+from zoo.runs.checkpoint_file import load_checkpoint
 
 
 def _rewrite_keeping_time(file, text: str) -> None:

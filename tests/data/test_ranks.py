@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from tests.cli.helpers import CONFIGS
-from zoo.runs.resolution import import_class as _import
+from zoo.runs.checkpoint_file import import_class as _import
 
 
 def shipped_data_module(config: str, path, cache_dir):

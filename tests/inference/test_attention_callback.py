@@ -1,11 +1,13 @@
-"""``--trainer.callbacks+=zoo.inference.attention_callback.AttentionMaps`` draws the first validation example's attention maps at
-each validation, into the run folder and to W&B."""
+"""``--trainer.callbacks+=zoo.inference.attention_callback.AttentionMaps`` draws the first validation example's
+attention maps at each validation, into the run folder and to W&B; ``zoo.callbacks.AttentionMaps``, the class
+path of configs written before the package restructure (issue 42), names the same class."""
 
 import pytest
 from PIL import Image
 
 from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL, VARIANTS
 from zoo.cli.main import main
+from zoo.inference.attention_callback import AttentionMaps
 
 
 @pytest.mark.slow
@@ -15,7 +17,7 @@ def test_attention_maps_at_every_validation(variant, data_dir, cli_env):
     main(
         [
             "fit", "--config", str(CONFIGS / config), f"--data.path={data_dir / name}", *TINY_MODEL, *extra,
-            *FEW_STEPS, "--trainer.callbacks+=zoo.inference.attention_callback.AttentionMaps",
+            *FEW_STEPS, "--trainer.callbacks+=zoo.callbacks.AttentionMaps",
         ]
     )  # fmt: skip
     (run_dir,) = (cli_env / "runs").iterdir()
@@ -25,3 +27,13 @@ def test_attention_maps_at_every_validation(variant, data_dir, cli_env):
     assert Image.open(run_dir / "attention" / "step6.png").size == (600, 300 * rows)  # 2 heads of 300 x 300
     images = list((run_dir / "wandb").glob("offline-run-*/files/media/images/attention_*.png"))
     assert len(images) == 2, images
+
+
+def test_the_class_path_of_earlier_configs_names_the_callback():
+    from jsonargparse import ArgumentParser
+    from lightning.pytorch.callbacks import Callback
+
+    parser = ArgumentParser()
+    parser.add_argument("--callback", type=Callback)
+    parsed = parser.instantiate_classes(parser.parse_args(["--callback=zoo.callbacks.AttentionMaps"]))
+    assert type(parsed.callback) is AttentionMaps

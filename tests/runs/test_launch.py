@@ -3,12 +3,19 @@ through torchrun's agent store (a real TCPStore here) or, under ``srun`` and oth
 runs_dir, whichever rank asks first."""
 
 import os
+import socket
 import subprocess
 import sys
 import time
 from datetime import timedelta
 
 import pytest
+from lightning.fabric.plugins.environments import (
+    LightningEnvironment,
+    LSFEnvironment,
+    MPIEnvironment,
+    TorchElasticEnvironment,
+)
 from torch.distributed import TCPStore
 
 from tests.conftest import REPO
@@ -16,8 +23,21 @@ from zoo.runs import launch
 from zoo.runs.launch import RankZeroFailed, launch_ranks, shared_run_dir
 from zoo.runs.wandb_logger import make_wandb_logger
 
-LAUNCH_VARIABLES = [name for variables in launch.LAUNCHERS for name in (variables[0], variables[1], *variables[2])]
-SLURM = {"SLURM_PROCID": "0", "SLURM_NTASKS": "2", "SLURM_LOCALID": "0", "SLURM_JOB_ID": "77", "SLURM_STEP_ID": "0"}
+LAUNCH_VARIABLES = [
+    *(name for rank, size, _, names in launch.RANK_VARIABLES for name in (rank, size, *names)),
+    *(name for _, names in launch.LAUNCH_NAMES.values() for name in names),
+    *("SLURM_NTASKS", "SLURM_NTASKS_PER_NODE", "SLURM_JOB_NAME", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID"),
+    *("TORCHELASTIC_RUN_ID", "LOCAL_RANK", "NODE_RANK", "GROUP_RANK", "LSB_DJOB_RANKFILE"),
+    *("JSM_NAMESPACE_LOCAL_RANK", "JSM_NAMESPACE_SIZE", "JSM_NAMESPACE_RANK"),
+]
+SLURM = {
+    "SLURM_PROCID": "0",
+    "SLURM_NTASKS": "2",
+    "SLURM_NTASKS_PER_NODE": "2",
+    "SLURM_LOCALID": "0",
+    "SLURM_JOB_ID": "77",
+    "SLURM_STEP_ID": "0",
+}
 
 
 def launched(monkeypatch, environment: dict) -> None:
@@ -148,6 +168,63 @@ def test_each_launch_has_its_own_store_and_the_first_launcher_found_names_it(mon
     assert launch_ranks() == (3, 4, "ompi-prterun-h-1@1")
     launched(monkeypatch, {"TORCHELASTIC_USE_AGENT_STORE": "True", "RANK": "1", "WORLD_SIZE": "2"})
     assert launch_ranks() is None  # torchrun's agent store tells the folder
+
+
+def test_torchrun_without_its_agent_store_is_lightnings_torchelastic_environment(monkeypatch):
+    address = {"MASTER_ADDR": "host", "MASTER_PORT": "29500", "TORCHELASTIC_RESTART_COUNT": "1"}
+    launched(monkeypatch, {"TORCHELASTIC_RUN_ID": "r1", "RANK": "1", "WORLD_SIZE": "2", "LOCAL_RANK": "1", **address})
+    assert isinstance(launch.cluster_environment(), TorchElasticEnvironment)
+    assert launch_ranks() == (1, 2, "rank-host-29500-1")  # a restart is a new launch
+
+
+def test_mpich_and_intel_mpi_ranks_are_found_by_their_pmi_variables(monkeypatch):
+    """``mpirun`` of MPICH (Hydra) and Intel MPI sets ``PMI_RANK`` and ``PMI_SIZE``; the table before Lightning's
+    environments missed them, and each rank made its own folder."""
+    launched(monkeypatch, {"PMI_RANK": "2", "PMI_SIZE": "4", "MASTER_ADDR": "host", "MASTER_PORT": "29500"})
+    assert launch_ranks() == (2, 4, "pmi-host-29500")
+
+
+def test_with_mpi4py_lightnings_mpi_environment_answers(monkeypatch):
+    """``MPIEnvironment`` asks MPI itself, through ``mpi4py`` (not installed here: its answers are stood in)."""
+    launched(monkeypatch, {"PMIX_NAMESPACE": "prterun-h-1@1"})
+    monkeypatch.setattr(MPIEnvironment, "detect", staticmethod(lambda: True))
+    monkeypatch.setattr(MPIEnvironment, "__init__", lambda self: None)
+    monkeypatch.setattr(MPIEnvironment, "world_size", lambda self: 8)
+    monkeypatch.setattr(MPIEnvironment, "global_rank", lambda self: 5)
+    assert launch_ranks() == (5, 8, "mpi-prterun-h-1@1")
+
+
+def test_lsf_jsrun_ranks_are_lightnings_lsf_environment(monkeypatch, tmp_path):
+    (tmp_path / "rankfile").write_text(f"batch\n{socket.gethostname()}\nnode2\n")  # the batch host, then ranks
+    launched(
+        monkeypatch,
+        {
+            "LSB_JOBID": "4242",
+            "LSB_DJOB_RANKFILE": str(tmp_path / "rankfile"),
+            "JSM_NAMESPACE_LOCAL_RANK": "1",
+            "JSM_NAMESPACE_SIZE": "4",
+            "JSM_NAMESPACE_RANK": "3",
+        },
+    )
+    assert isinstance(launch.cluster_environment(), LSFEnvironment)
+    assert launch_ranks() == (3, 4, "lsf-4242")
+
+
+def test_lightnings_own_launcher_on_several_nodes_shares_node_zeros_folder(monkeypatch):
+    """``trainer.num_nodes=2``, ``python -m zoo fit`` started on each node with ``NODE_RANK``: the first process of
+    each node runs the command (its children inherit its folder), and only node 0's resolves it."""
+    launched(monkeypatch, {"NODE_RANK": "1", "MASTER_ADDR": "node0", "MASTER_PORT": "29500"})
+    assert isinstance(launch.cluster_environment(), LightningEnvironment)
+    assert launch_ranks(num_nodes=2) == (1, 2, "node-node0-29500")
+    assert launch_ranks(num_nodes=1) is None  # one node: Lightning's launcher starts every rank here
+    monkeypatch.setenv("LOCAL_RANK", "1")  # a rank that Lightning's launcher started: it inherits the folder
+    assert launch_ranks(num_nodes=2) is None
+
+
+def test_lightnings_refusal_of_srun_settings_is_one_line(monkeypatch, tmp_path):
+    launched(monkeypatch, {key: value for key, value in SLURM.items() if key != "SLURM_NTASKS_PER_NODE"})
+    with pytest.raises(RankZeroFailed, match=r"^SLURMEnvironment: You set `--ntasks=2` in your SLURM bash script"):
+        shared_run_dir(lambda: tmp_path, tmp_path)
 
 
 def test_alone_or_under_lightnings_launcher_the_folder_is_resolved_here(monkeypatch, tmp_path):

@@ -4,11 +4,16 @@ on LightningCLI. ``sweep``, ``compare`` and the inference commands sit above it 
 - ``main``: the entry of every command; a bad configuration is one line and exit status 2
 - ``lightning_cli``: ``ZooCLI``, the LightningCLI subclass that runs ``fit``/``validate``/``test``/``predict``
 - ``options``: the commands and the options the zoo adds (``--runs_dir``, ``--nonfinite_loss``, ...)
+- ``evaluation_args``: ``validate``/``test``/``predict`` of a checkpoint read its run's ``config.yaml``
 - ``run_checks``: what ZooCLI checks while it builds the task, data and trainer (seed, vocabulary, weights)
 - ``session``: what a run command sets up and writes in its run folder (callbacks, loggers, record)
-- ``parser``, ``value_errors``, ``command_line``: the parser and its one-line errors for bad flags and values
+- ``command_line``: the commands and what each does, read before anything heavy is imported, and the
+  did-you-mean of every parser
+- ``parser``, ``value_errors``: fit's parser and its one-line errors for bad flags and values
 - ``config_checks``: checks of values Lightning would take and fail on mid-run
 - ``knobs``: every task's model knobs for ``--help`` and the typo suggestions
+- ``adjusted_knobs``: knobs a run cannot honour as given, said and recorded as used
+- ``recorded_values``: a run's recorded values read back as it wrote them (config files, flags)
 - ``lightning_errors``: one line for what Lightning raises on a bad trainer setting
 - ``yaml_files``, ``errors``, ``sigterm``, ``int_or_float``: YAML reading, error printing, SIGTERM before
   training, and ``--trainer.limit_val_batches=1`` read as an int whatever was imported first

@@ -137,7 +137,9 @@ class ZooCLI(RunChecks, LightningCLI):
         says which."""
         try:
             run_dir, self.told_run_dir = shared_run_dir(
-                lambda: resolve_run_dir(self.subcommand, config, flat_config(config)), Path(config.runs_dir)
+                lambda: resolve_run_dir(self.subcommand, config, flat_config(config)),
+                Path(config.runs_dir),
+                config.trainer.get("num_nodes") or 1,
             )
         except RankZeroFailed as error:
             raise ConfigError(str(error)) from None

@@ -17,11 +17,9 @@ from zoo.cli.options import SUBCOMMANDS
 from zoo.cli.parser import missing_config
 from zoo.cli.sigterm import restore_sigterm
 from zoo.cli.yaml_files import YAMLFileError, load_yaml
+from zoo.runs.checkpoint_file import check_loadable
 from zoo.runs.folders import RunFolderError
 from zoo.runs.lock import release
-from zoo.runs.resolution import (
-    check_loadable,
-)
 from zoo.runs.wandb_agent import unread_parameter_form, without_agent_arguments
 from zoo.training.ctrl_c import sigint_kept, stopped_by_ctrl_c
 from zoo.training.nonfinite_loss import NonFiniteLossError

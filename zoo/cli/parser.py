@@ -91,7 +91,7 @@ def _causes(ex: BaseException | None) -> list[str]:
 
 
 _MISSING = re.compile(r"the following arguments are required: (\w+)\.(?:data|model)\b")
-SHIPPED_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+SHIPPED_CONFIGS = Path(__file__).resolve().parents[2] / "configs"  # zoo/cli/parser.py -> the repository
 
 
 def shipped_configs() -> list[str]:

@@ -12,13 +12,9 @@ from lightning.pytorch.utilities import rank_zero_info
 
 from zoo.cli.command_line import COMMAND_LINE, flag_values
 from zoo.cli.config_checks import MAX_SEED, VALID_SEED, ConfigError
-from zoo.cli.lightning_errors import (
-    _weights_mismatch,
-)
+from zoo.cli.lightning_errors import _weights_mismatch
+from zoo.runs.checkpoint_file import load_checkpoint
 from zoo.runs.devices import cpu_fit_reason, run_devices, unpinned_devices
-from zoo.runs.resolution import (
-    load_checkpoint,
-)
 from zoo.training.precision import slow_cpu_precision
 
 

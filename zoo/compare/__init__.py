@@ -2,9 +2,14 @@
 layout of Table 3 of Vaswani et al. 2017, from local run records (no network) or from W&B.
 
 Modules, in the order data flows: :mod:`.records` and :mod:`.wandb_runs` load runs, :mod:`.metrics` picks the
-metric, :mod:`.configurations` finds the knobs and the baseline, :mod:`.statistics` and :mod:`.ablation` build
-the rows, :mod:`.render` and :mod:`.report` print and draw them, :mod:`.command` is the command line;
-:mod:`.calibration` and :mod:`.calibration_table` are ``--calibrate``, the A/A check of the tests themselves.
+metric, :mod:`.configurations` finds the knobs and the baseline, :mod:`.run_values` reads each run's value
+(:mod:`.at_point` at ``--at``), :mod:`.statistics`, :mod:`.correction`, :mod:`.power` and :mod:`.ablation` build
+the rows (:mod:`.several`: several metrics), :mod:`.cells`, :mod:`.notes`, :mod:`.verdicts`, :mod:`.caption` and
+:mod:`.devices` word them,
+:mod:`.render` and :mod:`.report` (with :mod:`.figures`) print and draw them, :mod:`.command` is the command line,
+:mod:`.errors` its error; :mod:`.paired_test`, :mod:`.paired` and :mod:`.paired_table` are ``--paired``,
+:mod:`.plan` is ``--plan``, :mod:`.calibration` and :mod:`.calibration_table` are ``--calibrate``, the A/A check
+of the tests themselves.
 """
 
 from zoo.compare.command import main

@@ -173,6 +173,20 @@ def _baseline(text: str | None, groups: dict, left_out: dict, knobs: list[str]) 
     )
 
 
+def _counted(runs: list[Run], metric: str, include_unfinished: bool) -> tuple[list[Run], list[tuple[str, str]]]:
+    """The runs the statistics count, and the others with the reason each is left out.
+
+    Raises:
+        CompareError: when no run is counted.
+    """
+    excluded = [(run.name, reason) for run in runs if (reason := _exclusion(run, metric, include_unfinished))]
+    kept = [run for run in runs if not _exclusion(run, metric, include_unfinished)]
+    if not kept:
+        reasons = ", ".join(f"{name} ({reason})" for name, reason in excluded)
+        raise CompareError(f"no finished run with {metric} to compare; left out: {reasons}")
+    return kept, excluded
+
+
 def compare(
     runs: list[Run],
     metric: str | None = None,
@@ -210,11 +224,7 @@ def compare(
     _check_one_task(runs)
     metric = check_metric(metric, runs)
     which = "final" if base_metric(metric).startswith("test_") else which  # a test metric: its last test
-    excluded = [(run.name, reason) for run in runs if (reason := _exclusion(run, metric, include_unfinished))]
-    kept = [run for run in runs if not _exclusion(run, metric, include_unfinished)]
-    if not kept:
-        reasons = ", ".join(f"{name} ({reason})" for name, reason in excluded)
-        raise CompareError(f"no finished run with {metric} to compare; left out: {reasons}")
+    kept, excluded = _counted(runs, metric, include_unfinished)
     counted = {id(run) for run in kept}
     kept, points, ended = _at(kept, metric, at)
     # the knobs of every run with a config: an lr sweep whose lr=1e30 runs all failed still shows its lr column
@@ -226,22 +236,12 @@ def compare(
     left_out = group_by_configuration([run for run in runs if run.config and id(run) not in counted], knobs)
     base = _baseline(baseline, groups, left_out, knobs)
     base_values = [metric_value(run, metric, which) for run in groups[base]]
-    rows = [
-        _row(
-            config,
-            groups.get(config, []),
-            knobs,
-            metric,
-            None if config == base else base_values,
-            which,
-            alpha,
-            interval,
-        )
-        for config in _table3_order(list({**groups, **left_out}), base)
-    ]
-    for row in rows:
-        config = tuple(row.knobs.values())
+    rows = []
+    for config in _table3_order(list({**groups, **left_out}), base):
+        baseline_values = None if config == base else base_values
+        row = _row(config, groups.get(config, []), knobs, metric, baseline_values, which, alpha, interval)
         row.left_out = [run.name for run in left_out.get(config, [])]
+        rows.append(row)
     correct([row.difference for row in rows if row.difference], correction, alpha)
     _add_power(rows, which, detection_level(rows, alpha, correction))
     return Comparison(

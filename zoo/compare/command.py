@@ -67,6 +67,12 @@ def parser() -> argparse.ArgumentParser:
                    "report-<metric>.html in the runs' sweep folder (runs/<sweep>/), else beside the runs")  # fmt: skip
     p.add_argument("--paired", action="store_true", help="also the paired t-test over common seeds")
     p.add_argument("--include_unfinished", action="store_true", help="count running/failed runs in the statistics")
+    _add_calibration_options(p)
+    return p
+
+
+def _add_calibration_options(p: argparse.ArgumentParser) -> None:
+    """``--calibrate`` and the options it takes."""
     p.add_argument("--calibrate", action="store_true",
                    help="A/A calibration: split the runs of one configuration (12 seeds or more) into groups of 3 "
                    "and count the splits called beyond noise (docs/known-effects.md)")  # fmt: skip
@@ -75,7 +81,6 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--simulate", type=int, metavar="TABLES",
                    help="with --calibrate and no runs: calibrate on this many simulated tables of normal values "
                    "(12 seeds each) instead")  # fmt: skip
-    return p
 
 
 def run(argv: list[str]) -> None:

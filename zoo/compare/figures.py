@@ -10,7 +10,8 @@ from plotly.colors import qualitative
 
 from zoo.compare.ablation import Comparison, Row
 from zoo.compare.caption import curve_points
-from zoo.compare.cells import INTERVAL_NAMES, label, level, short_knob
+from zoo.compare.cells import label, level, short_knob
+from zoo.compare.notes import INTERVAL_NAMES
 from zoo.compare.run_values import metric_value
 from zoo.compare.statistics import Spread, spread
 from zoo.compare.verdicts import words
@@ -135,29 +136,7 @@ def forest(comparison: Comparison) -> go.Figure:
     a zero line: an interval that crosses it is a difference the seeds do not resolve (Agarwal et al. 2021 ask
     for intervals beside point estimates). Rows beyond noise in the verdict's colour."""
     rows = [row for row in comparison.rows if row.difference is not None and row.difference.ci_low is not None]
-    names = [label(row) for row in rows]
-    deltas = [row.difference.delta for row in rows]
-    beyond = [row.difference.verdict == "beyond noise" for row in rows]
-    figure = go.Figure(
-        go.Scatter(
-            x=deltas,
-            y=names,
-            mode="markers",
-            marker=dict(size=10, color=[COLOURS[1] if b else COLOURS[0] for b in beyond]),
-            error_x=dict(
-                type="data",
-                symmetric=False,
-                array=[row.difference.ci_high - row.difference.delta for row in rows],
-                arrayminus=[row.difference.delta - row.difference.ci_low for row in rows],
-                thickness=2,
-                width=6,
-            ),
-            customdata=[[row.difference.ci_low, row.difference.ci_high] for row in rows],
-            text=[words(comparison, row.knobs, row.difference.delta, row.difference.verdict, True) for row in rows],
-            hovertemplate=f"%{{y}}: Δ %{{x:.4g}}, {level(comparison)} interval [%{{customdata[0]:.4g}}, "
-            "%{customdata[1]:.4g}]: %{text}<extra></extra>",
-        )
-    )
+    figure = go.Figure(_forest_points(comparison, rows))
     figure.add_vline(x=0, line=dict(color="#444", dash="dash"))
     figure.update_xaxes(
         range=axis_range([row.difference.ci_low for row in rows], [row.difference.ci_high for row in rows])
@@ -175,3 +154,26 @@ def forest(comparison: Comparison) -> go.Figure:
         template="plotly_white",
     )
     return figure
+
+
+def _forest_points(comparison: Comparison, rows: list) -> go.Scatter:
+    """The forest plot's points: each row's Δ with its interval as error bars, beyond noise in red."""
+    beyond = [row.difference.verdict == "beyond noise" for row in rows]
+    return go.Scatter(
+        x=[row.difference.delta for row in rows],
+        y=[label(row) for row in rows],
+        mode="markers",
+        marker=dict(size=10, color=[COLOURS[1] if b else COLOURS[0] for b in beyond]),
+        error_x=dict(
+            type="data",
+            symmetric=False,
+            array=[row.difference.ci_high - row.difference.delta for row in rows],
+            arrayminus=[row.difference.delta - row.difference.ci_low for row in rows],
+            thickness=2,
+            width=6,
+        ),
+        customdata=[[row.difference.ci_low, row.difference.ci_high] for row in rows],
+        text=[words(comparison, row.knobs, row.difference.delta, row.difference.verdict, True) for row in rows],
+        hovertemplate=f"%{{y}}: Δ %{{x:.4g}}, {level(comparison)} interval [%{{customdata[0]:.4g}}, "
+        "%{customdata[1]:.4g}]: %{text}<extra></extra>",
+    )

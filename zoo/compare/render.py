@@ -14,7 +14,8 @@ from rich.text import Text
 
 from zoo.compare import caption
 from zoo.compare.ablation import Comparison, Row
-from zoo.compare.cells import NOT_TESTED_FOR_NOISE, cells, headers, narrow_columns, notes, seeds_to_resolve_value
+from zoo.compare.cells import NOT_TESTED_FOR_NOISE, cells, headers, narrow_columns, seeds_to_resolve_value
+from zoo.compare.notes import notes
 from zoo.compare.plan import seed_plan
 from zoo.compare.power import POWER
 from zoo.compare.several import disagreement_lines, disagreements

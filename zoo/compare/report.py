@@ -12,8 +12,9 @@ import plotly.offline
 
 from zoo.compare import caption, paired_table
 from zoo.compare.ablation import Comparison
-from zoo.compare.cells import cells, headers, notes
+from zoo.compare.cells import cells, headers
 from zoo.compare.figures import by_knob, forest, learning_curves
+from zoo.compare.notes import notes
 from zoo.compare.several import disagreement_lines
 from zoo.runs.output_files import mark
 

@@ -128,12 +128,17 @@ def load_splits(path: str, splits: list[str], name: str | None = None, text_opti
             dataset._fingerprint = digests[split]  # as datasets' own transforms set it: what the split holds
     else:
         loaded = datasets.load_dataset(path, name, **_reader_options(path, name, kwargs, text_options))
+    _check_splits(loaded, splits, path)
+    return loaded
+
+
+def _check_splits(loaded, splits: list[str], path: str) -> None:
+    """Raise ``ValueError`` naming the first of ``splits`` that ``loaded`` lacks or holds empty."""
     for split in splits:
         if split not in loaded:
             raise ValueError(f"data.path={path!r} has no split {split!r}; it has: {', '.join(loaded)}")
         if len(loaded[split]) == 0:
             raise ValueError(f"data.path={path!r}: the split {split!r} is empty")
-    return loaded
 
 
 def _content_cache_dir(digests: dict[str, str]) -> str:

@@ -1,6 +1,6 @@
 """Decoding shared by every generating task: greedy search, sampling and beam search over one step
 interface (:mod:`.steps`), and the entry points on the encoder-decoder and the language model
-(:mod:`.sequences`)."""
+(:mod:`.sequences`). Modules: ``steps``, ``sequences``, ``sampling`` (and greedy search), ``beam``."""
 
 from zoo.decoding.beam import Hypothesis, beam_search, length_penalty
 from zoo.decoding.sampling import filter_logits, next_token, sample, strip_after_eos

@@ -53,7 +53,7 @@ def _other_model(checkpoint: dict, first: dict) -> str | None:
     differ (``d_ff``: other shapes; ``pe``, ``norm_position``: same shapes, other functions), its tokenizers (the
     same ids for other tokens), or else the first weight of another name or shape."""
     from zoo.data.tokenizer import checkpoint_tokenizers
-    from zoo.runs.resolution import import_class
+    from zoo.runs.checkpoint_file import import_class
 
     saved, wanted = checkpoint.get("hyper_parameters") or {}, first.get("hyper_parameters") or {}
     task = saved.get("_class_path")

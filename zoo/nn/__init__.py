@@ -1,7 +1,16 @@
 """Pure-PyTorch Transformer components (no Lightning here): attention, positional encodings, norms,
 feed-forward networks, poolings, layers and the three backbones. Importing it imports every module of the
 package, which registers every component in :mod:`zoo.registry`: a new norm or positional encoding is one
-new file here."""
+new file here.
+
+- ``config``: the architecture knobs as one dataclass; ``transformer``: the three backbones; ``layers``: one
+  layer and a stack, shared by all three
+- ``attention``, ``attention_maps``: multi-head attention (and its weights on request); ``masks``: the mask
+  convention
+- ``embedding``, ``positional``, ``alibi``, ``t5_bias``: embeddings and the positional encodings
+- ``norm``, ``powernorm``, ``running_norm``, ``prefix_stats``: the norms
+- ``feedforward``: the position-wise network; ``pooling``: a classifier's pooling
+"""
 
 import importlib
 import pkgutil

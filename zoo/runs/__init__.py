@@ -12,5 +12,6 @@ uses, the launch it belongs to, what it records locally and on W&B.
 - ``partial_evaluations``: an evaluation over part of a split is recorded apart (``partial/``, ``full/``)
 - ``devices``: the devices and effective batch a run trained on
 - ``checkpoint_file``: reading a checkpoint file, with one line for a damaged one
+- ``wandb_agent``: which run folder and W&B run a trial that ``wandb agent`` (re)started takes
 - ``output_files``: files a command writes where the user says, never over a file of the user's
 """

@@ -1,10 +1,14 @@
 """What makes a file a zoo checkpoint, checked in one place for every command that reads one (``fit``,
-``validate``, ``test``, ``predict`` and the inference commands) before anything else loads it."""
+``validate``, ``test``, ``predict`` and the inference commands) before anything else loads it, and loaded once
+per version of the file (:func:`load_checkpoint`)."""
 
 from __future__ import annotations
 
+import functools
 import zipfile
 from pathlib import Path
+
+from zoo.runs.folders import RunFolderError
 
 
 class CheckpointFileError(ValueError):
@@ -88,3 +92,38 @@ def _zip_damage(ckpt_path: str) -> str | None:
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         return f"is a damaged checkpoint ({reason})"
     return None
+
+
+def import_class(class_path: str) -> type:
+    """The class named by a dotted path (``zoo.tasks.TranslationTask``)."""
+    module, _, name = class_path.rpartition(".")
+    return getattr(__import__(module, fromlist=[name]), name)
+
+
+def load_checkpoint(ckpt_path: str) -> dict:
+    """The checkpoint at ``ckpt_path``, memory-mapped (tensors are not read) and loaded once for all the checks
+    before training (again if the file has changed since: another file, size, or modification or status change
+    time; the last changes with every write and ``os.utime``, so a copy that kept the old modification time, as
+    ``cp -p`` and ``rsync -t`` keep it, is read anew).
+
+    Raises:
+        CheckpointFileError: if it is not a zoo checkpoint (:func:`zoo.runs.checkpoint_file.read_checkpoint_file`).
+    """
+    stat = Path(ckpt_path).stat() if Path(ckpt_path).exists() else None
+    identity = (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns) if stat else None
+    return _load_checkpoint_version(str(ckpt_path), identity)
+
+
+@functools.lru_cache(maxsize=1)
+def _load_checkpoint_version(ckpt_path: str, identity: tuple | None) -> dict:
+    return read_checkpoint_file(ckpt_path, mmap=True)
+
+
+def check_loadable(ckpt_path: str) -> None:
+    """Raise ``RunFolderError`` in one line if ``ckpt_path`` is not a zoo checkpoint that loads with
+    ``weights_only=True`` (memory-mapped: the tensors are not read): a foreign file gave Lightning's
+    ``KeyError: 'pytorch-lightning_version'`` once the run had started."""
+    try:
+        load_checkpoint(ckpt_path)
+    except CheckpointFileError as error:
+        raise RunFolderError(str(error)) from None

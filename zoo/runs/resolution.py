@@ -9,13 +9,12 @@ left to train, and a run recorded with the same configuration. Every refusal is 
 
 from __future__ import annotations
 
-import functools
 import json
 from pathlib import Path
 
 from jsonargparse import Namespace
 
-from zoo.runs.checkpoint_file import CheckpointFileError, read_checkpoint_file
+from zoo.runs.checkpoint_file import import_class, load_checkpoint
 from zoo.runs.folders import RunFolderError, find_resumable, new_run_dir, recorded_config
 from zoo.runs.identity import differences, run_family, run_name
 from zoo.runs.lock import FolderInUse, hold
@@ -29,41 +28,6 @@ from zoo.runs.wandb_agent import (
 )
 
 EVALUATING = ("validate", "test", "predict")
-
-
-def import_class(class_path: str) -> type:
-    """The class named by a dotted path (``zoo.tasks.TranslationTask``)."""
-    module, _, name = class_path.rpartition(".")
-    return getattr(__import__(module, fromlist=[name]), name)
-
-
-def load_checkpoint(ckpt_path: str) -> dict:
-    """The checkpoint at ``ckpt_path``, memory-mapped (tensors are not read) and loaded once for all the checks
-    before training (again if the file has changed since: another file, size, or modification or status change
-    time; the last changes with every write and ``os.utime``, so a copy that kept the old modification time, as
-    ``cp -p`` and ``rsync -t`` keep it, is read anew).
-
-    Raises:
-        CheckpointFileError: if it is not a zoo checkpoint (:func:`zoo.runs.checkpoint_file.read_checkpoint_file`).
-    """
-    stat = Path(ckpt_path).stat() if Path(ckpt_path).exists() else None
-    identity = (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns) if stat else None
-    return _load_checkpoint_version(str(ckpt_path), identity)
-
-
-@functools.lru_cache(maxsize=1)
-def _load_checkpoint_version(ckpt_path: str, identity: tuple | None) -> dict:
-    return read_checkpoint_file(ckpt_path, mmap=True)
-
-
-def check_loadable(ckpt_path: str) -> None:
-    """Raise ``RunFolderError`` in one line if ``ckpt_path`` is not a zoo checkpoint that loads with
-    ``weights_only=True`` (memory-mapped: the tensors are not read): a foreign file gave Lightning's
-    ``KeyError: 'pytorch-lightning_version'`` once the run had started."""
-    try:
-        load_checkpoint(ckpt_path)
-    except CheckpointFileError as error:
-        raise RunFolderError(str(error)) from None
 
 
 def check_same_run(run_dir: Path, flat: dict, prefix: str) -> None:

@@ -86,15 +86,7 @@ def _run(config: dict, trials: list[Trial], command_for, state: SweepState, opti
         f"in {state.folder}"
     )
     _close_stale_entries(state, runs_dir)
-    pending = []
-    for trial in trials:
-        if is_finished(runs_dir / trial.name):
-            value = metric_of(run_summary(runs_dir / trial.name), _metric_name(config))
-            runner.say("", "skip", trial, "finished earlier" + (f": {value['value']:.4g}" if value else ""))
-            if trial.name in state.trials and state.trials[trial.name].get("status") != "finished":
-                state.update(trial.name, status="finished")  # killed after its record was complete
-        else:
-            pending.append(trial)
+    pending = _pending(trials, runs_dir, state, runner, _metric_name(config))
     total = options.count or config.get("run_cap") if config["method"] == "bayes" else len(trials)
     source = list_source(pending, total, len(trials) - len(pending))
     if config["method"] == "bayes":
@@ -106,14 +98,32 @@ def _run(config: dict, trials: list[Trial], command_for, state: SweepState, opti
         return 128 + signal.SIGTERM if isinstance(stop, Terminated) else 130
     if getattr(source, "exhausted", None):
         console.print(f"sweep {config['name']}: {source.exhausted}")
-    counts = runner.counts
+    return _report(config, runner.counts, len(trials) - len(pending), options, console)
+
+
+def _pending(trials: list[Trial], runs_dir: Path, state: SweepState, runner: Runner, metric: str | None) -> list:
+    """The trials still to run; a finished one is said and skipped (its entry set finished if it was not)."""
+    pending = []
+    for trial in trials:
+        if is_finished(runs_dir / trial.name):
+            value = metric_of(run_summary(runs_dir / trial.name), metric)
+            runner.say("", "skip", trial, "finished earlier" + (f": {value['value']:.4g}" if value else ""))
+            if trial.name in state.trials and state.trials[trial.name].get("status") != "finished":
+                state.update(trial.name, status="finished")  # killed after its record was complete
+        else:
+            pending.append(trial)
+    return pending
+
+
+def _report(config: dict, counts: dict, earlier: int, options, console: Console) -> int:
+    """Say how the trials ended and what to run next; 1 when any failed, else 0."""
     failed = counts["failed"] + counts["killed"] + counts["interrupted"]
     how = [
         f"{counts[k]} {w}" for k, w in (("killed", "killed by a signal"), ("interrupted", "interrupted")) if counts[k]
     ]
     how = f" ({', '.join(how)})" if how else ""
     console.print(
-        f"sweep {config['name']}: {counts['finished']} finished now, {len(trials) - len(pending)} earlier, "
+        f"sweep {config['name']}: {counts['finished']} finished now, {earlier} earlier, "
         f"{failed} failed{how}. Compare them: {_compare_command(config, options)}"
     )
     if failed:

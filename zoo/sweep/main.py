@@ -27,14 +27,8 @@ from zoo.sweep.execution import _dry_run, _run, trial_threads
 from zoo.sweep.placement import cpu_reason, trial_gpus
 from zoo.sweep.spec import SweepError, Trial, expand, load_sweep
 from zoo.sweep.state import SweepState
-from zoo.sweep.validate import (
-    check_against_cli,
-    check_finished_trials,
-    check_trial_folders_are_ours,
-    check_trials,
-    cli_parser,
-    parse,
-)
+from zoo.sweep.trial_folders import check_finished_trials, check_trial_folders_are_ours
+from zoo.sweep.validate import check_against_cli, check_trials, cli_parser, parse
 
 
 class _Parser(OneLineParser):
@@ -73,38 +67,7 @@ def main(argv: list[str]) -> int:
     try:
         options = build_parser().parse_args(own)
         options.argv = list(argv)
-        if misplaced:
-            again = shlex.join(["python", "-m", "zoo", "sweep", *own, "--", *misplaced, *extra])
-            raise SweepError(
-                f"{' '.join(misplaced)}: arguments for fit go after --, which adds them to every trial's command: "
-                f"{again}"
-            )
-        problem = folder_problem(Path(options.runs_dir))
-        if problem:
-            raise SweepError(f"--runs_dir={options.runs_dir!r}: no run folder can be made there ({problem})")
-        config = load_sweep(options.file)
-        command_for = _checked_command(config, extra, options)
-        named = budget_name(config["name"], extra, base_config(command_for))
-        if named != config["name"]:
-            console.print(
-                f"sweep {named}: the training budget after -- makes it a sweep of its own, beside {config['name']} "
-                f"(the sweep at its config's budget: leave the budget out)"
-            )
-            config["name"] = named
-        if not options.dry_run and (Path(options.runs_dir) / config["name"]).is_dir():
-            _hold(Path(options.runs_dir) / config["name"])  # before its state is read
-        state = SweepState(Path(options.runs_dir), config["name"])
-        recorded, definition = state.data.get("definition"), sweep_definition(config, command_for)
-        check_same_sweep(recorded, definition, config["name"], state.file)
-        options.definition = extended(recorded, definition)
-        trials = _planned_trials(config, options, state)
-        check_trials(trials, command_for)
-        check_trial_folders_are_ours(trials, Path(options.runs_dir), config["name"])
-        check_finished_trials(trials, command_for, Path(options.runs_dir))
-        options.gpus, options.cpu_reason = _trial_gpus(config, command_for)
-        if not options.dry_run:
-            state.folder.mkdir(parents=True, exist_ok=True)
-            _hold(state.folder)  # a sweep started at the same moment, before either had a folder
+        config, command_for, state, trials = _prepare(options, own, misplaced, extra, console)
     except SweepError as error:
         release()
         print_error("zoo sweep", error)
@@ -120,6 +83,56 @@ def main(argv: list[str]) -> int:
         return _run(config, trials, command_for, state, options, console)
     finally:
         release(state.folder)
+
+
+def _prepare(options, own: list[str], misplaced: list[str], extra: list[str], console: Console) -> tuple:
+    """Everything checked before any trial starts: the command line, the runs folder, the sweep file, every
+    planned trial's command and folder; the sweep's folder held (not for a dry run).
+
+    Returns:
+        The sweep's config, its ``command_for``, its :class:`SweepState` and the planned trials.
+
+    Raises:
+        SweepError: the first check that failed, in one line.
+    """
+    if misplaced:
+        again = shlex.join(["python", "-m", "zoo", "sweep", *own, "--", *misplaced, *extra])
+        raise SweepError(
+            f"{' '.join(misplaced)}: arguments for fit go after --, which adds them to every trial's command: "
+            f"{again}"
+        )
+    problem = folder_problem(Path(options.runs_dir))
+    if problem:
+        raise SweepError(f"--runs_dir={options.runs_dir!r}: no run folder can be made there ({problem})")
+    config = load_sweep(options.file)
+    command_for = _checked_command(config, extra, options)
+    _name_by_budget(config, extra, command_for, console)
+    if not options.dry_run and (Path(options.runs_dir) / config["name"]).is_dir():
+        _hold(Path(options.runs_dir) / config["name"])  # before its state is read
+    state = SweepState(Path(options.runs_dir), config["name"])
+    recorded, definition = state.data.get("definition"), sweep_definition(config, command_for)
+    check_same_sweep(recorded, definition, config["name"], state.file)
+    options.definition = extended(recorded, definition)
+    trials = _planned_trials(config, options, state)
+    check_trials(trials, command_for)
+    check_trial_folders_are_ours(trials, Path(options.runs_dir), config["name"])
+    check_finished_trials(trials, command_for, Path(options.runs_dir))
+    options.gpus, options.cpu_reason = _trial_gpus(config, command_for)
+    if not options.dry_run:
+        state.folder.mkdir(parents=True, exist_ok=True)
+        _hold(state.folder)  # a sweep started at the same moment, before either had a folder
+    return config, command_for, state, trials
+
+
+def _name_by_budget(config: dict, extra: list[str], command_for, console: Console) -> None:
+    """A training budget after ``--`` makes a sweep of its own (``eo-norm-300steps``): rename ``config``."""
+    named = budget_name(config["name"], extra, base_config(command_for))
+    if named != config["name"]:
+        console.print(
+            f"sweep {named}: the training budget after -- makes it a sweep of its own, beside {config['name']} "
+            f"(the sweep at its config's budget: leave the budget out)"
+        )
+        config["name"] = named
 
 
 def _hold(folder: Path) -> None:

@@ -102,10 +102,7 @@ class Runner:
                 trial, number, f"its run folder {run_dir} is in use by another command; rerun the sweep after it"
             )
             return
-        if run_dir.is_dir() and not any(run_dir.iterdir()):  # an attempt stopped before it wrote anything
-            run_dir.rmdir()
-        elif run_dir.is_dir() and not (run_dir / "checkpoints" / "last.ckpt").is_file():
-            self.state.set_aside(run_dir)
+        self._clear_unresumable(run_dir)
         log_path = self.state.log_path(trial.name)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(log_path, "a")
@@ -136,6 +133,14 @@ class Runner:
         )
         resumed = " (continues from last.ckpt)" if command[-1] == "--ckpt_path=last" else ""
         self.say(number, "start", trial, f"{trial.job_type or 'seed only'} on {device}{resumed}")
+
+    def _clear_unresumable(self, run_dir) -> None:
+        """Remove an empty folder (an attempt stopped before it wrote anything); set aside one without a
+        ``last.ckpt`` to resume from."""
+        if run_dir.is_dir() and not any(run_dir.iterdir()):
+            run_dir.rmdir()
+        elif run_dir.is_dir() and not (run_dir / "checkpoints" / "last.ckpt").is_file():
+            self.state.set_aside(run_dir)
 
     def refuse(self, trial: Trial, number: str, reason: str) -> None:
         """Record a trial that cannot start as failed, with the reason."""

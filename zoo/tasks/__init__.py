@@ -1,4 +1,12 @@
-"""LightningModules, one per variant, sharing :class:`TaskModule` for optimisation and logging."""
+"""LightningModules, one per variant, sharing :class:`TaskModule` for optimisation and logging.
+
+- ``base``: ``TaskModule``; ``translation``, ``classification``, ``language_model``: the three tasks
+- ``knob_types``: the knobs' types; ``network_size``: whether a network fits in memory; ``data_checks``: the
+  checks of the data module; ``compiling``: ``model.compile``, one graph per mode for a whole run
+- ``optimizer``, ``schedules``, ``gradients``: AdamW, the learning-rate schedules, the gradient norm and clipping
+- ``train_tokens``: the training tokens seen, counted on the device
+- ``metric_states``, ``corpus_scores``: evaluation metrics kept exact under every precision; corpus BLEU
+"""
 
 from zoo.tasks.base import TaskModule
 from zoo.tasks.classification import ClassificationTask

@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-import math
 import time
 
 import lightning.pytorch as pl
-import torch
 from torch import Tensor, nn
 
 from zoo.nn import ARCHITECTURE_KNOBS, TransformerConfig, count_parameters
-from zoo.nn.positional import unlimited_encodings
-from zoo.registry import POSITIONAL_ENCODINGS, SCHEDULES, check_at_least, check_between
 from zoo.tasks.compiling import CompiledNetwork
+from zoo.tasks.data_checks import DataChecks
 from zoo.tasks.gradients import clip_by_norm, step_gradient_norm
 from zoo.tasks.knob_types import Activation, Norm, NormPosition, PositionalEncoding, Schedule
 from zoo.tasks.metric_states import apply_keeping_metric_dtypes
 from zoo.tasks.network_size import check_fits_in_memory
-from zoo.tasks.optimizer import fused_optimizer_supported, plain_norm_clipping
-from zoo.tasks.schedules import schedule_factor
+from zoo.tasks.optimizer import adamw_with_schedule, check_optimizer_knobs, plain_norm_clipping
 from zoo.tasks.train_tokens import TrainTokens
 
 # The architecture knobs are the fields of TransformerConfig, with its defaults (tests/cli/test_knobs.py checks that
@@ -27,7 +23,7 @@ DEFAULT = TransformerConfig()
 TRAIN_TOKENS_KEY = "zoo_train_tokens"  # in a checkpoint: the training tokens seen up to it
 
 
-class TaskModule(pl.LightningModule):
+class TaskModule(DataChecks, pl.LightningModule):
     """Flat ablation knobs (``model.pe``, ``model.norm``, ...), AdamW with a warm-up schedule, and logging of
     train loss, learning rate, gradient norm, tokens per second and the parameter count.
 
@@ -144,16 +140,7 @@ class TaskModule(pl.LightningModule):
         super().__init__()
         self.save_hyperparameters(logger=False)  # the CLI logs the whole resolved config once
         self.config = TransformerConfig.from_knobs(self.hparams)
-        SCHEDULES.check(schedule)
-        if lr <= 0:
-            raise ValueError(f"model.lr={lr} is not valid; it must be positive")
-        if eps <= 0:
-            raise ValueError(f"model.eps={eps} is not valid; it must be positive")
-        check_at_least("model.warmup_steps", warmup_steps, 0)
-        for beta in betas:
-            check_between("model.betas", beta, 0.0, 1.0)
-        check_between("model.min_lr_ratio", min_lr_ratio, 0.0, 1.0, high_inclusive=True)
-        check_between("model.weight_decay", weight_decay, 0.0, float("inf"))
+        check_optimizer_knobs(self.hparams)
         if vocab_size <= 0:
             raise ValueError(f"model.vocab_size={vocab_size} is not valid; the CLI sets it from the data module")
         check_fits_in_memory(self.config, self.hparams)
@@ -184,39 +171,6 @@ class TaskModule(pl.LightningModule):
         counts) when the module is cast, as ``trainer.precision=bf16-true`` casts it
         (:mod:`zoo.tasks.metric_states`)."""
         return apply_keeping_metric_dtypes(self, lambda: super(TaskModule, self)._apply(fn, recurse))
-
-    def check_data(self, datamodule) -> None:
-        """Raise ``ValueError`` if this model cannot train on ``datamodule`` (called before training, once the
-        data is loaded): :meth:`check_settings`, and what only the data says (a classifier's classes)."""
-        self.check_settings(datamodule)
-
-    def _check_data_module(self, datamodule) -> None:
-        """Refuse the data module of another task (a classifier on translation data), whose batches lack the
-        fields this task reads: it failed at the first batch with ``KeyError: 'tokens'``."""
-        from zoo.cli.knobs import TASKS  # the zoo's tasks (zoo.cli.knobs imports this module)
-
-        expected = self.data_module
-        if expected is None or isinstance(datamodule, expected):
-            return
-        pairs = ", ".join(f"{task.__name__} with {task.data_module.__name__}" for task in TASKS if task.data_module)
-        raise ValueError(
-            f"model.class_path={type(self).__name__} does not go with data.class_path={type(datamodule).__name__}: "
-            f"it trains on {expected.__name__} (or a subclass); the tasks and their data: {pairs}"
-        )
-
-    def check_settings(self, datamodule) -> None:
-        """Raise ``ValueError`` if this model cannot train with ``datamodule``'s settings, whatever the data (a
-        ``data.block_size`` beyond a learned table's ``model.max_len``); needs no data loaded, so that a sweep
-        checks every trial before the first starts."""
-        self._check_data_module(datamodule)
-        longest, field = getattr(datamodule, "longest_sequence", (None, None))
-        limited = POSITIONAL_ENCODINGS.get(self.hparams.pe).length_limited
-        if limited and longest is not None and longest > self.hparams.max_len:
-            raise ValueError(
-                f"model.max_len={self.hparams.max_len} is shorter than the {longest}-token sequences that "
-                f"{field} allows, and model.pe={self.hparams.pe!r} has no position beyond max_len; raise model.max_len "
-                f"to {longest}, lower {field}, or use model.pe={unlimited_encodings()}"
-            )
 
     def training_loss(self, batch: dict) -> tuple[Tensor, Tensor]:
         """The training loss of a batch and the number of tokens it covered (a 0-dim integer tensor on the
@@ -265,22 +219,7 @@ class TaskModule(pl.LightningModule):
 
     # -- optimisation --------------------------------------------------------------------------
     def configure_optimizers(self):
-        decay = [p for p in self.parameters() if p.requires_grad and p.dim() >= 2]
-        no_decay = [p for p in self.parameters() if p.requires_grad and p.dim() < 2]
-        hp = self.hparams
-        optimizer = torch.optim.AdamW(
-            [{"params": decay, "weight_decay": hp.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
-            lr=hp.lr,
-            betas=tuple(hp.betas),
-            eps=hp.eps,
-            fused=fused_optimizer_supported(self.parameters(), self.trainer),
-        )
-        total = self.trainer.estimated_stepping_batches  # inf for a time budget: only schedules with no end
-        total = int(total) if math.isfinite(total) else 0
-        scheduler = torch.optim.lr_scheduler.LambdaLR(
-            optimizer, lambda step: schedule_factor(hp.schedule, step, hp.warmup_steps, total, hp.min_lr_ratio)
-        )
-        return {"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler, "interval": "step"}}
+        return adamw_with_schedule(self)
 
     # -- logging -------------------------------------------------------------------------------
     def on_train_start(self) -> None:
@@ -329,3 +268,4 @@ class TaskModule(pl.LightningModule):
             clip_by_norm(optimizer, gradient_clip_val, self.trainer.global_step)
         else:
             super().configure_gradient_clipping(optimizer, gradient_clip_val, gradient_clip_algorithm)
+

@@ -14,9 +14,8 @@ import lightning.pytorch as pl
 from lightning.pytorch.callbacks import Callback, ModelCheckpoint
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 
-from zoo.runs.checkpoint_file import CheckpointFileError
+from zoo.runs.checkpoint_file import CheckpointFileError, load_checkpoint
 from zoo.runs.folders import checkpoint_files
-from zoo.runs.resolution import load_checkpoint
 from zoo.runs.wandb_logger import define_summaries
 
 

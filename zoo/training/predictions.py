@@ -16,8 +16,8 @@ import torch
 from lightning.pytorch.callbacks import BasePredictionWriter
 from lightning.pytorch.utilities import rank_zero_info
 
+from zoo.runs.checkpoint_file import load_checkpoint
 from zoo.runs.partial_evaluations import coverage, data_differences, task_differences
-from zoo.runs.resolution import load_checkpoint
 
 
 class PredictionWriter(BasePredictionWriter):
