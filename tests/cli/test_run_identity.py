@@ -13,7 +13,7 @@ import torch
 from tests.cli.helpers import CONFIGS, read_run, shakespeare_args
 from zoo.cli.main import main
 from zoo.runs.folders import new_run_dir
-from zoo.runs.identity import config_hash, differences, identity, shown, with_added_fields
+from zoo.runs.identity import ADDED_FIELDS, config_hash, differences, identity, shown, with_added_fields
 
 
 def only_run(runs):
@@ -49,7 +49,18 @@ def test_model_bias_added_later_leaves_older_runs_their_identity_at_true():
     assert differences(recorded, now) == [] and config_hash(recorded) == config_hash(now)
     assert differences(recorded, {**now, "model.bias": False}) == ["model.bias=False (the run has True)"]
     assert config_hash(recorded) != config_hash({**now, "model.bias": False})
-    assert with_added_fields(recorded) == {**now, "trainer.precision": "32-true"} and with_added_fields({}) == {}
+    assert with_added_fields(recorded) == {**now, **ADDED_FIELDS, "trainer.precision": "32-true"}
+    assert with_added_fields({}) == {}
+
+
+@pytest.mark.parametrize("field", sorted(ADDED_FIELDS))
+def test_a_field_added_later_leaves_older_runs_their_identity_at_its_value(field):
+    """A run recorded before the field existed is the run at the field's added value (same hash, nothing
+    differs, so it resumes); at any other value it is another run."""
+    recorded = {"model.lr": 0.001, "seed_everything": 1}
+    now = {**recorded, field: ADDED_FIELDS[field]}
+    assert differences(recorded, now) == [] and config_hash(recorded) == config_hash(now)
+    assert config_hash(recorded) != config_hash({**now, field: "other"})
 
 
 def test_aliases_of_one_precision_are_one_run():

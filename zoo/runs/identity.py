@@ -52,9 +52,10 @@ DECODING_FIELDS = (
 
 
 # Fields added to the code after runs were recorded, each with the value that does what those runs did (they
-# trained with biases before model.bias existed): at that value a field leaves a run's identity and name as they
-# were, so a run recorded before it still resumes, and ``zoo compare`` reads it into the older records.
-ADDED_FIELDS = {"model.bias": True}
+# trained with biases before model.bias existed, and unpadded vocabularies before model.vocab_multiple): at that
+# value a field leaves a run's identity and name as they were, so a run recorded before it still resumes, and
+# ``zoo compare`` reads it into the older records (tests/runs/test_earlier_folders.py).
+ADDED_FIELDS = {"model.bias": True, "model.vocab_multiple": 1}
 
 
 # Trainer fields whose unset value (``None``) stands for a value Lightning's Trainer fills in: unset and that
