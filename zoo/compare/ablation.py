@@ -210,7 +210,7 @@ def compare(
         include_unfinished: count running, failed and interrupted runs in the statistics too.
         interval: ``welch`` (Welch's t) or ``bootstrap`` (percentile, :func:`.statistics.bootstrap_interval`).
         correction: how the p-values of the table's comparisons are adjusted together, one of
-            :data:`.correction.CORRECTIONS`; the verdicts are of the adjusted p-values.
+            :data:`.choices.CORRECTIONS`; the verdicts are of the adjusted p-values.
         at: compare each run at its last evaluation at or before this point (:func:`.at_point.run_at`): its
             ``final`` is that evaluation's value, its ``best`` the best until then.
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from zoo.compare.choices import SPLITS
 from zoo.compare.configurations import sort_key
 from zoo.compare.correction import adjust, correct
 from zoo.compare.errors import CompareError
@@ -24,7 +25,6 @@ from zoo.compare.statistics import bootstrap_interval, welch
 from zoo.runs.identity import is_seed
 
 ARM = 3  # seeds per group: what a sweep of three seeds a configuration compares
-SPLITS = 2000  # splits of each kind drawn when there are more
 SEED = 0  # the generator of the splits (and of simulate's values): the same runs give the same table
 ENUMERATE_UP_TO = 20_000  # all splits are listed (then sampled) up to this many; beyond, drawn one by one
 TESTS = ("welch", "bootstrap", "paired")

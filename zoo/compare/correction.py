@@ -12,7 +12,6 @@ from zoo.compare.statistics import Difference
 if TYPE_CHECKING:
     from zoo.compare.paired_test import PairedDifference
 
-CORRECTIONS = ("holm", "bonferroni", "none")
 NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "none": "uncorrected"}
 
 
@@ -44,7 +43,7 @@ def correct(differences: list[Difference] | list[PairedDifference], method: str,
 
     Args:
         differences: one table's differences to its baseline, of one metric: Welch's, or the paired test's.
-        method: one of :data:`CORRECTIONS`.
+        method: one of :data:`zoo.compare.choices.CORRECTIONS`.
         alpha: adjusted p-values below it are beyond noise.
     """
     tested = [d for d in differences if d.tested]

@@ -22,9 +22,6 @@ from zoo.compare.several import disagreement_lines, disagreements
 from zoo.compare.statistics import TEST_NAME, Spread
 from zoo.compare.verdicts import direction, words
 
-FORMATS = ("table", "markdown", "csv", "json")
-TEXT = ("table", "markdown")  # formats that text may follow (--plan); the others are data, and it goes to stderr
-
 
 def print_table(comparison: Comparison, file, command: str | None = None, wide: bool = False) -> None:
     """The terminal table, baseline in bold, differences beyond seed noise in colour, then what it shows
@@ -153,9 +150,9 @@ def to_json(comparisons: list[Comparison], command: str | None = None) -> str:
 
 
 def render(comparisons: list[Comparison], fmt: str, file, command: str | None = None, wide: bool = False) -> None:
-    """Write ``comparisons`` (one per metric) to ``file`` in ``fmt``, one of :data:`FORMATS`; tables (terminal or
-    Markdown) one after the other, then, with several metrics, the rows whose metrics disagree in direction;
-    ``command`` is the command line that made them (:func:`zoo.compare.caption.compare_command`), said with
+    """Write ``comparisons`` (one per metric) to ``file`` in ``fmt``, one of :data:`.choices.FORMATS`; tables
+    (terminal or Markdown) one after the other, then, with several metrics, the rows whose metrics disagree in
+    direction; ``command`` is the command line that made them (:func:`zoo.compare.caption.compare_command`), said with
     what each table shows; ``wide``: the terminal table with every column (:func:`print_table`)."""
     if fmt in ("csv", "json"):
         file.write({"csv": to_csv, "json": to_json}[fmt](comparisons, command))

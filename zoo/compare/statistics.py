@@ -40,7 +40,6 @@ def spread(values: list[float | None]) -> Spread:
     return Spread(mean, std, len(values))
 
 
-INTERVALS = ("welch", "bootstrap")
 BOOTSTRAP_RESAMPLES = 10_000
 BOOTSTRAP_SEED = 0
 

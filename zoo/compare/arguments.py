@@ -1,0 +1,86 @@
+"""The command line of ``zoo compare``: its options and the checks that need no run, in a module that imports
+neither numpy, scipy nor Lightning, so that a mistyped option is told in a fraction of a second
+(:func:`zoo.compare.entry.main` checks the arguments here before :mod:`.command` loads)."""
+
+from __future__ import annotations
+
+import argparse
+
+from zoo.cli.command_line import OneLineParser
+from zoo.compare.choices import CORRECTIONS, FORMATS, INTERVALS, SPLITS
+from zoo.compare.errors import CompareError
+
+DEFAULT_REPORT = ""  # --report with no name: :func:`zoo.compare.command.default_report`
+
+
+class _Parser(OneLineParser):
+    error_class = CompareError
+
+
+def parser() -> argparse.ArgumentParser:
+    """The arguments of ``zoo compare``."""
+    p = _Parser(
+        prog="python -m zoo compare",
+        description="Compare runs: one row per configuration (seeds aggregated), each variation against a "
+        "baseline with Welch's t-test, as in Table 3 of Vaswani et al. 2017.",
+    )
+    p.add_argument("runs", nargs="*", help="run folders, folders of runs, globs (quote them), or sweep names")
+    p.add_argument("--wandb", metavar="ENTITY/PROJECT[/GROUP]", help="also read these runs from W&B (online)")
+    p.add_argument("--runs_dir", default="runs", help="where sweep names are looked up (default: runs)")
+    p.add_argument("--metric",
+                   help="the metric to compare (default: the task's: val_bleu, val_acc, val_loss), or several, "
+                   "comma-separated (val_loss,val_bleu): one table and verdict each")  # fmt: skip
+    p.add_argument("--baseline", metavar="KEY=VALUE[,KEY=VALUE]", help="the baseline configuration, e.g. pe=rope")
+    p.add_argument("--value", choices=("best", "final"),
+                   help="which value of each run to test (default: best; with --at: final, at the point)")  # fmt: skip
+    p.add_argument("--at", metavar="step=N|tokens=N|wall=SECONDS",
+                   help="compare each run at its last evaluation at or before this point of its curve")  # fmt: skip
+    p.add_argument("--alpha", type=float, default=0.05,
+                   help="p-value threshold of the t-test (default 0.05); intervals are 1 - alpha")  # fmt: skip
+    p.add_argument("--ci", choices=INTERVALS, default="welch",
+                   help="intervals of Δ: Welch's t (default) or a percentile bootstrap over seeds")  # fmt: skip
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                   help="adjust the p-values of a table's comparisons together (default holm)")  # fmt: skip
+    p.add_argument("--plan", action="store_true",
+                   help="also print the seeds to add to a sweep to resolve its rows within noise")  # fmt: skip
+    p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
+    p.add_argument("--wide", action="store_true",
+                   help="the terminal table with every column (markdown, csv, json and --report have them all)")
+    p.add_argument("--report", metavar="FILE.html", nargs="?", const=DEFAULT_REPORT,
+                   help="also write one self-contained HTML report: to FILE.html, or with no name to "
+                   "report-<metric>.html in the runs' sweep folder (runs/<sweep>/), else beside the runs")  # fmt: skip
+    p.add_argument("--paired", action="store_true", help="also the paired t-test over common seeds")
+    p.add_argument("--include_unfinished", action="store_true", help="count running/failed runs in the statistics")
+    _add_calibration_options(p)
+    return p
+
+
+def _add_calibration_options(p: argparse.ArgumentParser) -> None:
+    """``--calibrate`` and the options it takes."""
+    p.add_argument("--calibrate", action="store_true",
+                   help="A/A calibration: split the runs of one configuration (12 seeds or more) into groups of 3 "
+                   "and count the splits called beyond noise (docs/known-effects.md)")  # fmt: skip
+    p.add_argument("--splits", type=int, default=SPLITS,
+                   help=f"with --calibrate: splits of each kind drawn (default {SPLITS}; all where fewer)")  # fmt: skip
+    p.add_argument("--simulate", type=int, metavar="TABLES",
+                   help="with --calibrate and no runs: calibrate on this many simulated tables of normal values "
+                   "(12 seeds each) instead")  # fmt: skip
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The arguments of ``zoo compare`` (``argv``: those after ``compare``), checked as far as no run is needed.
+
+    Raises:
+        CompareError: an unknown or mistyped option, a bad value, or no runs named; one line.
+        SystemExit: after ``--help``.
+    """
+    args = parser().parse_args(argv)
+    if args.simulate is not None and not args.calibrate:
+        raise CompareError("--simulate is an option of --calibrate: python -m zoo compare --calibrate --simulate 10000")
+    if not args.runs and not args.wandb and args.simulate is None:
+        raise CompareError("name the runs to compare: run folders, globs, a sweep name, or --wandb ENTITY/PROJECT")
+    if not 0 < args.alpha < 1:
+        raise CompareError(f"--alpha {args.alpha:g} is not valid; it must be in (0, 1), e.g. 0.05")
+    if args.paired and args.format == "csv":
+        raise CompareError("--paired is not written as CSV (one table a file); use --format json, markdown or table")
+    return args
