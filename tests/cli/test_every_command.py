@@ -88,6 +88,12 @@ def test_help_of_every_command(capsys, cli_env, command):
             ["translate", "--ckpt_path", "x", "--beam", "2"],
             "zoo translate: error: --beam is not an option of translate; did you mean --beam_size?",
         ),
+        (  # the unknown option before the missing required one: --beam is what the user must change
+            ["translate", "--beam", "2"],
+            "zoo translate: error: --beam is not an option of translate; did you mean --beam_size?",
+        ),
+        (["generate", "--x="], "zoo generate: error: --x is not an option of generate; python -m zoo generate "
+         "--help lists its options"),  # fmt: skip
         (["fit", "--modle.lr=1"], "zoo: error: modle.lr is not a field; did you mean model.lr?"),
         (["fit", "--seed_everythin=1"], "zoo: error: seed_everythin is not a field; did you mean seed_everything?"),
         (["swep"], f"zoo: error: 'swep' is not a command; choose one of: {', '.join(COMMANDS)}; did you mean sweep?"),

@@ -120,6 +120,16 @@ class OneLineParser(argparse.ArgumentParser):
         kwargs.setdefault("allow_abbrev", False)  # as fit's: --beam must not set --beam_size silently
         super().__init__(*args, **kwargs)
 
+    def parse_args(self, args=None, namespace=None):
+        """argparse's parse, but an unknown ``--option`` is told before a missing required one (``translate
+        --beam 2`` said only that ``--ckpt_path`` is required, never that ``--beam`` is no option)."""
+        argv = sys.argv[1:] if args is None else list(args)
+        words = argv[: argv.index("--")] if "--" in argv else argv
+        known = self._option_string_actions
+        if unknown := next((w for w in words if w.startswith("--") and w.partition("=")[0] not in known), None):
+            self.error(f"unrecognized arguments: {unknown}")
+        return super().parse_args(args, namespace)
+
     def error(self, message: str):
         options = [o for action in self._actions for o in action.option_strings if o.startswith("--")]
         raise self.error_class(unrecognized(message, options, self.prog.removeprefix("python -m zoo ")))
