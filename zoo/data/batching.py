@@ -32,6 +32,7 @@ class ShardedBatchSampler:
         if not 0 <= rank < num_replicas:
             raise ValueError(f"rank={rank} must be in [0, num_replicas={num_replicas})")
         self.shuffle, self.seed, self.num_replicas, self.rank = shuffle, seed, num_replicas, rank
+        self._epoch_batches: tuple[int | None, list[list[int]]] = (None, [])  # the last epoch's batches, made once
         self.load_state_dict({"epoch": 0, "batches": 0})
 
     @property
@@ -53,7 +54,14 @@ class ShardedBatchSampler:
         evaluation and its metric synchronisation; in training every rank gets the same number of batches
         (the remainder is dropped) so that DDP ranks stay in step. No example is repeated, so metrics summed
         over ranks count each example once."""
-        rng = random.Random(self.seed + (self.epoch if epoch is None else epoch))
+        epoch = self.epoch if epoch is None else epoch
+        if self._epoch_batches[0] != epoch:  # kept: training asks its length each step (advance)
+            self._epoch_batches = (epoch, self._build(epoch))
+        return list(self._epoch_batches[1])
+
+    def _build(self, epoch: int) -> list[list[int]]:
+        """This rank's batches of ``epoch``, made anew (see :meth:`batches`)."""
+        rng = random.Random(self.seed + epoch)
         batches = split_to_at_least(self.all_batches(rng), self.num_replicas)
         if self.shuffle:
             rng.shuffle(batches)
