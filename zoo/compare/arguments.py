@@ -5,8 +5,10 @@ neither numpy, scipy nor Lightning, so that a mistyped option is told in a fract
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from zoo.cli.command_line import OneLineParser
+from zoo.cli.errors import print_error
 from zoo.compare.choices import CORRECTIONS, FORMATS, INTERVALS, SPLITS
 from zoo.compare.errors import CompareError
 
@@ -84,3 +86,16 @@ def parse(argv: list[str]) -> argparse.Namespace:
     if args.paired and args.format == "csv":
         raise CompareError("--paired is not written as CSV (one table a file); use --format json, markdown or table")
     return args
+
+
+def exit_status(run: Callable[[list[str]], object], argv: list[str]) -> int:
+    """Run ``run(argv)`` as a command: 0, or 2 after one line ``zoo compare: error: ...`` on stderr; ``--help``'s
+    own status."""
+    try:
+        run(argv)
+    except CompareError as error:
+        print_error("zoo compare", error)
+        return 2
+    except SystemExit as done:  # --help
+        return int(done.code or 0)
+    return 0

@@ -7,8 +7,7 @@ import io
 import sys
 from pathlib import Path
 
-from zoo.cli.errors import print_error
-from zoo.compare.arguments import DEFAULT_REPORT, parse
+from zoo.compare.arguments import DEFAULT_REPORT, exit_status, parse
 from zoo.compare.at_point import parse_point
 from zoo.compare.calibration import calibrate, seed_values, simulate
 from zoo.compare.calibration_table import render as render_calibration
@@ -136,19 +135,6 @@ def _check_report_path(report: Path) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """Entry point of ``python -m zoo compare ARGS`` (usable in-process).
-
-    Args:
-        argv: the arguments after ``compare``.
-
-    Returns:
-        The exit status: 0, or 2 after one line ``zoo compare: error: ...`` on stderr.
-    """
-    try:
-        run(argv)
-    except CompareError as error:
-        print_error("zoo compare", error)
-        return 2
-    except SystemExit as done:  # --help
-        return int(done.code or 0)
-    return 0
+    """Entry point of ``python -m zoo compare ARGS`` in-process, with every module loaded
+    (:func:`zoo.compare.entry.main` checks the arguments first); the exit status as :func:`.arguments.exit_status`."""
+    return exit_status(run, argv)

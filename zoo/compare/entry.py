@@ -3,9 +3,14 @@ load numpy, scipy and Lightning are imported, so an argument error appears in a 
 
 from __future__ import annotations
 
-from zoo.cli.errors import print_error
-from zoo.compare.arguments import parse
-from zoo.compare.errors import CompareError
+from zoo.compare.arguments import exit_status, parse
+
+
+def _checked_then_run(argv: list[str]) -> None:
+    parse(argv)  # a bad argument or --help ends here, before the heavy modules load
+    from zoo.compare.command import run
+
+    run(argv)  # parses again: cheap, and it keeps the command whole for in-process callers
 
 
 def main(argv: list[str]) -> int:
@@ -17,13 +22,4 @@ def main(argv: list[str]) -> int:
     Returns:
         The exit status: 0, or 2 after one line ``zoo compare: error: ...`` on stderr.
     """
-    try:
-        parse(argv)  # parsed again by the command: cheap, and it keeps the command whole for in-process callers
-    except CompareError as error:
-        print_error("zoo compare", error)
-        return 2
-    except SystemExit as done:  # --help
-        return int(done.code or 0)
-    from zoo.compare.command import main as compare
-
-    return compare(argv)
+    return exit_status(_checked_then_run, argv)
