@@ -14,6 +14,7 @@ from zoo.inference.checkpoint import load_trained
 
 EARLIER = REPO / "tests" / "fixtures" / "before_42"
 RUN = "do-tinyshakespeare-learned-layernorm-pre-h2-s1-736e93"
+RECORDED_DATA = "/work/shared/data/tinyshakespeare"  # where the machine that made the fixture kept the data
 
 
 @pytest.fixture
@@ -21,6 +22,9 @@ def earlier_run(cli_env, data_dir):
     """A copy of the earlier run folder in this test's runs folder, and the arguments that run it there."""
     shutil.copytree(EARLIER / "run_folders", cli_env / "runs")
     run_dir = cli_env / "runs" / RUN
+    for name in ("config.json", "config.yaml"):  # the data where this machine keeps it, as the run's own user had
+        recorded = run_dir / name
+        recorded.write_text(recorded.read_text().replace(RECORDED_DATA, str(data_dir / "tinyshakespeare")))
     args = [f"--config={run_dir / 'config.yaml'}", f"--runs_dir={cli_env / 'runs'}"]
     return run_dir, [*args, f"--data.path={data_dir / 'tinyshakespeare'}"]
 
