@@ -175,7 +175,7 @@ def test_wrong_type_is_named_by_its_own_field_beside_a_similar_name(data_dir, cl
             "data.vocab_size=500 is not used by data.tokenizer='char' (its vocabulary is every character of the "
             "train split); leave data.vocab_size out",
         ),
-        ("--data.num_workers=-1", "data.num_workers=-1 is not valid; it must be an integer >= 0"),
+        ("--data.num_workers=-1", "data.num_workers=-1 is not valid; it must be an integer >= 0 (or null)"),
         ("--data.cache_dir=/proc/x", "data.cache_dir='/proc/x': the tokenizer cache cannot be made there (No such"),
     ],
 )

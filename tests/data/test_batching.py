@@ -125,6 +125,11 @@ def test_an_iteration_made_and_dropped_leaves_the_position_and_an_ending_epoch_g
     ending.load_state_dict({"epoch": 1, "batches": 0, "ending": True})  # saved at epoch 0's last step
     assert list(ending) == []  # the iteration that ends epoch 0 on resume takes nothing of epoch 1
     assert list(ending) == make().batches(1)
+    unread = make()
+    unread.load_state_dict({"epoch": 1, "batches": 0, "ending": True})
+    iter(unread)  # a DataLoader with workers makes an iterator it never reads, then the one it reads
+    assert list(unread) == []
+    assert list(unread) == make().batches(1)
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 """On a CUDA GPU (``@pytest.mark.cuda``; skipped with the reason elsewhere): bf16 autocast gives float32's first
 loss and finite steps, cached decoding gives recomputation's tokens, and a two-step ``fit`` through the CLI runs
-on the GPU and records it."""
+on the GPU and records it, its batches loaded by workers into pinned memory."""
 
 import pytest
 import torch
@@ -9,8 +9,10 @@ from tests.cli.helpers import read_run, shakespeare_args
 from tests.decoding.conftest import PAD, encoder_decoder, language_model, sources
 from tests.decoding.test_greedy_cache import greedy_without_cache
 from tests.decoding.test_sampling import recomputed_greedy
+from tests.training import loader_probe
 from tests.training.test_bf16_mixed import TOLERANCE, VARIANTS, _task_and_batch, bf16_mixed_losses
 from zoo.cli.main import main
+from zoo.data.loader_options import MAX_AUTO_WORKERS
 from zoo.decoding import generate_ids, greedy_decode
 from zoo.registry import POSITIONAL_ENCODINGS
 
@@ -64,3 +66,13 @@ def test_a_two_step_fit_runs_on_the_gpu_and_records_it(data_dir, cli_env):
     assert summary["devices"] == {"accelerator": "cuda", "count": 1, "names": [torch.cuda.get_device_name(0)]}
     assert summary["precision"] == "bf16-mixed"
     assert torch.isfinite(torch.tensor(summary["final"]["val_loss"]))
+
+
+def test_a_gpu_run_loads_batches_in_workers_into_pinned_memory(data_dir, cli_env):
+    """Batches built ahead by worker processes, pinned, so Lightning's non-blocking copy lets the host run ahead."""
+    loader_probe.SEEN.clear()
+    args = [*shakespeare_args(data_dir), "--trainer.max_steps=2", "--trainer.val_check_interval=2"]
+    main([*args, "--trainer.accelerator=gpu", "--trainer.callbacks+=tests.training.loader_probe.LoaderProbe"])
+    assert loader_probe.SEEN["pin_memory"] is True
+    assert 1 <= loader_probe.SEEN["num_workers"] <= MAX_AUTO_WORKERS
+    assert loader_probe.SEEN["devices"] == {"cuda"}

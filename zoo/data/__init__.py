@@ -6,6 +6,7 @@
 - ``tokenizer``: training and loading tokenizers; ``detokenize``: ids back to text for any id sequence
 - ``cache``: where tokenised data is kept; ``cache_entries``: its entries, to list and prune them
 - ``batching``: token-budget batches shared across ranks; ``padding``: packing and padding sequences
+- ``loader_options``: worker processes and pinned memory for the device a run trains on
 """
 
 from zoo.data.base import ZooDataModule

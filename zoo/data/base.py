@@ -15,6 +15,7 @@ from zoo.data.batching import ShardedBatchSampler
 from zoo.data.cache import atomic_save, atomic_write_text, cache_key, default_cache_dir
 from zoo.data.cache_entries import mark_used
 from zoo.data.file_checks import check_columns
+from zoo.data.loader_options import loader_options
 from zoo.data.loading import load_splits
 from zoo.data.tokenizer import DEFAULT_VOCAB_SIZE, check_vocab_size, load_tokenizer, train_tokenizer
 from zoo.registry import TOKENIZERS, check_at_least
@@ -32,7 +33,7 @@ class ZooDataModule(pl.LightningDataModule):
         path: a Hugging Face hub id or a local folder read by ``datasets.load_dataset``.
         tokenizer: ``bpe``, ``wordpiece`` or ``char``.
         vocab_size: the tokenizer's target vocabulary size, special tokens included (not for ``char``).
-        num_workers: DataLoader worker processes.
+        num_workers: DataLoader worker processes (``None``: 0 on a CPU, a few on a GPU; :mod:`.loader_options`).
         cache_dir: where tokenizers and tokenised splits are cached (default ``$ZOO_CACHE`` or ``~/.cache/zoo``).
         seed: the shuffling seed.
     """
@@ -45,14 +46,14 @@ class ZooDataModule(pl.LightningDataModule):
         path: str,
         tokenizer: str = "bpe",
         vocab_size: int = DEFAULT_VOCAB_SIZE,
-        num_workers: int = 0,
+        num_workers: int | None = None,
         cache_dir: str | None = None,
         seed: int = 0,
     ) -> None:
         super().__init__()
         TOKENIZERS.check(tokenizer)
         check_vocab_size(tokenizer, vocab_size)
-        check_at_least("data.num_workers", num_workers, 0)
+        check_at_least("data.num_workers", num_workers, 0, optional=True)
         self.path, self.tokenizer_kind, self.vocab_size = path, tokenizer, vocab_size
         self.num_workers, self.seed = num_workers, seed
         self.cache_dir, self.cache_dir_given = (Path(cache_dir) if cache_dir else default_cache_dir()), bool(cache_dir)
@@ -224,7 +225,7 @@ class ZooDataModule(pl.LightningDataModule):
             range(self.num_examples(split)),
             batch_sampler=sampler,
             collate_fn=partial(self.collate, split),
-            num_workers=self.num_workers,
+            **loader_options(self.num_workers, self.trainer),
         )
 
     def train_dataloader(self) -> DataLoader:

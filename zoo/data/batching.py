@@ -72,9 +72,14 @@ class ShardedBatchSampler:
 
     def __iter__(self) -> Iterator[list[int]]:
         if self.ending:  # Lightning's iteration that ends the epoch a checkpoint was saved in: nothing is left
-            self.ending = False
-            return iter(())
+            return self._ended()
         return self._iterate(*self.position)
+
+    def _ended(self) -> Iterator[list[int]]:
+        """No batch, and the epoch counted ended once it is read, not when it is made: a DataLoader with workers
+        makes an iterator it never reads before the one it reads (``_MultiProcessingDataLoaderIter``)."""
+        self.ending = False
+        yield from ()
 
     def _iterate(self, epoch: int, start: int) -> Iterator[list[int]]:
         yield from self.batches(epoch)[start:]

@@ -35,7 +35,7 @@ class LanguageModelDataModule(ZooDataModule):
         batch_size: int = 12,
         tokenizer: str = "char",
         vocab_size: int = DEFAULT_VOCAB_SIZE,
-        num_workers: int = 0,
+        num_workers: int | None = None,
         cache_dir: str | None = None,
         seed: int = 0,
     ) -> None:

@@ -37,7 +37,7 @@ class SentenceDataModule(ZooDataModule):
         pad_to_multiple_of: int = 1,
         tokenizer: str = "bpe",
         vocab_size: int = DEFAULT_VOCAB_SIZE,
-        num_workers: int = 0,
+        num_workers: int | None = None,
         cache_dir: str | None = None,
         seed: int = 0,
     ) -> None:
