@@ -34,65 +34,75 @@ print(json.dumps(results))
 """
 
 CKPT = "model.ckpt"  # an empty file: the commands check that it exists, and read it only after the imports
+WITH = ["--ckpt_path", CKPT]
 COUNT = "it must be at most 2147483647"
 CASES = {
     "translate": [
         (["--beam", "2"], "--beam is not an option of translate; did you mean --beam_size?"),
         ([], "the following arguments are required: --ckpt_path"),
-        (["--ckpt_path", CKPT, "--beam_size", "x"], "argument --beam_size: invalid int value: 'x'"),
-        (["--ckpt_path", CKPT, "--max_len_a", "y"], "argument --max_len_a: invalid float value: 'y'"),
-        (["--ckpt_path", CKPT, "--beam_size", "0"], "--beam_size=0 is not valid; it must be positive"),
-        (["--ckpt_path", CKPT, "--n_best", "-1"], "--n_best=-1 is not valid; it must be positive"),
-        (["--ckpt_path", CKPT, "--batch_size", "0"], "--batch_size=0 is not valid; it must be positive"),
-        (["--ckpt_path", CKPT, "--batch_size", str(2**31)], f"--batch_size=2147483648 is not valid; {COUNT}"),
-        (["--ckpt_path", CKPT, "--length_penalty", "-1"], "--length_penalty=-1.0 is not valid; it must be in [0.0, inf)"),
-        (["--ckpt_path", CKPT, "--max_len_a", "-0.5"], "--max_len_a=-0.5 is not valid; it must be in [0.0, inf)"),
-        (["--ckpt_path", CKPT, "--max_len_b", "-1"], "--max_len_b=-1 is not valid; it must be an integer >= 0 (or null)"),
+        ([*WITH, "--beam_size", "x"], "argument --beam_size: invalid int value: 'x'"),
+        ([*WITH, "--max_len_a", "y"], "argument --max_len_a: invalid float value: 'y'"),
+        ([*WITH, "--beam_size", "0"], "--beam_size=0 is not valid; it must be positive"),
+        ([*WITH, "--n_best", "-1"], "--n_best=-1 is not valid; it must be positive"),
+        ([*WITH, "--batch_size", "0"], "--batch_size=0 is not valid; it must be positive"),
+        ([*WITH, "--batch_size", str(2**31)], f"--batch_size=2147483648 is not valid; {COUNT}"),
+        ([*WITH, "--length_penalty", "-1"], "--length_penalty=-1.0 is not valid; it must be in [0.0, inf)"),
+        ([*WITH, "--max_len_a", "-0.5"], "--max_len_a=-0.5 is not valid; it must be in [0.0, inf)"),
+        ([*WITH, "--max_len_b", "-1"], "--max_len_b=-1 is not valid; it must be an integer >= 0 (or null)"),
         (
-            ["--ckpt_path", CKPT, "--max_len_a", "0", "--max_len_b", "0"],
+            [*WITH, "--max_len_a", "0", "--max_len_b", "0"],
             "--max_len_a=0 with --max_len_b=0 allows no target token (at most max_len_a * source length + max_len_b); "
             "raise either",
         ),
-        (["--ckpt_path", CKPT, "--beam_size", "2", "--n_best", "3"], "--n_best=3 is not valid; it must be at most --beam_size=2"),
+        ([*WITH, "--beam_size", "2", "--n_best", "3"], "--n_best=3 is not valid; it must be at most --beam_size=2"),
         (["--ckpt_path", "missing.ckpt"], "ckpt_path='missing.ckpt' is not a file"),
-        (["--ckpt_path", CKPT, "--input", "missing.txt"], "--input='missing.txt' is not a file"),
+        ([*WITH, "--input", "missing.txt"], "--input='missing.txt' is not a file"),
     ],
     "generate": [
-        (["--ckpt_path", CKPT, "--top_kk", "5"], "--top_kk is not an option of generate; did you mean --top_k, --top_p?"),
+        ([*WITH, "--top_kk", "5"], "--top_kk is not an option of generate; did you mean --top_k, --top_p?"),
         (["--prompt", "a"], "the following arguments are required: --ckpt_path"),
-        (["--ckpt_path", CKPT, "--temperature", "hot"], "argument --temperature: invalid float value: 'hot'"),
-        (["--ckpt_path", CKPT, "--max_new_tokens", "0"], "--max_new_tokens=0 is not valid; it must be positive"),
-        (["--ckpt_path", CKPT, "--num_samples", "0"], "--num_samples=0 is not valid; it must be positive"),
-        (["--ckpt_path", CKPT, "--seed", "-1"], "--seed=-1 is not valid; it must be an integer in [0, 4294967295]"),
-        (["--ckpt_path", CKPT, "--temperature", "-1"], "--temperature=-1.0 is not valid; it must be >= 0 (0: greedy)"),
-        (["--ckpt_path", CKPT, "--top_k", "0"], "--top_k=0 is not valid; it must be positive"),
-        (["--ckpt_path", CKPT, "--top_p", "1.5"], "--top_p=1.5 is not valid; it must be in (0, 1]"),
-        (["--ckpt_path", CKPT, "--length_penalty", "-1"], "--length_penalty=-1.0 is not valid; it must be in [0.0, inf)"),
+        ([*WITH, "--temperature", "hot"], "argument --temperature: invalid float value: 'hot'"),
+        ([*WITH, "--max_new_tokens", "0"], "--max_new_tokens=0 is not valid; it must be positive"),
+        ([*WITH, "--num_samples", "0"], "--num_samples=0 is not valid; it must be positive"),
+        ([*WITH, "--seed", "-1"], "--seed=-1 is not valid; it must be an integer in [0, 4294967295]"),
+        ([*WITH, "--temperature", "-1"], "--temperature=-1.0 is not valid; it must be >= 0 (0: greedy)"),
+        ([*WITH, "--top_k", "0"], "--top_k=0 is not valid; it must be positive"),
+        ([*WITH, "--top_p", "1.5"], "--top_p=1.5 is not valid; it must be in (0, 1]"),
+        ([*WITH, "--length_penalty", "-1"], "--length_penalty=-1.0 is not valid; it must be in [0.0, inf)"),
         (
-            ["--ckpt_path", CKPT, "--beam_size", "2", "--top_p", "0.9"],
+            [*WITH, "--beam_size", "2", "--top_p", "0.9"],
             "--top_p set with --beam_size=2: beam search does not sample; leave it out, or sample with --beam_size 1",
         ),
         (
-            ["--ckpt_path", CKPT, "--beam_size", "2", "--num_samples", "3"],
+            [*WITH, "--beam_size", "2", "--num_samples", "3"],
             "--num_samples=3 is not valid with beam search; at most --beam_size",
         ),
-        (["--ckpt_path", CKPT, "--prompt", "a\udce4"], "--prompt is not UTF-8 text (character 1: byte 0xe4); zoo reads text as UTF-8"),
+        (
+            [*WITH, "--prompt", "a\udce4"],
+            "--prompt is not UTF-8 text (character 1: byte 0xe4); zoo reads text as UTF-8",
+        ),
         (["--ckpt_path", "missing.ckpt"], "ckpt_path='missing.ckpt' is not a file"),
     ],
     "attention": [
         (["--foo"], "--foo is not an option of attention; python -m zoo attention --help lists its options"),
-        (["--ckpt_path", CKPT], "the following arguments are required: --text"),
-        (["--ckpt_path", CKPT, "--text", "a", "--out", "maps.txt"], "--out='maps.txt' is not valid; name a .png file, e.g. --out maps.png"),
-        (["--ckpt_path", CKPT, "--text", "a", "--out", "no/maps.png"], "--out='no/maps.png': the folder 'no' does not exist"),
-        (["--ckpt_path", CKPT, "--text", "a\udc80"], "--text is not UTF-8 text (character 1: byte 0x80); zoo reads text as UTF-8"),
+        (WITH, "the following arguments are required: --text"),
+        (
+            [*WITH, "--text", "a", "--out", "maps.txt"],
+            "--out='maps.txt' is not valid; name a .png file, e.g. --out maps.png",
+        ),
+        ([*WITH, "--text", "a", "--out", "no/maps.png"], "--out='no/maps.png': the folder 'no' does not exist"),
+        ([*WITH, "--text", "a\udc80"], "--text is not UTF-8 text (character 1: byte 0x80); zoo reads text as UTF-8"),
         (["--ckpt_path", "missing.ckpt", "--text", "a"], "ckpt_path='missing.ckpt' is not a file"),
     ],
     "average": [
         ([], "the following arguments are required: --ckpt_path, --out"),
-        (["--ckpt_path", CKPT, "--out", "a.ckpt"], "--ckpt_path needs two or more checkpoints to average, got 1"),
-        (["--ckpt_path", CKPT, CKPT, "--out", "a.ckpt"], "--ckpt_path lists 'model.ckpt' twice; each checkpoint is averaged once"),
-        (["--ckpt_path", CKPT, "missing.ckpt", "--out", "a.ckpt"], "--ckpt_path='missing.ckpt' is not a file"),
-        (["--ckpt_path", CKPT, "b.ckpt", "--out", CKPT], "--out='model.ckpt' is one of the checkpoints averaged; write the average elsewhere"),
+        ([*WITH, "--out", "a.ckpt"], "--ckpt_path needs two or more checkpoints to average, got 1"),
+        ([*WITH, CKPT, "--out", "a.ckpt"], "--ckpt_path lists 'model.ckpt' twice; each checkpoint is averaged once"),
+        ([*WITH, "missing.ckpt", "--out", "a.ckpt"], "--ckpt_path='missing.ckpt' is not a file"),
+        (
+            [*WITH, "b.ckpt", "--out", CKPT],
+            "--out='model.ckpt' is one of the checkpoints averaged; write the average elsewhere",
+        ),
     ],
     "cache": [
         (["lst"], "argument action: invalid choice: 'lst' (choose from 'list', 'prune', 'clear'); did you mean list?"),
@@ -100,10 +110,16 @@ CASES = {
         (["prune"], "prune needs --older_than (e.g. 30d), --max_size (e.g. 2G) or both"),
         (["list", "--max_size", "2G"], "--older_than and --max_size are options of `prune`, not of `list`"),
         (["prune", "--max_size", "2X"], "--max_size='2X' is not valid; it must be a size such as 500M, 2G or 1000000"),
-        (["prune", "--older_than", "soon"], "--older_than='soon' is not valid; it must be an age such as 30d, 12h or 7 (days)"),
-        (["clear", "--cache_dir", "nowhere"], "--cache_dir='nowhere' is not a folder; name the cache (e.g. $ZOO_CACHE)"),
+        (
+            ["prune", "--older_than", "soon"],
+            "--older_than='soon' is not valid; it must be an age such as 30d, 12h or 7 (days)",
+        ),
+        (
+            ["clear", "--cache_dir", "nowhere"],
+            "--cache_dir='nowhere' is not a folder; name the cache (e.g. $ZOO_CACHE)",
+        ),
     ],
-}  # fmt: skip
+}
 
 
 def run_in_one_process(command: str, cases: list[list[str]], folder) -> list:
@@ -132,3 +148,10 @@ def test_the_cases_cover_every_command_on_a_trained_model():
     from zoo.cli.command_line import TOOLS
 
     assert sorted(CASES) == sorted(name for name, module in TOOLS.items() if module.startswith("zoo.inference"))
+
+
+def test_the_error_keeps_its_old_import_path():
+    from zoo.inference.checkpoint import InferenceError
+    from zoo.inference.errors import InferenceError as light
+
+    assert InferenceError is light
