@@ -2,6 +2,7 @@
 and a bug's own traceback kept."""
 
 import pytest
+import torch
 
 from zoo.compare.command import main as compare_main
 from zoo.inference.command import main_of
@@ -45,7 +46,11 @@ def test_a_bug_in_an_inference_command_keeps_its_traceback():
 
 @pytest.mark.parametrize(
     "error",
-    [RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to allocate 768 GB"), MemoryError()],
+    [
+        RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to allocate 768 GB"),
+        MemoryError(),
+        torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB"),  # known by its kind alone
+    ],
 )
 def test_an_inference_out_of_memory_is_one_line_naming_what_to_lower(error, capsys):
     """--num_samples 100000000 was the allocator's traceback; another RuntimeError (a bug) keeps its own."""

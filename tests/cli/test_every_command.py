@@ -94,6 +94,16 @@ def test_help_of_every_command(capsys, cli_env, command):
         ),
         (["generate", "--x="], "zoo generate: error: --x is not an option of generate; python -m zoo generate "
          "--help lists its options"),  # fmt: skip
+        (  # an invalid choice: argparse's words, then the nearest choices
+            ["cache", "lst"],
+            "zoo cache: error: argument action: invalid choice: 'lst' (choose from 'list', 'prune', 'clear'); did you "
+            "mean list?",
+        ),
+        (
+            ["compare", "runs", "--correction", "hlm"],
+            "zoo compare: error: argument --correction: invalid choice: 'hlm' (choose from 'holm', 'bonferroni', "
+            "'none'); did you mean holm?",
+        ),
         (["fit", "--modle.lr=1"], "zoo: error: modle.lr is not a field; did you mean model.lr?"),
         (["fit", "--seed_everythin=1"], "zoo: error: seed_everythin is not a field; did you mean seed_everything?"),
         (["swep"], f"zoo: error: 'swep' is not a command; choose one of: {', '.join(COMMANDS)}; did you mean sweep?"),

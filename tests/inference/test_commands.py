@@ -114,10 +114,10 @@ def test_attention_without_out_draws_into_the_run_folder(language_model_checkpoi
 
 
 def test_attention_labels_show_whitespace_tokens_as_signs(language_model_checkpoints):
-    from zoo.inference.attention import _maps, _visible
+    from zoo.inference.maps import _visible, maps_of
 
     model = load_trained(language_model_checkpoints["last"], "cpu")
-    maps = _maps(model, "To be\nor", None)  # a character model: a tab is <unk> in Tiny Shakespeare
+    maps = maps_of(model, "To be\nor", None)  # a character model: a tab is <unk> in Tiny Shakespeare
     assert maps[0].rows == maps[0].columns == ["T", "o", "␣", "b", "e", "↵", "o", "r"]
     assert [_visible(p) for p in ["\t", "  ", " the", "to\n", ""]] == ["⇥", "␣␣", " the", "to↵", "�"]
 
@@ -430,7 +430,7 @@ def test_attention_maps_have_a_colour_bar_and_the_text_as_title(translation_chec
     """The figure said neither what the colours mean nor which translation it was drawn on."""
     from matplotlib.figure import Figure
 
-    from zoo.inference import attention
+    from zoo.inference import attention, maps
 
     drawn = []
     save = Figure.savefig
@@ -438,8 +438,8 @@ def test_attention_maps_have_a_colour_bar_and_the_text_as_title(translation_chec
         Figure, "savefig", lambda figure, *args, **kwargs: (drawn.append(figure), save(figure, *args, **kwargs))
     )
     model = load_trained(translation_checkpoints["last"], "cpu")
-    own = attention.own_translation(model, "Ein Hund rennt .")
-    attention.draw_example(model, "Ein Hund rennt .", tmp_path / "own.png")
+    own = maps.own_translation(model, "Ein Hund rennt .")
+    maps.draw_example(model, "Ein Hund rennt .", tmp_path / "own.png")
     attention.run(["--ckpt_path", translation_checkpoints["last"], "--text", "Ein Hund rennt .", "--target",
                    "A dog runs .", "--out", str(tmp_path / "given.png")])  # fmt: skip
     titles = [figure.get_suptitle() for figure in drawn]
@@ -448,4 +448,4 @@ def test_attention_maps_have_a_colour_bar_and_the_text_as_title(translation_chec
     for figure in drawn:
         (bar,) = [ax for ax in figure.axes if ax.get_label() == "<colorbar>"]
         assert bar.get_ylabel() == "attention weight" and bar.get_ylim() == (0.0, 1.0)
-    assert attention.map_title("To be") == "'To be'"
+    assert maps.map_title("To be") == "'To be'"

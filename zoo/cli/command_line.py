@@ -1,6 +1,7 @@
 """What every ``python -m zoo`` command shares before anything heavy is imported: the commands and what each
-does, the values of a flag on a command line, and the one-line "did you mean" for a mistyped option, which
-``fit``'s parser (:mod:`zoo.cli.parser`) and the argparse parsers of the other commands give alike.
+does, the values of a flag on a command line, the range of a seed, and the one-line "did you mean" for a
+mistyped option or choice, which ``fit``'s parser (:mod:`zoo.cli.parser`) and the argparse parsers of the other
+commands give alike.
 
 Imports nothing but the standard library: a command line is checked before torch and Lightning load (seconds).
 """
@@ -12,6 +13,7 @@ import difflib
 import re
 import sys
 
+MAX_SEED = 2**32 - 1  # numpy's, which Lightning's seed_everything seeds: fit's seed, generate's --seed
 TRAINING = {  # LightningCLI's subcommands (zoo.cli.lightning_cli.ZooCLI), which share one parser
     "fit": "train a model (a run folder under runs/, checkpoints, W&B); --ckpt_path last resumes",
     "validate": "evaluate a checkpoint on the validation split",
@@ -94,6 +96,7 @@ def did_you_mean(name: str, options: list[str], before: str = " ", cutoff: float
 
 
 _UNRECOGNIZED = re.compile(r"^unrecognized arguments: (.*)$")
+_INVALID_CHOICE = re.compile(r"^argument (\S+): invalid choice: '?(.*?)'? \(choose from")
 
 
 def unrecognized(message: str, options: list[str], command: str) -> str:
@@ -110,9 +113,21 @@ def unrecognized(message: str, options: list[str], command: str) -> str:
     return f"{flag} is not an option of {command}{hint}"
 
 
+def nearest_choice(message: str, actions: list[argparse.Action]) -> str:
+    """argparse's ``argument action: invalid choice: 'lst' (choose from ...)`` with ``; did you mean list?``
+    after it (the nearest choices of the argument it names, among ``actions``); other messages unchanged."""
+    match = _INVALID_CHOICE.match(message.strip())
+    if match is None:
+        return message
+    name, value = match.groups()
+    action = next((a for a in actions if name in ("/".join(a.option_strings), a.metavar, a.dest) and a.choices), None)
+    return message + did_you_mean(value, [str(c) for c in action.choices], "; ") if action else message
+
+
 class OneLineParser(argparse.ArgumentParser):
     """An argparse parser whose errors are one line raised as ``error_class`` (no usage text, no ``sys.exit``
-    inside an in-process call), an unknown option with the nearest ones (:func:`unrecognized`)."""
+    inside an in-process call), an unknown option or choice with the nearest ones (:func:`unrecognized`,
+    :func:`nearest_choice`)."""
 
     error_class: type[Exception] = ValueError
 
@@ -132,6 +147,7 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str):
         options = [o for action in self._actions for o in action.option_strings if o.startswith("--")]
+        message = nearest_choice(message, self._actions)
         raise self.error_class(unrecognized(message, options, self.prog.removeprefix("python -m zoo ")))
 
 

@@ -10,6 +10,7 @@ import re
 
 from jsonargparse import Namespace
 
+from zoo.cli.command_line import MAX_SEED
 from zoo.cli.knobs import bool_fields
 from zoo.registry import SCHEDULES
 from zoo.tasks.schedules import needs_total_steps
@@ -21,7 +22,6 @@ class ConfigError(Exception):
 
 RUN_NAME = re.compile(r"[A-Za-z0-9._-]+")
 MAX_RUN_NAME = 200  # a file name is at most 255 bytes, and a rerun adds "-2", "-3", ...
-MAX_SEED = 2**32 - 1  # numpy's, which Lightning's seed_everything seeds too
 VALID_SEED = (
     f"it must be an integer in [0, {MAX_SEED}] (the run's seed, in its name), or true (a random seed, recorded in "
     f"the run's config)"

@@ -10,8 +10,8 @@ from pathlib import Path
 from lightning.pytorch import seed_everything
 from lightning.pytorch.utilities import rank_zero_info
 
-from zoo.cli.command_line import COMMAND_LINE, flag_values
-from zoo.cli.config_checks import MAX_SEED, VALID_SEED, ConfigError
+from zoo.cli.command_line import COMMAND_LINE, MAX_SEED, flag_values
+from zoo.cli.config_checks import VALID_SEED, ConfigError
 from zoo.cli.lightning_errors import _weights_mismatch
 from zoo.runs.checkpoint_file import load_checkpoint
 from zoo.runs.devices import cpu_fit_reason, run_devices, unpinned_devices

@@ -1,25 +1,27 @@
 """Decoding shared by every generating task: greedy search, sampling and beam search over one step
 interface (:mod:`.steps`), and the entry points on the encoder-decoder and the language model
-(:mod:`.sequences`). Modules: ``steps``, ``sequences``, ``sampling`` (and greedy search), ``beam``."""
+(:mod:`.sequences`). Modules: ``steps``, ``sequences``, ``sampling`` (and greedy search), ``beam``, and
+``settings``: the checks of the decoders' settings, which import no torch.
 
-from zoo.decoding.beam import Hypothesis, beam_search, length_penalty
-from zoo.decoding.sampling import filter_logits, next_token, sample, strip_after_eos
-from zoo.decoding.sequences import generate_ids, greedy_decode, max_lengths, translate_ids
-from zoo.decoding.steps import DecoderOnlyStep, EncoderDecoderStep, Step
+``from zoo.decoding import generate_ids`` (or any name of ``__all__``) loads its module, and torch, on first use
+(PEP 562), so that :mod:`zoo.decoding.settings` alone, which a command checks its flags with, loads no torch.
+"""
 
-__all__ = [
-    "DecoderOnlyStep",
-    "EncoderDecoderStep",
-    "Hypothesis",
-    "Step",
-    "beam_search",
-    "filter_logits",
-    "generate_ids",
-    "greedy_decode",
-    "length_penalty",
-    "max_lengths",
-    "next_token",
-    "sample",
-    "strip_after_eos",
-    "translate_ids",
-]
+from __future__ import annotations
+
+import importlib
+
+_MODULES = {  # each public name and the module that holds it
+    "beam": ("Hypothesis", "beam_search", "length_penalty"),
+    "sampling": ("filter_logits", "next_token", "sample", "strip_after_eos"),
+    "sequences": ("generate_ids", "greedy_decode", "max_lengths", "translate_ids"),
+    "steps": ("DecoderOnlyStep", "EncoderDecoderStep", "Step"),
+}
+_HOMES = {name: module for module, names in _MODULES.items() for name in names}
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> object:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'zoo.decoding' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"zoo.decoding.{_HOMES[name]}"), name)

@@ -9,7 +9,6 @@ import torch
 from torch import Tensor
 
 from zoo.decoding.steps import Step
-from zoo.registry import check_at_least, check_between
 
 
 def length_penalty(length: int | Tensor, alpha: float) -> float | Tensor:
@@ -99,33 +98,6 @@ def beam_search(
         step.reorder(origin)
         tokens = token[:, None]
     return [sorted(found, key=lambda h: -h.score)[:n_best] for found in finished]
-
-
-def check_decoder_settings(
-    beam_size: int | None,
-    length_penalty: float | None,
-    max_len_a: float | None,
-    max_len_b: int | None,
-    prefix: str = "",
-) -> None:
-    """Check a translation decoder's settings, each named ``prefix`` + its name (``model.beam_size``,
-    ``--beam_size``); ``None`` is unset (the model's own value). The length penalty and the length limit are
-    checked even when greedy search (``beam_size`` 1) does not use them, so a bad value never passes silently.
-
-    Raises:
-        ValueError: ``beam_size`` below 1, ``length_penalty`` or ``max_len_a`` below 0, ``max_len_b`` below 0,
-            or both length limits 0.
-    """
-    check_at_least(f"{prefix}beam_size", beam_size, 1, optional=True)
-    for name, value in (("length_penalty", length_penalty), ("max_len_a", max_len_a)):
-        if value is not None:
-            check_between(f"{prefix}{name}", value, 0.0, float("inf"))
-    check_at_least(f"{prefix}max_len_b", max_len_b, 0, optional=True)
-    if max_len_a == 0 and max_len_b == 0:
-        raise ValueError(
-            f"{prefix}max_len_a=0 with {prefix}max_len_b=0 allows no target token (at most max_len_a * source "
-            f"length + max_len_b); raise either"
-        )
 
 
 def _check(beam_size: int, n_best: int, alpha: float) -> None:

@@ -2,25 +2,10 @@
 
 from __future__ import annotations
 
-import math
-
 import torch
 from torch import Tensor
 
 from zoo.decoding.steps import Step
-
-
-def check_sampling(temperature: float, top_k: int | None, top_p: float | None, prefix: str = "") -> None:
-    """Raise ``ValueError`` naming the field (``prefix`` + its name) for a sampling setting out of range:
-    ``temperature`` below 0 (0 is greedy search) or not finite, ``top_k < 1``, ``top_p`` outside ``(0, 1]``."""
-    if not math.isfinite(temperature):
-        raise ValueError(f"{prefix}temperature={temperature} is not valid; it must be a finite number >= 0 (0: greedy)")
-    if temperature < 0:
-        raise ValueError(f"{prefix}temperature={temperature} is not valid; it must be >= 0 (0: greedy)")
-    if top_k is not None and top_k < 1:
-        raise ValueError(f"{prefix}top_k={top_k} is not valid; it must be positive")
-    if top_p is not None and not 0 < top_p <= 1:
-        raise ValueError(f"{prefix}top_p={top_p} is not valid; it must be in (0, 1]")
 
 
 def filter_logits(logits: Tensor, top_k: int | None = None, top_p: float | None = None) -> Tensor:

@@ -1,24 +1,15 @@
 """``python -m zoo attention``: draw the attention weights of a trained model on a text, for every layer and
 head: encoder self-attention, decoder self-attention and encoder-decoder attention of a translation model
-(on its own translation, or ``--target``), the encoder of a classifier, the decoder of a language model."""
+(on its own translation, or ``--target``), the encoder of a classifier, the decoder of a language model. The
+arguments are checked here, before the maps' modules (:mod:`.maps`: torch, Lightning) load."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import torch
-
-from zoo.data.tokenizer import BOS_ID, EOS_ID
-from zoo.inference.checkpoint import InferenceError, TrainedModel, load_trained
-from zoo.inference.command import checked_text, main_of, parser
-from zoo.inference.figure import AttentionMap, draw_attention, figure_size
-from zoo.inference.text import translate_texts
-from zoo.nn.attention_maps import recorded_attention
-from zoo.registry import POSITIONAL_ENCODINGS
+from zoo.inference.command import check_checkpoint, checked_text, main_of, parser
+from zoo.inference.errors import InferenceError
 from zoo.runs.output_files import replaceable_problem, replaced
-from zoo.tasks import ClassificationTask, TranslationTask
-
-TITLES = {"self_attn": "self-attention", "cross_attn": "cross-attention"}
 
 
 def arguments():
@@ -30,94 +21,6 @@ def arguments():
     return p
 
 
-WHITESPACE_SIGNS = str.maketrans({" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍"})
-
-
-def _pieces(model: TrainedModel, ids: list[int], target: bool = False) -> list[str]:
-    """One label per token: its text as the tokenizer decodes it alone (special tokens by name), a token of
-    whitespace only in visible signs (``␣``, ``↵``), a line break inside a token too."""
-    tokenizer = model.target_tokenizer if target else model.source_tokenizer
-    return [tokenizer.id_to_token(i) if i <= EOS_ID + 1 else _visible(tokenizer.decode([i])) for i in ids]
-
-
-def _visible(piece: str) -> str:
-    """``" "`` -> ``"␣"``, ``"\n"`` -> ``"↵"``, ``"to\n"`` -> ``"to↵"``; ``" the"`` stays (a space before a word
-    is seen as the gap before it); ``""`` (part of a character that a byte-level token splits) -> ``"�"``."""
-    if not piece.strip() or "\n" in piece or "\r" in piece:
-        return piece.translate(WHITESPACE_SIGNS) or "�"
-    return piece
-
-
-def _maps(model: TrainedModel, text: str, target: str | None) -> list[AttentionMap]:
-    """Run the model once on ``text`` with attention weights recorded; one map per attention module."""
-    task, device = model.task, model.task.device
-    ids = model.source_tokenizer.encode(text).ids
-    if isinstance(task, TranslationTask):
-        target = own_translation(model, text) if target is None else target
-        src, tgt = ids + [EOS_ID], model.target_tokenizer.encode(target).ids
-        labels = {"encoder": (_pieces(model, src),) * 2, "decoder": (_pieces(model, tgt + [EOS_ID], True),) * 2}
-        labels["cross"] = (labels["decoder"][0], labels["encoder"][0])
-        labels["decoder"] = (labels["decoder"][0], _pieces(model, [BOS_ID] + tgt, True))
-        run = lambda: task(torch.tensor([src], device=device), torch.tensor([[BOS_ID] + tgt], device=device))  # noqa: E731
-    else:
-        tokens = [BOS_ID] + ids if isinstance(task, ClassificationTask) else ids
-        if not tokens:
-            raise InferenceError("--text is empty; a language model needs at least one token to attend over")
-        labels = {"encoder": (_pieces(model, tokens),) * 2, "decoder": (_pieces(model, tokens),) * 2}
-        run = lambda: task(torch.tensor([tokens], device=device))  # noqa: E731
-    _check_length(task, max(len(row) for row, _ in labels.values()))
-    with torch.no_grad(), recorded_attention(task.network) as weights:
-        run()
-    maps = []
-    for name, value in weights.items():  # e.g. decoder.layers.0.cross_attn
-        stack, _, layer, kind = name.split(".")
-        rows, columns = labels["cross" if kind == "cross_attn" else stack]
-        maps.append(AttentionMap(f"{stack} {int(layer) + 1} {TITLES[kind]}", value[0], rows, columns))
-    return maps
-
-
-def own_translation(model: TrainedModel, text: str) -> str:
-    """The model's own translation of ``text`` (greedy), on which a translation model's maps are drawn."""
-    return translate_texts(model, [text], beam_size=1)[0][0][0]
-
-
-def map_title(text: str, target: str | None = None, own: bool = False) -> str:
-    """What the maps were drawn on: ``'text'``, and for a translation model ``→ 'target'`` and whose it is
-    (``own``: the model's translation, else ``--target``)."""
-    if target is None:
-        return repr(text)
-    whose = "the model's own translation" if own else "--target"
-    return f"{text!r} → {target!r} ({whose})"
-
-
-def _check_length(task, tokens: int) -> None:
-    """Refuse a text longer than a learned position table holds, saying to shorten it (the model is trained).
-
-    Raises:
-        InferenceError: naming the length, ``model.max_len`` and the fix.
-    """
-    if POSITIONAL_ENCODINGS.get(task.hparams.pe).length_limited and tokens > task.hparams.max_len:
-        raise InferenceError(
-            f"--text (or its translation) is {tokens} tokens, more than the {task.hparams.max_len} learned "
-            f"positions of the model (model.max_len); shorten --text or --target"
-        )
-
-
-def example_text(model: TrainedModel, datamodule, split: str = "validation") -> str:
-    """The input text of the first example of a data module's ``split``, decoded from its ids (the tokenizers
-    round-trip text): a source sentence, a sentence to classify, or a block of text."""
-    batch = datamodule.collate(split, [0])
-    ids = batch["src"] if "src" in batch else batch["tokens"]
-    return model.source_tokenizer.decode(ids[0].tolist())
-
-
-def draw_example(model: TrainedModel, text: str, out: Path) -> None:
-    """Draw the attention maps of ``model`` on ``text`` (a translation model: on its own translation) to the
-    PNG ``out``."""
-    target = own_translation(model, text) if isinstance(model.task, TranslationTask) else None
-    draw_attention(_maps(model, text, target), out, map_title(text, target, own=True))
-
-
 def default_out(ckpt_path: Path) -> Path:
     """Where ``--out`` writes when not given: ``attention.png`` in the checkpoint's run folder
     (``runs/<name>/checkpoints/last.ckpt`` -> ``runs/<name>/attention.png``, under the ``runs/`` that git
@@ -126,8 +29,13 @@ def default_out(ckpt_path: Path) -> Path:
     return (folder.parent if folder.name == "checkpoints" else folder) / "attention.png"
 
 
-def run(argv: list[str]) -> None:
-    """Draw the maps to ``--out`` and print its path and size."""
+def checked_arguments(argv: list[str]):
+    """The arguments of ``attention`` (``argv``: those after it), checked as far as no model is needed;
+    ``out`` resolved (:func:`default_out`), ``text`` and ``target`` without a byte-order mark.
+
+    Raises:
+        InferenceError: a bad argument, in one line.
+    """
     args = arguments().parse_args(argv)
     args.out = args.out or str(default_out(Path(args.ckpt_path)))
     if not Path(args.out).parent.is_dir():
@@ -136,16 +44,28 @@ def run(argv: list[str]) -> None:
         raise InferenceError(f"--out={args.out!r} is not valid; name a .png file, e.g. --out maps.png")
     if problem := replaceable_problem(Path(args.out), "attention"):  # maps of its own it may replace
         raise InferenceError(f"--out={args.out!r}: {problem}")
+    check_checkpoint(args.ckpt_path)
+    args.target = None if args.target is None else checked_text(args.target, "--target")
+    args.text = checked_text(args.text, "--text")
+    return args
+
+
+def run(argv: list[str]) -> None:
+    """Draw the maps to ``--out`` and print its path and size."""
+    args = checked_arguments(argv)
+    from zoo.inference.checkpoint import load_trained  # the model's modules (torch, Lightning): seconds
+    from zoo.inference.figure import draw_attention, figure_size
+    from zoo.inference.maps import map_title, maps_of, own_translation
+    from zoo.tasks import TranslationTask
+
     model = load_trained(args.ckpt_path, args.device)
     if args.target is not None and not isinstance(model.task, TranslationTask):
         raise InferenceError("--target is for translation models only")
-    target = None if args.target is None else checked_text(args.target, "--target")
-    text = checked_text(args.text, "--text")
-    own = target is None and isinstance(model.task, TranslationTask)
-    target = own_translation(model, text) if own else target
-    maps = _maps(model, text, target)
+    own = args.target is None and isinstance(model.task, TranslationTask)
+    target = own_translation(model, args.text) if own else args.target
+    maps = maps_of(model, args.text, target)
     earlier = replaced(Path(args.out))
-    draw_attention(maps, Path(args.out), map_title(text, target, own))
+    draw_attention(maps, Path(args.out), map_title(args.text, target, own))
     width, height = figure_size(maps)
     heads = max(m.weights.shape[0] for m in maps)
     modules = f"{len(maps)} attention module{'s' * (len(maps) != 1)} x {heads} head{'s' * (heads != 1)}"

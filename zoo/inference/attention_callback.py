@@ -8,8 +8,8 @@ from pathlib import Path
 import lightning.pytorch as pl
 from lightning.pytorch.callbacks import Callback
 
-from zoo.inference.attention import draw_example, example_text
 from zoo.inference.checkpoint import TrainedModel
+from zoo.inference.maps import draw_example, example_text
 
 
 class AttentionMaps(Callback):

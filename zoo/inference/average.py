@@ -7,10 +7,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import torch
-
-from zoo.inference.checkpoint import InferenceError, read_checkpoint
-from zoo.inference.command import OneLineParser, main_of
+from zoo.inference.command import OneLineParser, check_checkpoint, main_of
+from zoo.inference.errors import InferenceError
 
 
 def arguments() -> argparse.ArgumentParser:
@@ -29,8 +27,11 @@ def average_checkpoints(paths: list[str]) -> dict:
         InferenceError: for fewer than two paths, a file that is not a checkpoint, or checkpoints of different
             models.
     """
-    if len(paths) < 2:
-        raise InferenceError(f"--ckpt_path needs two or more checkpoints to average, got {len(paths)}")
+    import torch
+
+    from zoo.inference.checkpoint import read_checkpoint
+
+    _check_count(paths)
     checkpoints = [read_checkpoint(p, field="--ckpt_path") for p in paths]
     states = [c["state_dict"] for c in checkpoints]
     for path, checkpoint in zip(paths[1:], checkpoints[1:], strict=True):
@@ -46,6 +47,11 @@ def average_checkpoints(paths: list[str]) -> dict:
     }
     result = {k: v for k, v in checkpoints[-1].items() if k not in ("optimizer_states", "lr_schedulers")}
     return {**result, "state_dict": averaged, "averaged_from": [str(p) for p in paths]}
+
+
+def _check_count(paths: list[str]) -> None:
+    if len(paths) < 2:
+        raise InferenceError(f"--ckpt_path needs two or more checkpoints to average, got {len(paths)}")
 
 
 def _other_model(checkpoint: dict, first: dict) -> str | None:
@@ -85,7 +91,14 @@ def _task_of(class_path: str | None) -> str:
     return f"a {class_path.rpartition('.')[2]}" if class_path else "no task recorded (no hyper_parameters)"
 
 
-def run(argv: list[str]) -> None:
+def checked_arguments(argv: list[str]) -> argparse.Namespace:
+    """The arguments of ``average`` (``argv``: those after it), checked as far as the checkpoints need not be
+    read: ``--out`` a new file in a folder that exists, and none of the checkpoints; two or more checkpoints,
+    each a file, each named once.
+
+    Raises:
+        InferenceError: a bad argument, in one line.
+    """
     args = arguments().parse_args(argv)
     if not Path(args.out).parent.is_dir():
         raise InferenceError(f"--out={args.out!r}: the folder {str(Path(args.out).parent)!r} does not exist")
@@ -97,6 +110,16 @@ def run(argv: list[str]) -> None:
         raise InferenceError(f"--ckpt_path lists {twice!r} twice; each checkpoint is averaged once")
     if Path(args.out).exists():  # a run's last.ckpt overwritten by weights only could never be resumed
         raise InferenceError(f"--out={args.out!r} exists; name a new file (an average never overwrites one)")
+    _check_count(args.ckpt_path)
+    for path in args.ckpt_path:
+        check_checkpoint(path, "--ckpt_path")
+    return args
+
+
+def run(argv: list[str]) -> None:
+    args = checked_arguments(argv)
+    import torch  # seconds, after the arguments are checked
+
     torch.save(average_checkpoints(args.ckpt_path), args.out)
     print(f"{args.out}: the average of {len(args.ckpt_path)} checkpoints")
 

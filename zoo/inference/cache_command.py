@@ -11,11 +11,13 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from zoo.data.cache import default_cache_dir
-from zoo.data.cache_entries import Entry, datasets_cache_dir, entries, remove, to_prune
-from zoo.inference.checkpoint import InferenceError
 from zoo.inference.command import OneLineParser, main_of
+from zoo.inference.errors import InferenceError
+
+if TYPE_CHECKING:
+    from zoo.data.cache_entries import Entry
 
 UNITS = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}  # sizes in decimal units, as `du --si` and disks
 AGES = {"": 86400, "d": 86400, "h": 3600, "m": 60, "s": 1}  # a bare number is days
@@ -74,7 +76,13 @@ def _line(entry: Entry, now: float) -> str:
     return f"{human(entry.size):>9}  {days:7.1f} days  {entry.kind:<21} {entry.path}"
 
 
-def run(argv: list[str]) -> None:
+def checked_arguments(argv: list[str]):
+    """The arguments of ``cache`` (``argv``: those after it), checked before the data modules load (torch,
+    datasets: seconds); ``older_than`` in seconds and ``max_size`` in bytes (``None``: not given).
+
+    Raises:
+        InferenceError: a bad argument, in one line.
+    """
     args = arguments().parse_args(argv)
     if args.action != "prune" and (args.older_than or args.max_size):
         raise InferenceError(f"--older_than and --max_size are options of `prune`, not of `{args.action}`")
@@ -82,15 +90,23 @@ def run(argv: list[str]) -> None:
         raise InferenceError("prune needs --older_than (e.g. 30d), --max_size (e.g. 2G) or both")
     if args.cache_dir is not None and not Path(args.cache_dir).is_dir():
         raise InferenceError(f"--cache_dir={args.cache_dir!r} is not a folder; name the cache (e.g. $ZOO_CACHE)")
+    args.older_than = parse_age(args.older_than) if args.older_than else None
+    args.max_size = parse_size(args.max_size) if args.max_size else None
+    return args
+
+
+def run(argv: list[str]) -> None:
+    args = checked_arguments(argv)
+    from zoo.data.cache import default_cache_dir
+    from zoo.data.cache_entries import datasets_cache_dir, entries, remove, to_prune
+
     cache_dir = Path(args.cache_dir) if args.cache_dir else default_cache_dir()
     found, now = entries(cache_dir, datasets_cache_dir()), time.time()
     if args.action == "list":
         print("\n".join(_line(entry, now) for entry in found))
         print(f"{human(sum(e.size for e in found))} in {_entries(len(found))} ({cache_dir}, {datasets_cache_dir()})")
         return
-    older_than = parse_age(args.older_than) if args.older_than else None
-    max_size = parse_size(args.max_size) if args.max_size else None
-    removed = found if args.action == "clear" else to_prune(found, older_than, max_size, now)
+    removed = found if args.action == "clear" else to_prune(found, args.older_than, args.max_size, now)
     for entry in removed:
         remove(entry)
     kept = sum(e.size for e in found) - sum(e.size for e in removed)

@@ -10,12 +10,9 @@ import torch
 from tokenizers import Tokenizer
 
 from zoo.data.tokenizer import checkpoint_tokenizers, load_tokenizer
+from zoo.inference.errors import InferenceError  # raised here; callers import it from here too
 from zoo.runs.checkpoint_file import CheckpointFileError, read_checkpoint_file
 from zoo.tasks import TaskModule
-
-
-class InferenceError(Exception):
-    """Bad input to a command that uses a trained model, reported in one line."""
 
 
 @dataclass
@@ -83,8 +80,9 @@ def read_checkpoint(ckpt_path: str, field: str = "ckpt_path") -> dict:
         raise InferenceError(str(error)) from None
 
 
-def load_trained(ckpt_path: str, device: str = "cpu") -> TrainedModel:
-    """Load a zoo checkpoint for inference.
+def load_trained(ckpt_path: str, device: str | None = "cpu") -> TrainedModel:
+    """Load a zoo checkpoint for inference, onto ``device`` (``None``: ``cuda`` when available, else ``cpu``,
+    the default of the commands' ``--device``, resolved here, after their arguments are checked).
 
     Hyperparameters that the task no longer takes (a checkpoint of an older zoo) are ignored; the weights
     must match.
@@ -92,6 +90,7 @@ def load_trained(ckpt_path: str, device: str = "cpu") -> TrainedModel:
     Raises:
         InferenceError: if the file is missing, not a checkpoint, or not a zoo checkpoint with tokenizers.
     """
+    device = ("cuda" if torch.cuda.is_available() else "cpu") if device is None else device
     check_device(device)
     checkpoint = read_checkpoint(ckpt_path)
     hparams = dict(checkpoint.get("hyper_parameters", {}))

@@ -1,5 +1,9 @@
 """What the commands on a trained model share: an argument parser that fails in one line, the checkpoint
-and device arguments, and an entry point that turns errors into exit status 2."""
+and device arguments, and an entry point that turns errors into exit status 2.
+
+Imports no torch: each command checks its arguments with these, then imports the modules of the model
+(torch, Lightning: seconds), so that a bad argument is told at once.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +12,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import torch
-
 from zoo.cli import command_line
 from zoo.cli.errors import print_error, raised_on_purpose
-from zoo.inference.checkpoint import InferenceError
+from zoo.inference.errors import InferenceError
+from zoo.runs.checkpoint_file import CheckpointFileError, check_is_file
 
 LARGEST_COUNT = 2**31 - 1  # a count (tokens, beams, samples, sentences) beyond it overflows the decoder's tensors
 
@@ -35,14 +38,25 @@ def parser(command: str, description: str) -> argparse.ArgumentParser:
     """A parser for ``python -m zoo <command>`` with ``--ckpt_path`` and ``--device``."""
     p = OneLineParser(prog=f"python -m zoo {command}", description=description)
     p.add_argument("--ckpt_path", required=True, help="a checkpoint written by `python -m zoo fit`")
-    default_device = "cuda" if torch.cuda.is_available() else "cpu"
-    p.add_argument("--device", default=default_device, help=f"where the model runs (default: {default_device})")
+    p.add_argument("--device", help="where the model runs (default: cuda when available, else cpu)")
     return p
 
 
+def check_checkpoint(ckpt_path: str, field: str = "ckpt_path") -> None:
+    """Raise :class:`InferenceError` naming ``field`` if ``ckpt_path`` is not a file; what it holds is checked
+    as it loads (:func:`zoo.inference.checkpoint.read_checkpoint`)."""
+    try:
+        check_is_file(ckpt_path, field)
+    except CheckpointFileError as error:
+        raise InferenceError(str(error)) from None
+
+
 def _is_out_of_memory(error: BaseException) -> bool:
-    """Whether ``error`` is an allocation that failed (CPU allocator, CUDA, or Python's own)."""
-    return isinstance(error, (torch.OutOfMemoryError, MemoryError)) or "can't allocate memory" in str(error)
+    """Whether ``error`` is an allocation that failed (CPU allocator, CUDA, or Python's own); torch's own kind
+    only where torch was loaded (no model ran otherwise)."""
+    torch = sys.modules.get("torch")
+    out_of_memory = (MemoryError, torch.OutOfMemoryError) if torch is not None else MemoryError
+    return isinstance(error, out_of_memory) or "can't allocate memory" in str(error)
 
 
 def _out_of_memory(error: BaseException) -> str:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from zoo.cli.config_checks import MAX_SEED
-from zoo.decoding.sampling import check_sampling
-from zoo.inference.checkpoint import InferenceError, load_trained
-from zoo.inference.command import checked_text, main_of, parser, positive, warn_of_unseen_characters
-from zoo.inference.text import generate_text
-from zoo.tasks import LanguageModelTask
+from zoo.cli.command_line import MAX_SEED
+from zoo.decoding.settings import check_decoder_settings, check_sampling
+from zoo.inference.command import check_checkpoint, checked_text, main_of, parser, positive, warn_of_unseen_characters
+from zoo.inference.errors import InferenceError
 
 
 def arguments():
@@ -24,11 +22,15 @@ def arguments():
     return p
 
 
-def run(argv: list[str]) -> None:
-    """Generate and print each continuation (prompt included), separated by a line ``---``. The context
-    slides over the model's last ``max_len`` tokens, as in nanoGPT."""
+def checked_arguments(argv: list[str]):
+    """The arguments of ``generate`` (``argv``: those after it), checked as far as no model is needed;
+    ``temperature`` resolved (1 when not given).
+
+    Raises:
+        InferenceError: a bad argument, in one line.
+    """
     args = arguments().parse_args(argv)
-    prompt = checked_text(args.prompt, "--prompt")
+    args.prompt = checked_text(args.prompt, "--prompt")
     positive("max_new_tokens", args.max_new_tokens)
     positive("num_samples", args.num_samples)
     positive("beam_size", args.beam_size)
@@ -40,18 +42,31 @@ def run(argv: list[str]) -> None:
             f"{', '.join(sampling)} set with --beam_size={args.beam_size}: beam search does not sample; leave "
             f"{'it' if len(sampling) == 1 else 'them'} out, or sample with --beam_size 1"
         )
-    temperature = 1.0 if args.temperature is None else args.temperature
+    args.temperature = 1.0 if args.temperature is None else args.temperature
     try:
-        check_sampling(temperature, args.top_k, args.top_p, prefix="--")
+        check_sampling(args.temperature, args.top_k, args.top_p, prefix="--")
+        check_decoder_settings(args.beam_size, args.length_penalty, None, None, prefix="--")
     except ValueError as error:
         raise InferenceError(str(error)) from None
     if args.beam_size > 1 and args.num_samples > args.beam_size:
         raise InferenceError(f"--num_samples={args.num_samples} is not valid with beam search; at most --beam_size")
+    check_checkpoint(args.ckpt_path)
+    return args
+
+
+def run(argv: list[str]) -> None:
+    """Generate and print each continuation (prompt included), separated by a line ``---``. The context
+    slides over the model's last ``max_len`` tokens, as in nanoGPT."""
+    args = checked_arguments(argv)
+    from zoo.inference.checkpoint import load_trained  # the model's modules (torch, Lightning): seconds
+    from zoo.inference.text import generate_text
+    from zoo.tasks import LanguageModelTask
+
     model = load_trained(args.ckpt_path, args.device)
     model.require(LanguageModelTask, "generate")
-    warn_of_unseen_characters("generate", model.source_tokenizer, prompt, "the prompt")
+    warn_of_unseen_characters("generate", model.source_tokenizer, args.prompt, "the prompt")
     texts = generate_text(
-        model, prompt, args.max_new_tokens, args.num_samples, temperature, args.top_k, args.top_p,
+        model, args.prompt, args.max_new_tokens, args.num_samples, args.temperature, args.top_k, args.top_p,
         args.seed, args.beam_size, args.length_penalty,
     )  # fmt: skip
     print("\n---\n".join(texts))

@@ -7,11 +7,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from zoo.decoding.beam import check_decoder_settings
-from zoo.inference.checkpoint import InferenceError, load_trained
-from zoo.inference.command import main_of, parser, positive, read_text, warn_of_unseen_characters
-from zoo.inference.text import source_limit, translate_texts
-from zoo.tasks import TranslationTask
+from zoo.decoding.settings import check_decoder_settings
+from zoo.inference.command import check_checkpoint, main_of, parser, positive, read_text, warn_of_unseen_characters
+from zoo.inference.errors import InferenceError
 
 
 def arguments():
@@ -26,22 +24,43 @@ def arguments():
     return p
 
 
-def run(argv: list[str]) -> None:
-    """Translate and print: one line per sentence, or with ``--n_best N`` N lines ``index<TAB>score<TAB>text``
-    per sentence, best first (scores: log-probability / GNMT length penalty)."""
+def checked_arguments(argv: list[str]):
+    """The arguments of ``translate`` (``argv``: those after it), checked as far as no model is needed.
+
+    Raises:
+        InferenceError, ValueError: a bad argument, in one line.
+    """
     args = arguments().parse_args(argv)
     positive("batch_size", args.batch_size)
     positive("beam_size", args.beam_size, optional=True)
     positive("n_best", args.n_best, optional=True)
     check_decoder_settings(args.beam_size, args.length_penalty, args.max_len_a, args.max_len_b, prefix="--")
+    if args.beam_size is not None:  # else the model's: checked once it is loaded
+        _check_n_best(args.n_best or 1, args.beam_size)
+    check_checkpoint(args.ckpt_path)
+    if args.input is not None and not Path(args.input).is_file():
+        raise InferenceError(f"--input={args.input!r} is not a file")
+    return args
+
+
+def _check_n_best(n_best: int, beam_size: int) -> None:
+    if n_best > beam_size:
+        raise InferenceError(f"--n_best={n_best} is not valid; it must be at most --beam_size={beam_size}")
+
+
+def run(argv: list[str]) -> None:
+    """Translate and print: one line per sentence, or with ``--n_best N`` N lines ``index<TAB>score<TAB>text``
+    per sentence, best first (scores: log-probability / GNMT length penalty)."""
+    args = checked_arguments(argv)
+    from zoo.inference.checkpoint import load_trained  # the model's modules (torch, Lightning): seconds
+    from zoo.inference.text import translate_texts
+    from zoo.tasks import TranslationTask
+
     model = load_trained(args.ckpt_path, args.device)
     model.require(TranslationTask, "translate")
     beam_size = model.task.hparams.beam_size if args.beam_size is None else args.beam_size
     n_best = args.n_best or 1
-    if n_best > beam_size:
-        raise InferenceError(f"--n_best={n_best} is not valid; it must be at most --beam_size={beam_size}")
-    if args.input is not None and not Path(args.input).is_file():
-        raise InferenceError(f"--input={args.input!r} is not a file")
+    _check_n_best(n_best, beam_size)
     lines = read_text(args.input, f"--input={args.input!r}" if args.input else "stdin").splitlines()
     warn_of_unseen_characters("translate", model.source_tokenizer, "".join(lines), "the input")
     _warn_of_cut_sentences(model, lines)
@@ -58,6 +77,8 @@ def run(argv: list[str]) -> None:
 def _warn_of_cut_sentences(model, lines: list[str]) -> None:
     """Say on stderr which lines are longer than a learned position table holds: only their first tokens are
     translated (:func:`zoo.inference.text.source_limit`)."""
+    from zoo.inference.text import source_limit
+
     limit = source_limit(model.task)
     if limit is None:
         return

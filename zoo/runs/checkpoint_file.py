@@ -41,6 +41,13 @@ def checked_checkpoint(checkpoint: object, ckpt_path: str, field: str = "ckpt_pa
     return checkpoint
 
 
+def check_is_file(ckpt_path: str, field: str = "ckpt_path") -> None:
+    """Raise :class:`CheckpointFileError` naming ``field`` if ``ckpt_path`` is not a file: the first check of
+    :func:`read_checkpoint_file`, which the commands on a trained model make before torch loads (seconds)."""
+    if not Path(ckpt_path).is_file():
+        raise CheckpointFileError(f"{field}={ckpt_path!r} is not a file")
+
+
 def read_checkpoint_file(ckpt_path: str, field: str = "ckpt_path", mmap: bool = False) -> dict:
     """The contents of the zoo checkpoint at ``ckpt_path``, loaded with ``weights_only=True`` onto the CPU
     (``mmap``: memory-mapped, the tensors not read).
@@ -52,8 +59,7 @@ def read_checkpoint_file(ckpt_path: str, field: str = "ckpt_path", mmap: bool = 
     """
     import torch
 
-    if not Path(ckpt_path).is_file():
-        raise CheckpointFileError(f"{field}={ckpt_path!r} is not a file")
+    check_is_file(ckpt_path, field)
     damage = _zip_damage(ckpt_path)
     if damage:
         raise CheckpointFileError(f"{field}={ckpt_path!r} {damage}")

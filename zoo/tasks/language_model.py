@@ -13,7 +13,7 @@ from zoo.data.detokenize import decode_batch
 from zoo.data.language_model import LanguageModelDataModule
 from zoo.data.tokenizer import EOS_ID, PAD_ID
 from zoo.decoding import DecoderOnlyStep, sample, strip_after_eos
-from zoo.decoding.sampling import check_sampling
+from zoo.decoding.settings import check_sampling
 from zoo.nn import DecoderOnly
 from zoo.registry import check_at_least
 from zoo.tasks.base import TaskModule

@@ -11,7 +11,7 @@ from zoo.data.detokenize import decode_batch
 from zoo.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
 from zoo.data.translation import TranslationDataModule
 from zoo.decoding import Hypothesis, max_lengths, translate_ids
-from zoo.decoding.beam import check_decoder_settings
+from zoo.decoding.settings import check_decoder_settings
 from zoo.nn import EncoderDecoder
 from zoo.registry import POSITIONAL_ENCODINGS, check_at_least, check_between
 from zoo.tasks.base import TaskModule
