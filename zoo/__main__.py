@@ -1,6 +1,7 @@
 """``python -m zoo``: the command line (see :mod:`zoo.cli.main`). Bare, it lists the commands; a command
 outside LightningCLI's four (``sweep``, ``compare``, ...) is run without importing :mod:`zoo.cli.lightning_cli`
-(Lightning: seconds), so that its arguments are checked first."""
+(Lightning: seconds), so that its arguments are checked first; a mistyped field of the four is told before
+Lightning loads too (:mod:`zoo.cli.unknown_fields`)."""
 
 import importlib
 import signal
@@ -20,6 +21,11 @@ def _entry():
     if argv[0] in TOOLS:
         tool = importlib.import_module(TOOLS[argv[0]]).main
         return lambda: sys.exit(tool(argv[1:]))
+    from zoo.cli.unknown_fields import refused_before_imports
+
+    if problem := refused_before_imports(argv):  # a mistyped field, told before Lightning loads
+        print(f"zoo: error: {problem}", file=sys.stderr)
+        sys.exit(2)
     from zoo.cli.main import main
 
     return main

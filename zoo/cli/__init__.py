@@ -10,6 +10,8 @@ on LightningCLI. ``sweep``, ``compare`` and the inference commands sit above it 
 - ``command_line``: the commands and what each does, read before anything heavy is imported, and the
   did-you-mean of every parser
 - ``parser``, ``value_errors``: fit's parser and its one-line errors for bad flags and values
+- ``unknown_fields``: a mistyped field told before Lightning loads, from ``fields.json``, which ``field_index``
+  writes from the parser as ``parser_only`` builds it (the parser ``zoo sweep`` checks its trials with)
 - ``config_checks``: checks of values Lightning would take and fail on mid-run
 - ``knobs``: every task's model knobs for ``--help`` and the typo suggestions
 - ``adjusted_knobs``: knobs a run cannot honour as given, said and recorded as used

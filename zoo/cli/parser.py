@@ -14,6 +14,7 @@ from lightning.pytorch.cli import LightningArgumentParser
 from zoo.cli.command_line import COMMAND_LINE, TRAINING, did_you_mean, flag_values
 from zoo.cli.knobs import TASKS, accepted_fields, data_modules, field_names, field_owners
 from zoo.cli.recorded_values import given_back
+from zoo.cli.unknown_fields import unknown_field_message, unknown_key_message
 from zoo.cli.value_errors import (
     _bad_choice,
     _bad_length,
@@ -213,15 +214,7 @@ def _unaccepted_option(message: str, options: list[str]) -> str | None:
     match = _SUBCOMMAND_OPTION.search(message.strip())
     if match is None or match.group(1).startswith(("model.", "data.")):
         return None
-    key = match.group(1)
-    _, dot, rest = key.partition(".")
-    if dot:  # a dotted key is one field of a group (--trainer.max_step), or a group mistyped (--modle.lr)
-        groups = sorted({o.partition(".")[0] for o in options})
-        dotted = [o for o in options if "." in o]
-        near = did_you_mean(key, dotted) or did_you_mean(key, [f"{group}.{rest}" for group in groups], cutoff=0.6)
-    else:
-        near = did_you_mean(key, options)
-    return f"{key} is not a field;{near or ' python -m zoo fit --help lists every field'}"
+    return unknown_key_message(match.group(1), options)
 
 
 def _unknown_option(message: str) -> str | None:
@@ -241,8 +234,4 @@ def _unknown_option(message: str) -> str | None:
             f"{_either(owners).replace(' or ', ' and ')} only (python -m zoo fit --{groups[0]}.help CLASS lists "
             f"the fields of a class)"
         )
-    other = "data" if groups[0] == "model" else "model"
-    if name in field_names(other):  # --model.src_column for data.src_column
-        return f"{groups[0]}.{name} is not a field; did you mean {other}.{name}?"
-    near = did_you_mean(name, field_names(groups[0]), cutoff=0.6, prefix=f"{groups[0]}.")
-    return f"{groups[0]}.{name} is not a field;{near or ' --help lists every field'}"
+    return unknown_field_message(groups[0], name, {group: field_names(group) for group in ("model", "data")})

@@ -16,28 +16,8 @@ import io
 import math
 
 from zoo.cli.command_line import did_you_mean
+from zoo.cli.parser_only import cli_parser
 from zoo.sweep.spec import SEED_KEY, SweepError
-
-
-class _ParserReady(Exception):
-    def __init__(self, parser) -> None:
-        self.parser = parser
-
-
-@functools.cache
-def cli_parser():
-    """The parser of ``python -m zoo`` (subcommands, links, zoo's own options), with nothing parsed or built."""
-    from zoo.cli.lightning_cli import ZooCLI
-
-    class ParserOnly(ZooCLI):
-        def parse_arguments(self, parser, args) -> None:
-            raise _ParserReady(parser)
-
-    try:
-        ParserOnly(args=[])
-    except _ParserReady as ready:
-        return ready.parser
-    raise RuntimeError("ZooCLI did not reach parse_arguments")
 
 
 def parse(parser, arguments: list[str]):

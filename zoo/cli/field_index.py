@@ -1,0 +1,56 @@
+"""Writes ``zoo/cli/fields.json``, the fields of ``fit``, ``validate``, ``test`` and ``predict`` that
+:mod:`zoo.cli.unknown_fields` checks a command line against before Lightning is imported.
+
+Run ``python -m zoo.cli.field_index`` after changing a task's or data module's constructor, zoo's own options,
+or the installed Lightning or jsonargparse (a test fails until then; meanwhile the full parser alone decides).
+"""
+
+from __future__ import annotations
+
+import json
+
+from zoo.cli.parser_only import cli_parser
+from zoo.cli.unknown_fields import INDEX, digest, libraries
+
+
+def _class_names(classes) -> list[str]:
+    """Every way a command line names each class: ``TranslationTask``, ``zoo.tasks.TranslationTask`` and its
+    module's path."""
+    names = set()
+    for cls in classes:
+        package = cls.__module__.rpartition(".")[0]
+        names |= {cls.__name__, f"{package}.{cls.__name__}", f"{cls.__module__}.{cls.__name__}"}
+    return sorted(names)
+
+
+def build() -> dict:
+    """The index: each command's options (``trainer.max_steps``, ``ckpt_path``), the fields of every task and
+    data module, the names of those classes, and the keys a run's record or ``wandb agent`` adds that are no
+    field (the full parser leaves them out)."""
+    from zoo.cli.knobs import TASKS, data_modules, field_names
+    from zoo.cli.recorded_values import RUN_FACTS, WANDB_KEYS
+    from zoo.runs.wandb_agent import AGENT_KEYS, AGENT_PREFIXES
+    from zoo.tasks import TaskModule
+
+    subcommands = cli_parser()._subcommands_action._name_parser_map
+    return {
+        "digest": digest(),
+        "libraries": libraries(),
+        "options": {
+            name: sorted(o[2:] for o in sub._option_string_actions if o.startswith("--"))
+            for name, sub in subcommands.items()
+        },
+        "fields": {group: field_names(group) for group in ("model", "data")},
+        "classes": {"model": _class_names((TaskModule, *TASKS)), "data": _class_names(data_modules())},
+        "ignored_keys": sorted({*AGENT_KEYS, *WANDB_KEYS}),
+        "ignored_prefixes": sorted({*AGENT_PREFIXES, *RUN_FACTS}),
+    }
+
+
+def main() -> None:
+    INDEX.write_text(json.dumps(build(), indent=1, sort_keys=True) + "\n")
+    print(f"wrote {INDEX}")
+
+
+if __name__ == "__main__":
+    main()
