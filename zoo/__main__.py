@@ -1,7 +1,7 @@
 """``python -m zoo``: the command line (see :mod:`zoo.cli.main`). Bare, it lists the commands; a command
 outside LightningCLI's four (``sweep``, ``compare``, ...) is run without importing :mod:`zoo.cli.lightning_cli`
-(Lightning: seconds), so that its arguments are checked first; a mistyped field of the four is told before
-Lightning loads too (:mod:`zoo.cli.unknown_fields`)."""
+(Lightning: seconds), so that its arguments are checked first; a missing or broken ``--config`` file and a mistyped
+field of the four are told before Lightning loads too (:mod:`zoo.cli.config_files`, :mod:`zoo.cli.unknown_fields`)."""
 
 import importlib
 import signal
@@ -21,14 +21,24 @@ def _entry():
     if argv[0] in TOOLS:
         tool = importlib.import_module(TOOLS[argv[0]]).main
         return lambda: sys.exit(tool(argv[1:]))
-    from zoo.cli.unknown_fields import refused_before_imports
-
-    if problem := refused_before_imports(argv):  # a mistyped field, told before Lightning loads
+    if problem := _told_before_imports(argv):
         print(f"zoo: error: {problem}", file=sys.stderr)
         sys.exit(2)
     from zoo.cli.main import main
 
     return main
+
+
+def _told_before_imports(argv: list[str]) -> str | None:
+    """What is wrong with a run command's ``--config`` files or fields that needs no Lightning to tell (the same
+    line :mod:`zoo.cli.main` gives after it), or ``None``."""
+    from zoo.cli.command_line import TRAINING, flag_values
+    from zoo.cli.config_files import config_file_problem
+    from zoo.cli.unknown_fields import refused_before_imports
+
+    if argv[0] not in TRAINING:
+        return None
+    return config_file_problem(flag_values(argv, "--config")) or refused_before_imports(argv)
 
 
 if __name__ == "__main__":

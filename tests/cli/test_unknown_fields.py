@@ -91,12 +91,19 @@ def test_the_index_is_written_from_this_code():
     )
 
 
-def test_python_m_zoo_tells_it_before_importing_torch_or_lightning():
+@pytest.mark.parametrize(
+    ("args", "told"),
+    [
+        (["fit", "--model.n_head=3"], "model.n_head is not a field; did you mean model.n_heads?"),
+        (["fit", "--config", "configs/quickstart.yml"], "--config configs/quickstart.yml: no such file; did you mean"),
+        (["test", "--config=README.md"], "README.md is not valid YAML: found character '`' that cannot start any"),
+    ],
+)
+def test_python_m_zoo_tells_it_before_importing_torch_or_lightning(args, told):
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "zoo", "fit", "--model.n_head=3"],
-        capture_output=True, text=True, cwd=REPO, timeout=120,
-    )  # fmt: skip
+        [sys.executable, "-X", "importtime", "-m", "zoo", *args], capture_output=True, text=True, cwd=REPO, timeout=120
+    )
     lines = done.stderr.splitlines()
-    assert done.returncode == 2 and lines[-1] == "zoo: error: model.n_head is not a field; did you mean model.n_heads?"
+    assert done.returncode == 2 and lines[-1].startswith(f"zoo: error: {told}"), lines[-1]
     imported = {line.split("|")[-1].strip().split(".")[0] for line in lines if line.startswith("import time:")}
     assert imported.isdisjoint({"torch", "lightning", "jsonargparse", "datasets", "numpy"}), imported

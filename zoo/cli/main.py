@@ -10,13 +10,12 @@ from lightning.pytorch.utilities.exceptions import SIGTERMException
 
 from zoo.cli.command_line import COMMAND_LINE, TOOLS, flag_values, print_commands_and_exit, unknown_command
 from zoo.cli.config_checks import ConfigError
+from zoo.cli.config_files import config_file_problem
 from zoo.cli.errors import print_error
 from zoo.cli.evaluation_args import with_run_config
 from zoo.cli.lightning_cli import ZooCLI
 from zoo.cli.options import SUBCOMMANDS
-from zoo.cli.parser import missing_config
 from zoo.cli.sigterm import restore_sigterm
-from zoo.cli.yaml_files import YAMLFileError, load_yaml
 from zoo.runs.checkpoint_file import check_loadable
 from zoo.runs.folders import RunFolderError
 from zoo.runs.lock import release
@@ -37,31 +36,12 @@ def _check_command(args: list[str]) -> None:
 def _check_files(args: list[str]) -> None:
     """Check the files named on the command line before the CLI reads them (LightningCLI loads a checkpoint's
     hyperparameters while parsing, with a long traceback for a bad file)."""
-    _check_yaml(flag_values(args, "--config"))
+    problem = config_file_problem(flag_values(args, "--config"))
+    if problem:
+        raise ConfigError(problem)
     for ckpt_path in flag_values(args, "--ckpt_path"):
         if Path(ckpt_path).is_file():
             check_loadable(ckpt_path)
-
-
-def _check_yaml(paths: list[str]) -> None:
-    """Raise ``ConfigError`` naming the file, line and column of a ``--config`` file that is not valid YAML
-    (jsonargparse names it ``"<unicode string>"``), or that holds no mapping of fields (an empty file:
-    jsonargparse said ``Unexpected config:`` and nothing more)."""
-    for path in paths:
-        if not Path(path).is_file():
-            if not path or (not Path(path).exists() and not any(char in path for char in "{}:\n")):  # no YAML text
-                raise ConfigError(missing_config(path))
-            continue
-        try:
-            content = load_yaml(path)
-        except YAMLFileError as error:
-            raise ConfigError(str(error)) from None
-        if not isinstance(content, dict):
-            held = "nothing" if content is None else f"a {type(content).__name__}"
-            raise ConfigError(
-                f"--config {path} holds {held}, not a mapping of fields (e.g. `model:`, `data:`, `trainer:`); "
-                f"python -m zoo fit --print_config shows one"
-            )
 
 
 def main(args: list[str] | None = None) -> None:

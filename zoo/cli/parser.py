@@ -7,11 +7,11 @@ import os
 import re
 import sys
 import traceback
-from pathlib import Path
 
 from lightning.pytorch.cli import LightningArgumentParser
 
-from zoo.cli.command_line import COMMAND_LINE, TRAINING, did_you_mean, flag_values
+from zoo.cli.command_line import COMMAND_LINE, TRAINING, flag_values
+from zoo.cli.config_files import shipped_configs
 from zoo.cli.knobs import TASKS, accepted_fields, data_modules, field_names, field_owners
 from zoo.cli.recorded_values import given_back
 from zoo.cli.unknown_fields import unknown_field_message, unknown_key_message
@@ -92,14 +92,6 @@ def _causes(ex: BaseException | None) -> list[str]:
 
 
 _MISSING = re.compile(r"the following arguments are required: (\w+)\.(?:data|model)\b")
-SHIPPED_CONFIGS = Path(__file__).resolve().parents[2] / "configs"  # zoo/cli/parser.py -> the repository
-
-
-def shipped_configs() -> list[str]:
-    """The config files the repository ships (``configs/quickstart.yaml``, ...), as a command line names them."""
-    return sorted(str(path.relative_to(SHIPPED_CONFIGS.parent)) for path in SHIPPED_CONFIGS.glob("**/*.yaml"))
-
-
 def _missing_model_or_data(message: str) -> str | None:
     """A command with no ``--config`` (nor ``--model`` and ``--data``): which configs there are to pass."""
     match = _MISSING.search(message)
@@ -112,15 +104,6 @@ def _missing_model_or_data(message: str) -> str | None:
         f"{command} needs a model and its data: pass --config with a config file{shipped}, e.g. `python -m zoo "
         f"{command} --config configs/decoder_only/tinyshakespeare.yaml`, or --model CLASS and --data CLASS"
     )
-
-
-def missing_config(path: str) -> str:
-    """The line for a ``--config`` that names no file (jsonargparse said ``Parser key "config": File does not
-    exist``, or ``Unexpected config:`` for ``--config=``): the configs there are, the nearest first."""
-    configs = shipped_configs()
-    what = "--config= names no file" if not path else f"--config {path}: no such file"
-    near = did_you_mean(path, configs, "; ") if path else ""
-    return f"{what}{near}; the shipped configs: {', '.join(configs)}"
 
 
 _UNKNOWN_OPTION = re.compile(r"^Option '(\w+)' is not accepted")

@@ -1,0 +1,51 @@
+"""The ``--config`` files of a run command, checked before the CLI (and Lightning) is imported: a path that names
+no file gets the shipped configs, the nearest first; a file that is not YAML gets its line and column; a file that
+holds no mapping of fields says so (jsonargparse said ``Unexpected config:`` and nothing more).
+
+Imports nothing but the standard library and PyYAML.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from zoo.cli.command_line import did_you_mean
+from zoo.cli.yaml_files import YAMLFileError, load_yaml
+
+SHIPPED_CONFIGS = Path(__file__).resolve().parents[2] / "configs"  # zoo/cli/config_files.py -> the repository
+
+
+def shipped_configs() -> list[str]:
+    """The config files the repository ships (``configs/quickstart.yaml``, ...), as a command line names them."""
+    return sorted(str(path.relative_to(SHIPPED_CONFIGS.parent)) for path in SHIPPED_CONFIGS.glob("**/*.yaml"))
+
+
+def missing_config(path: str) -> str:
+    """The line for a ``--config`` that names no file (jsonargparse said ``Parser key "config": File does not
+    exist``, or ``Unexpected config:`` for ``--config=``): the configs there are, the nearest first."""
+    configs = shipped_configs()
+    what = "--config= names no file" if not path else f"--config {path}: no such file"
+    near = did_you_mean(path, configs, "; ") if path else ""
+    return f"{what}{near}; the shipped configs: {', '.join(configs)}"
+
+
+def config_file_problem(paths: list[str]) -> str | None:
+    """The line for the first of the ``--config`` values ``paths`` that names no file (and holds no YAML text:
+    jsonargparse also takes a config inline), is not valid YAML (its file, line and column), or holds no mapping
+    of fields; ``None`` when every one is a mapping."""
+    for path in paths:
+        if not Path(path).is_file():
+            if not path or (not Path(path).exists() and not any(char in path for char in "{}:\n")):  # no YAML text
+                return missing_config(path)
+            continue
+        try:
+            content = load_yaml(path)
+        except YAMLFileError as error:
+            return str(error)
+        if not isinstance(content, dict):
+            held = "nothing" if content is None else f"a {type(content).__name__}"
+            return (
+                f"--config {path} holds {held}, not a mapping of fields (e.g. `model:`, `data:`, `trainer:`); "
+                f"python -m zoo fit --print_config shows one"
+            )
+    return None
