@@ -104,6 +104,24 @@ def test_help_of_every_command(capsys, cli_env, command):
             "zoo compare: error: argument --correction: invalid choice: 'hlm' (choose from 'holm', 'bonferroni', "
             "'none'); did you mean holm?",
         ),
+        (  # a word that is no argument before a missing required option: the word is what the user must change
+            ["generate", "To be"],
+            "zoo generate: error: 'To be' is not an argument of generate; the text to continue goes in --prompt TEXT",
+        ),
+        (
+            ["translate", "--ckpt_path", "x", "Ein Hund."],
+            "zoo translate: error: 'Ein Hund.' is not an argument of translate; the sentences come from stdin or "
+            "--input FILE, one a line (echo 'Ein Hund.' | python -m zoo ...)",
+        ),
+        (
+            ["attention", "hello"],
+            "zoo attention: error: 'hello' is not an argument of attention; the text goes in --text TEXT",
+        ),
+        (
+            ["average", "a.ckpt", "b.ckpt"],
+            "zoo average: error: 'a.ckpt b.ckpt' is not an argument of average; python -m zoo average --help lists "
+            "its arguments",
+        ),
         (["fit", "--modle.lr=1"], "zoo: error: modle.lr is not a field; did you mean model.lr?"),
         (["fit", "--seed_everythin=1"], "zoo: error: seed_everythin is not a field; did you mean seed_everything?"),
         (["swep"], f"zoo: error: 'swep' is not a command; choose one of: {', '.join(COMMANDS)}; did you mean sweep?"),

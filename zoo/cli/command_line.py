@@ -130,6 +130,7 @@ class OneLineParser(argparse.ArgumentParser):
     :func:`nearest_choice`)."""
 
     error_class: type[Exception] = ValueError
+    stray_hint = ""  # what to say of a word that is no argument (``generate hello``: where the text goes)
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("allow_abbrev", False)  # as fit's: --beam must not set --beam_size silently
@@ -143,7 +144,26 @@ class OneLineParser(argparse.ArgumentParser):
         known = self._option_string_actions
         if unknown := next((w for w in words if w.startswith("--") and w.partition("=")[0] not in known), None):
             self.error(f"unrecognized arguments: {unknown}")
+        if stray := self._stray_words(argv):  # `translate hello` said only that --ckpt_path is required
+            command = self.prog.removeprefix("python -m zoo ")
+            hint = self.stray_hint or f"python -m zoo {command} --help lists its arguments"
+            raise self.error_class(f"{' '.join(stray)!r} is not an argument of {command}; {hint}")
         return super().parse_args(args, namespace)
+
+    def _stray_words(self, argv: list[str]) -> list[str]:
+        """The words of ``argv`` that are neither an option, an option's value nor a positional argument, found
+        with the required options left unrequired (a parser with positional arguments of its own: none)."""
+        if any(not action.option_strings for action in self._actions):
+            return []
+        required = [action for action in self._actions if action.required]
+        for action in required:
+            action.required = False
+        try:
+            _, extra = self.parse_known_args(argv)
+        finally:
+            for action in required:
+                action.required = True
+        return [word for word in extra if not word.startswith("-")]
 
     def error(self, message: str):
         options = [o for action in self._actions for o in action.option_strings if o.startswith("--")]

@@ -14,6 +14,7 @@ from zoo.runs.output_files import replaceable_problem, replaced
 
 def arguments():
     p = parser("attention", "Draw the attention maps of every layer and head of a trained model on a text.")
+    p.stray_hint = "the text goes in --text TEXT"
     p.add_argument("--text", required=True, help="the input: a source sentence, a sentence to classify, or text")
     p.add_argument("--target", help="translation models: the target side (default: the model's own translation)")
     p.add_argument("--out", help="the PNG to write (default: attention.png in the checkpoint's run folder, "

@@ -10,6 +10,7 @@ from zoo.inference.errors import InferenceError
 
 def arguments():
     p = parser("generate", "Continue a prompt with a trained decoder-only language model.")
+    p.stray_hint = "the text to continue goes in --prompt TEXT"
     p.add_argument("--prompt", default="", help="the text to continue (default: empty, which starts from <bos>)")
     p.add_argument("--max_new_tokens", type=int, default=200, help="tokens added at most (default: 200)")
     p.add_argument("--temperature", type=float, help="sampling temperature; 0 is greedy (default: 1)")

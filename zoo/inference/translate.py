@@ -14,6 +14,7 @@ from zoo.inference.errors import InferenceError
 
 def arguments():
     p = parser("translate", "Translate one sentence per line (stdin or --input) with a trained encoder-decoder.")
+    p.stray_hint = "the sentences come from stdin or --input FILE, one a line (echo 'Ein Hund.' | python -m zoo ...)"
     p.add_argument("--input", help="a file with one source sentence per line (default: stdin)")
     p.add_argument("--beam_size", type=int, help="hypotheses kept per sentence (default: the model's beam_size)")
     p.add_argument("--n_best", type=int, help="translations printed per sentence, as index<TAB>score<TAB>text")
