@@ -77,3 +77,12 @@ def test_speed_columns_are_marked_as_not_tested_for_noise_in_every_format(runs_d
     compare(runs_dir, "--report", report)
     page = report.read_text()
     assert "<th>tokens/s †</th><th>wall time †</th>" in page and note.replace("'", "&#x27;") in page
+
+
+def test_data_made_by_its_module_is_named_by_the_module(tmp_path, compare_json):
+    """The quickstart's digit reversal has no data.path: its table said `data unknown`."""
+    runs = tmp_path / "runs"
+    reversal = {"data.path": None, "data.class_path": "zoo.data.ReversalDataModule"}
+    write_config(runs, "sinusoidal", SINUSOIDAL, **reversal)
+    write_config(runs, "rope", ROPE, **reversal)
+    assert "; data ReversalDataModule; " in compare_json(runs)["shows"]

@@ -22,10 +22,11 @@ def _distinct(values) -> list[str]:
 
 
 def _data(config: dict) -> str | None:
-    """A run's data set by its folder's name (or hub id), with its hub configuration: ``wikitext (wikitext-2-v1)``."""
+    """A run's data set by its folder's name (or hub id), with its hub configuration: ``wikitext (wikitext-2-v1)``;
+    data made by its module (the quickstart's digit reversal), by the module's class: ``ReversalDataModule``."""
     path = config.get("data.path")
     if not path:
-        return None
+        return str(config.get("data.class_path") or "").rpartition(".")[2] or None
     local = os.path.isabs(path) or path.startswith(".") or path.count("/") > 1
     name = os.path.basename(os.path.normpath(path)) if local else path
     return f"{name} ({config['data.name']})" if config.get("data.name") else name
