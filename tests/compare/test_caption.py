@@ -1,10 +1,13 @@
 """Every table and the report say what they show: the sweep, the data, the training budget and the command
 that made them; a short budget's learning curves say how few points they have."""
 
+import io
 import re
+import textwrap
 
 from tests.compare.conftest import ROPE, SINUSOIDAL, write_config
 from tests.compare.fake_runs import write_run
+from zoo.compare.terminal import console_for, say
 
 
 def shows(runs, command: str, points: int = 3) -> list[str]:
@@ -86,3 +89,19 @@ def test_data_made_by_its_module_is_named_by_the_module(tmp_path, compare_json):
     write_config(runs, "sinusoidal", SINUSOIDAL, **reversal)
     write_config(runs, "rope", ROPE, **reversal)
     assert "; data ReversalDataModule; " in compare_json(runs)["shows"]
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_notes_wrap_between_words_on_a_terminal_and_stay_whole_in_a_file(monkeypatch):
+    """A note folded at the terminal's edge was cut mid-word; a file or a pipe keeps one line per note."""
+    monkeypatch.setenv("COLUMNS", "40")
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    note = "Δ: the difference of each configuration's mean from the baseline's, in val_loss units"
+    for file, expected in ((io.StringIO(), [note]), (Terminal(), textwrap.wrap(note, 40))):
+        say(console_for(file), note)
+        shown = [line.rstrip() for line in re.sub(r"\x1b\[[0-9;]*m", "", file.getvalue()).splitlines()]
+        assert shown == expected

@@ -5,7 +5,8 @@ Modules, in the order data flows: :mod:`.records` and :mod:`.wandb_runs` load ru
 metric, :mod:`.configurations` finds the knobs and the baseline, :mod:`.run_values` reads each run's value
 (:mod:`.at_point` at ``--at``), :mod:`.statistics`, :mod:`.correction`, :mod:`.power` and :mod:`.ablation` build
 the rows (:mod:`.several`: several metrics), :mod:`.cells`, :mod:`.notes`, :mod:`.verdicts`, :mod:`.caption` and
-:mod:`.devices` word them, :mod:`.render` and :mod:`.report` (with :mod:`.figures`) print and draw them;
+:mod:`.devices` word them, :mod:`.render` and :mod:`.report` (with :mod:`.figures`) print and draw them
+(:mod:`.terminal`: the console they print to);
 :mod:`.entry` is the command line (its options in :mod:`.arguments`, their choices in :mod:`.choices`: checked
 before the rest loads), :mod:`.command` runs it, :mod:`.errors` is its error; :mod:`.paired_test`, :mod:`.paired`
 and :mod:`.paired_table` are ``--paired``,

@@ -6,14 +6,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import shutil
 
-from rich.console import Console
 from rich.table import Table
 
 from zoo.compare.calibration import ARM, ROWS, SEED, Tally, binomial_range, expected
 from zoo.compare.correction import NAMES
 from zoo.compare.statistics import BOOTSTRAP_RESAMPLES
+from zoo.compare.terminal import console_for, say
 
 TESTS = {"welch": "Welch's t", "bootstrap": "bootstrap interval", "paired": "paired t"}
 HEADERS = ["test", "split", "correction", "splits", "beyond noise", "share", "calibrated", "95% range", "reading"]
@@ -96,7 +95,7 @@ def render(tally: Tally, alpha: float, source: str, fmt: str, file, simulated: b
             table.add_column(header, justify="left" if i < 3 else "right")
         for row in rows:
             table.add_row(*_cells(row, tally.variations), style="red" if row["reading"] == "above" else None)
-        console = Console(file=file, width=shutil.get_terminal_size((220, 24)).columns)
+        console = console_for(file)
         console.print(table)
         for line in notes(tally, alpha, source, simulated):
-            console.print(line, highlight=False, soft_wrap=True, markup=False)
+            say(console, line)

@@ -4,10 +4,7 @@ and the same cells in the HTML report."""
 
 from __future__ import annotations
 
-import shutil
-
 from rich import box
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
@@ -15,6 +12,7 @@ from zoo.compare.ablation import Comparison
 from zoo.compare.cells import decimals_for, short_knob
 from zoo.compare.correction import NAMES
 from zoo.compare.paired_test import TEST_NAME, PairedDifference
+from zoo.compare.terminal import console_for, say
 from zoo.compare.verdicts import words
 
 Results = list[tuple[dict, PairedDifference]]
@@ -73,10 +71,10 @@ def print_paired(comparison: Comparison, results: Results, file, wide: bool = Fa
     for knobs, d in results:
         row = cells(comparison, knobs, d, short=not wide)
         table.add_row(*map(Text, row), style="cyan" if d.verdict == "beyond noise" else None)
-    console = Console(file=file, width=shutil.get_terminal_size((220, 24)).columns)
-    console.print(title(comparison, results), highlight=False, soft_wrap=True, markup=False)
+    console = console_for(file)
+    say(console, title(comparison, results))
     console.print(table)
-    console.print(R_NOTE, highlight=False, soft_wrap=True, markup=False)
+    say(console, R_NOTE)
 
 
 def paired_markdown(comparison: Comparison, results: Results) -> str:

@@ -5,10 +5,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-import shutil
 
 from rich import box
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
@@ -20,6 +18,7 @@ from zoo.compare.plan import seed_plan
 from zoo.compare.power import POWER
 from zoo.compare.several import disagreement_lines, disagreements
 from zoo.compare.statistics import TEST_NAME, Spread
+from zoo.compare.terminal import console_for, say
 from zoo.compare.verdicts import direction, words
 
 
@@ -43,10 +42,10 @@ def print_table(comparison: Comparison, file, command: str | None = None, wide: 
         table.add_row(
             *(Text(row_cells[i]) for i in shown), style="bold" if row.is_baseline else "cyan" if beyond else None
         )
-    console = Console(file=file, width=shutil.get_terminal_size((220, 24)).columns)
+    console = console_for(file)
     console.print(table)
     for line in [*caption.lines(comparison, command), *notes(comparison, wide)]:
-        console.print(line, highlight=False, soft_wrap=True, markup=False)
+        say(console, line)
 
 
 def markdown(comparison: Comparison, command: str | None = None) -> str:

@@ -1,0 +1,19 @@
+"""Where compare's tables and notes are printed: a rich console as wide as the terminal, whose lines of text wrap
+between words on a terminal (a note folded mid-word at the edge was hard to read) and stay whole in a file or a
+pipe (one line per note, for grep and for diffs)."""
+
+from __future__ import annotations
+
+import shutil
+
+from rich.console import Console
+
+
+def console_for(file) -> Console:
+    """A console writing to ``file`` as wide as the terminal (220 columns where there is none)."""
+    return Console(file=file, width=shutil.get_terminal_size((220, 24)).columns)
+
+
+def say(console: Console, line: str) -> None:
+    """Print ``line`` as text (no markup, no highlighting), wrapped between words on a terminal."""
+    console.print(line, highlight=False, soft_wrap=not console.is_terminal, markup=False)
