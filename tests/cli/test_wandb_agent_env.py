@@ -174,3 +174,23 @@ def test_a_run_continued_under_the_agent_logs_to_the_agents_run(data_dir, cli_en
         "another configuration: model.pe='rope' (the run has 'learned')"
     ) in capsys.readouterr().err
     assert list((cli_env / "runs").iterdir()) == [run_dir]
+
+
+def test_an_agent_restart_of_a_finished_trial_trains_nothing_and_exits_0(data_dir, cli_env, monkeypatch, capsys):
+    """The agent may send a restart after the trial ended: it was refused for a --ckpt_path the user never typed
+    (`ckpt_path='runs/.../last.ckpt' is already at step 2`), exit 2, a failed W&B run."""
+    under_agent(monkeypatch, "agent6id")
+    base = [*shakespeare_args(data_dir), "--trainer.max_steps=2"]
+    main([*base, *agent_arguments("args")])
+    (run_dir,) = (cli_env / "runs").iterdir()
+    before = {name: (run_dir / name).read_text() for name in ("metrics.jsonl", "summary.json", "wandb_id")}
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as done:
+        main([*base, *agent_arguments("args", restart=True)])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip().splitlines()[-1] == (
+        f"zoo: wandb agent restarted W&B run agent6id, whose run folder runs/{run_dir.name} had finished (step 2, "
+        f"trainer.max_steps=2): nothing is left to train; its record stands"
+    )
+    assert {name: (run_dir / name).read_text() for name in before} == before
+    assert [path.name for path in (cli_env / "runs").iterdir()] == [run_dir.name]

@@ -19,7 +19,7 @@ from zoo.cli.sigterm import restore_sigterm
 from zoo.runs.checkpoint_file import check_loadable
 from zoo.runs.folders import RunFolderError
 from zoo.runs.lock import release
-from zoo.runs.wandb_agent import unread_parameter_form, without_agent_arguments
+from zoo.runs.wandb_agent import TrialFinished, unread_parameter_form, without_agent_arguments
 from zoo.training.ctrl_c import sigint_kept, stopped_by_ctrl_c
 from zoo.training.nonfinite_loss import NonFiniteLossError
 from zoo.training.progress import silence_noise
@@ -74,6 +74,9 @@ def _main(args: list[str] | None) -> None:
         if args is None:
             sys.argv[1:] = argv  # what LightningCLI parses, and what DDP's launcher starts the other ranks with
         ZooCLI(args=None if args is None else argv)
+    except TrialFinished as finished:  # restarted by wandb agent after it ended: done, not failed
+        print(f"zoo: {finished}")
+        sys.exit(0)
     except (ConfigError, RunFolderError) as error:
         print_error("zoo", error)
         sys.exit(2)

@@ -19,6 +19,7 @@ from zoo.runs.folders import RunFolderError, find_resumable, new_run_dir, record
 from zoo.runs.identity import differences, run_family, run_name
 from zoo.runs.lock import FolderInUse, hold
 from zoo.runs.wandb_agent import (
+    TrialFinished,
     adopt_agent_id,
     agent_restart,
     agent_run_id,
@@ -175,6 +176,7 @@ def _fit_run_dir(config: Namespace, runs_dir: Path, name: str, flat: dict) -> Pa
     restart = agent_restart(runs_dir, flat) if not config.get("ckpt_path") else None
     if restart and restart.continues is not None:
         config.ckpt_path = str(restart.continues / "checkpoints" / "last.ckpt")
+        _check_finished(config, restart.continues)
         _check_checkpoint(config, evaluating=False)
         return restart.continues
     earlier = restart.earlier if restart else None
@@ -184,6 +186,19 @@ def _fit_run_dir(config: Namespace, runs_dir: Path, name: str, flat: dict) -> Pa
     if earlier is not None:
         new_attempt_id(run_dir, earlier)
     return run_dir
+
+
+def _check_finished(config: Namespace, folder: Path) -> None:
+    """Raise :class:`TrialFinished` where the trial ``wandb agent`` restarted had already trained its budget
+    (a restart the agent sent after the run ended): its record stands, and no ``--ckpt_path`` the user never
+    typed is refused."""
+    max_steps = config.trainer.get("max_steps")
+    step = load_checkpoint(config.ckpt_path).get("global_step", 0)
+    if max_steps is not None and 0 <= max_steps <= step:
+        raise TrialFinished(
+            f"wandb agent restarted W&B run {agent_run_id()}, whose run folder {folder} had finished (step {step}, "
+            f"trainer.max_steps={max_steps}): nothing is left to train; its record stands"
+        )
 
 
 def _agent_folder(runs_dir: Path, evaluating: bool) -> tuple[Path, ...]:

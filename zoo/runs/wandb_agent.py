@@ -75,6 +75,10 @@ def _logged_steps(run_dir: Path) -> bool:
     return metrics.is_file() and any(line.strip() for line in metrics.read_text().splitlines())
 
 
+class TrialFinished(Exception):
+    """A trial that ``wandb agent`` restarted after it had finished: nothing is left to train (exit status 0)."""
+
+
 class Restart(NamedTuple):
     """What an earlier attempt of this trial (the run folder whose ``wandb_id`` is ``$WANDB_RUN_ID``) leaves to
     a ``fit`` without ``--ckpt_path``: the folder it ``continues`` (from its ``last.ckpt``), or an ``earlier``
