@@ -92,3 +92,14 @@ def ctrl_c_reaches_this_process():
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
     signal.signal(signal.SIGINT, previous)
+
+
+@pytest.fixture
+def one_thread():
+    """One torch thread for the test (runs whose losses are compared exactly), the count put back after."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

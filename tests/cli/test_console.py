@@ -112,7 +112,7 @@ def test_python_m_zoo_outside_its_environment_says_to_activate_it():
     result = subprocess.run([sys.executable, "-S", "-m", "zoo", "fit"], cwd=REPO, capture_output=True, text=True)
     assert result.returncode == 2 and result.stdout == ""
     missing = result.stderr.removeprefix("zoo: error: ").split(" ", 1)[0]  # the first dependency imported
-    assert missing in ("jsonargparse", "lightning", "torch") and result.stderr == (
+    assert missing in ("yaml", "jsonargparse", "lightning", "torch") and result.stderr == (
         f"zoo: error: {missing} is not installed for {sys.executable}, the Python that ran this; zoo's "
         f"dependencies are in its virtual environment: run `source .venv/bin/activate` (or `make install`, which "
         f"makes it), then the same command\n"

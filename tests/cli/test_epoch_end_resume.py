@@ -74,14 +74,6 @@ def uninterrupted(data_dir, tmp_path_factory, zoo_cache):
     return losses(run_dir), last(run_dir)
 
 
-@pytest.fixture
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 @pytest.mark.parametrize("way", list(WAYS))
 def test_a_run_stopped_at_a_shortened_epochs_end_resumes_to_the_uninterrupted_losses(
     way, uninterrupted, data_dir, cli_env, monkeypatch, one_thread, ctrl_c_reaches_this_process

@@ -64,14 +64,6 @@ def curve(run_dir) -> list[dict]:
     return [line for line in lines if len(line) > 1]
 
 
-@pytest.fixture
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 @pytest.mark.slow
 def test_killed_runs_resume_exactly(data_dir, cli_env, zoo_cache, one_thread):
     variants = ("decoder_only", "encoder_decoder")

@@ -4,7 +4,7 @@ sampler counts the batches training took, not those the workers fetched)."""
 
 import pytest
 
-from tests.cli.test_epoch_end_resume import TOTAL, args, last, losses, one_thread, position, uninterrupted  # noqa: F401
+from tests.cli.test_epoch_end_resume import TOTAL, args, last, losses, position, uninterrupted  # noqa: F401
 from zoo.cli.main import main
 
 WORKERS = "--data.num_workers=2"

@@ -73,7 +73,14 @@ def digest() -> str:
 
 def libraries() -> dict[str, str]:
     """The installed versions of :data:`LIBRARIES` (the trainer's fields are Lightning's)."""
-    return {library: importlib.metadata.version(library) for library in LIBRARIES}
+    return {library: _version(library) for library in LIBRARIES}
+
+
+def _version(library: str) -> str | None:
+    try:
+        return importlib.metadata.version(library)
+    except importlib.metadata.PackageNotFoundError:  # not installed here: the command's imports say so
+        return None
 
 
 def load_index() -> dict | None:
