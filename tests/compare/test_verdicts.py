@@ -112,6 +112,14 @@ def test_wide_shows_every_column_as_markdown_does(runs_dir, compare):
         "val_bleu final", "Welch p", "MDE", "seeds to resolve", "params", "tokens/s †", "wall time †"]  # fmt: skip
 
 
+def test_wide_keeps_each_row_on_one_line_on_a_narrow_terminal(runs_dir, compare, monkeypatch):
+    """At 100 columns --wide folded headers and numbers mid-word (`norm_p` / `ositio` / `n`, `2.385` / `±`)."""
+    monkeypatch.setenv("COLUMNS", "100")
+    lines = compare(runs_dir, "--wide")[1].splitlines()
+    table = lines[: lines.index(next(line for line in lines if line.startswith("Shows ")))]
+    assert len(table) == 3 + 2 and max(map(len, table)) > 100  # title, header, rule, a line per row: none folded
+
+
 def test_plan_says_what_would_help_a_row_that_50_seeds_would_not_resolve(tmp_path, compare, compare_json):
     runs = tmp_path / "runs"
     write_config(runs, "sinusoidal", SINUSOIDAL)

@@ -73,7 +73,7 @@ def print_paired(comparison: Comparison, results: Results, file, wide: bool = Fa
         table.add_row(*map(Text, row), style="cyan" if d.verdict == "beyond noise" else None)
     console = console_for(file)
     say(console, title(comparison, results))
-    console.print(table)
+    console_for(file, table if wide else None).print(table)
     say(console, R_NOTE)
 
 

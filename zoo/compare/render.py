@@ -42,8 +42,9 @@ def print_table(comparison: Comparison, file, command: str | None = None, wide: 
         table.add_row(
             *(Text(row_cells[i]) for i in shown), style="bold" if row.is_baseline else "cyan" if beyond else None
         )
-    console = console_for(file)
+    console = console_for(file, table if wide else None)
     console.print(table)
+    console = console_for(file)  # the notes wrap at the terminal's edge
     for line in [*caption.lines(comparison, command), *notes(comparison, wide)]:
         say(console, line)
 

@@ -9,9 +9,14 @@ import shutil
 from rich.console import Console
 
 
-def console_for(file) -> Console:
-    """A console writing to ``file`` as wide as the terminal (220 columns where there is none)."""
-    return Console(file=file, width=shutil.get_terminal_size((220, 24)).columns)
+def console_for(file, table=None) -> Console:
+    """A console writing to ``file`` as wide as the terminal (220 columns where there is none), or as ``table``
+    is where it is wider (``--wide``: each cell whole on its line, not folded mid-word at the edge; ``less -S``
+    scrolls it)."""
+    width = shutil.get_terminal_size((220, 24)).columns
+    if table is not None:
+        width = max(width, Console(width=100_000).measure(table).maximum)
+    return Console(file=file, width=width)
 
 
 def say(console: Console, line: str) -> None:
