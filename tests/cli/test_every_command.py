@@ -164,7 +164,8 @@ def test_did_you_mean_takes_a_prefix_first_and_nothing_far():
 @pytest.mark.parametrize(
     "args",
     [["sweep", "--paralel", "2"], ["sweep", "x.yaml"], ["swep"], ["compare", "runs", "--pairred"], ["compare"],
-     ["compare", "runs", "--alpha=2"], ["compare", "runs", "--format", "csv", "--paired"]],
+     ["compare", "runs", "--alpha=2"], ["compare", "runs", "--format", "csv", "--paired"],
+     ["compare", "runs", "--baseline", "pre"]],
 )  # fmt: skip
 def test_a_tool_checks_its_arguments_before_lightning_is_imported(args):
     """Every argument error took about 5 s to appear: ``zoo.cli.lightning_cli`` (Lightning, torch) was imported

@@ -64,7 +64,9 @@ def test_a_bad_baseline(runs_dir, compare):
     assert one_error_line(compare, runs_dir, "--baseline", "norm=rmsnorm") == (
         "--baseline key 'norm' is not a knob that differs here; knobs: model.pe"
     )
-    assert one_error_line(compare, runs_dir, "--baseline", "rope") == "--baseline 'rope': 'rope' is not KEY=VALUE"
+    assert one_error_line(compare, runs_dir, "--baseline", "rope") == (
+        "--baseline 'rope': 'rope' is not KEY=VALUE (e.g. --baseline pe=rope)"
+    )
     assert one_error_line(compare, runs_dir, "--baseline", "pe=rope,model.pe=sinusoidal") == (
         "--baseline 'pe=rope,model.pe=sinusoidal' gives model.pe twice; give each knob one value"
     )  # the last value won, silently

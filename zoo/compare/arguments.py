@@ -83,9 +83,26 @@ def parse(argv: list[str]) -> argparse.Namespace:
         raise CompareError("name the runs to compare: run folders, globs, a sweep name, or --wandb ENTITY/PROJECT")
     if not 0 < args.alpha < 1:
         raise CompareError(f"--alpha {args.alpha:g} is not valid; it must be in (0, 1), e.g. 0.05")
+    if args.baseline is not None:
+        baseline_pairs(args.baseline)
     if args.paired and args.format == "csv":
         raise CompareError("--paired is not written as CSV (one table a file); use --format json, markdown or table")
     return args
+
+
+def baseline_pairs(text: str) -> list[tuple[str, str]]:
+    """The ``(key, value)`` pairs of ``--baseline KEY=VALUE[,KEY=VALUE]``, stripped.
+
+    Raises:
+        CompareError: for a pair without ``=`` or without a key.
+    """
+    pairs = []
+    for pair in text.split(","):
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise CompareError(f"--baseline {text!r}: {pair!r} is not KEY=VALUE (e.g. --baseline pe=rope)")
+        pairs.append((key.strip(), value.strip()))
+    return pairs
 
 
 def exit_status(run: Callable[[list[str]], object], argv: list[str]) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+from zoo.compare.arguments import baseline_pairs
 from zoo.compare.errors import CompareError
 from zoo.compare.records import Run
 from zoo.runs.identity import BOOKKEEPING_FIELDS, UNMEASURED_DATA_FIELDS, is_seed
@@ -135,14 +136,11 @@ def parse_baseline(text: str, groups: dict[Configuration, list[Run]], knobs: lis
             that match no configuration (naming the values each knob takes).
     """
     wanted = {}
-    for pair in text.split(","):
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise CompareError(f"--baseline {text!r}: {pair!r} is not KEY=VALUE")
-        index = knobs.index(_knob_named(key.strip(), knobs))
+    for key, value in baseline_pairs(text):
+        index = knobs.index(_knob_named(key, knobs))
         if index in wanted:
             raise CompareError(f"--baseline {text!r} gives {knobs[index]} twice; give each knob one value")
-        wanted[index] = value.strip()
+        wanted[index] = value
     matching = {c: runs for c, runs in groups.items() if all(value_matches(c[i], v) for i, v in wanted.items())}
     if not matching:
         values = "; ".join(f"{k}: {', '.join(sorted({str(c[i]) for c in groups}))}" for i, k in enumerate(knobs))
