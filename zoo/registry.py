@@ -19,9 +19,11 @@ Example:
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -65,6 +67,24 @@ def check_between(field: str, value: float, low: float, high: float, high_inclus
     if not inside:
         interval = f"[{low}, {high}]" if high_inclusive else f"[{low}, {high})"
         raise ValueError(f"{field}={value!r} is not valid; it must be in {interval}")
+
+
+def nearest_paths(path: str, folders: bool) -> str:
+    """``"; did you mean X?"`` for the folders (``folders``) or files beside ``path`` whose names are nearest to
+    its name, as typed (``../shared/data/tinyshakespear`` -> ``../shared/data/tinyshakespeare``); ``""`` when
+    none is near or its folder cannot be read.
+
+    Example:
+        >>> nearest_paths("zoo/registy.py", folders=False)
+        '; did you mean zoo/registry.py?'
+    """
+    typed = Path(path)
+    try:
+        beside = [entry for entry in typed.parent.expanduser().iterdir() if entry.is_dir() == folders]
+    except OSError:
+        return ""
+    names = difflib.get_close_matches(typed.name, sorted(entry.name for entry in beside), n=3, cutoff=0.6)
+    return f"; did you mean {', '.join(str(typed.parent / name) for name in names)}?" if names else ""
 
 
 class Registry(Generic[T]):

@@ -62,6 +62,10 @@ def test_a_wrong_data_path_is_shown_as_typed_not_as_a_link_resolved(tmp_path, mo
         check_reachable("./data/nope")
     typed = tmp_path / "data" / "nope"  # not tmp_path / "elsewhere" / "nope"
     assert str(error.value) == f"data.path='./data/nope' is not a folder (there is none at {typed})"
+    (tmp_path / "elsewhere" / "tinyshakespeare").mkdir()
+    with pytest.raises(FileNotFoundError) as error:  # a typo: the folders beside it that are near, as typed
+        check_reachable("data/tinyshakespear/")
+    assert str(error.value).endswith("; did you mean data/tinyshakespeare?")
     os.symlink(tmp_path / "gone", tmp_path / "link")
     with pytest.raises(FileNotFoundError) as error:
         check_reachable("./link")

@@ -76,7 +76,7 @@ def test_what_the_full_parser_may_accept_is_left_to_it(args, tmp_path, monkeypat
 
 
 def test_an_index_of_other_code_is_not_used(monkeypatch):
-    monkeypatch.setattr(unknown_fields, "digest", lambda: "another")
+    monkeypatch.setattr(unknown_fields, "digest", lambda sources: "another")
     assert unknown_fields.load_index() is None
     assert refused_before_imports(["fit", "--model.n_head=3"]) is None
 
@@ -97,6 +97,7 @@ def test_the_index_is_written_from_this_code():
         (["fit", "--model.n_head=3"], "model.n_head is not a field; did you mean model.n_heads?"),
         (["fit", "--config", "configs/quickstart.yml"], "--config configs/quickstart.yml: no such file; did you mean"),
         (["test", "--config=README.md"], "README.md is not valid YAML: found character '`' that cannot start any"),
+        (["validate", "--ckpt_path", "runs/x/checkpoints/lats.ckpt"], "ckpt_path='runs/x/checkpoints/lats.ckpt' is"),
     ],
 )
 def test_python_m_zoo_tells_it_before_importing_torch_or_lightning(args, told):
@@ -107,3 +108,15 @@ def test_python_m_zoo_tells_it_before_importing_torch_or_lightning(args, told):
     assert done.returncode == 2 and lines[-1].startswith(f"zoo: error: {told}"), lines[-1]
     imported = {line.split("|")[-1].strip().split(".")[0] for line in lines if line.startswith("import time:")}
     assert imported.isdisjoint({"torch", "lightning", "jsonargparse", "datasets", "numpy"}), imported
+
+
+@pytest.mark.parametrize("command", ["fit", "validate", "test", "predict"])
+def test_a_mistyped_checkpoint_names_the_nearest_before_a_missing_config(command, tmp_path, capsys, cli_env):
+    """`validate --ckpt_path runs/x/checkpoints/lats.ckpt` said that validate needs a --config."""
+    (tmp_path / "last.ckpt").write_bytes(b"")
+    with pytest.raises(SystemExit) as exit_:
+        main([command, f"--ckpt_path={tmp_path / 'lats.ckpt'}"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == (
+        f"zoo: error: ckpt_path='{tmp_path / 'lats.ckpt'}' is not a file; did you mean {tmp_path / 'last.ckpt'}?\n"
+    )

@@ -356,6 +356,14 @@ def test_a_folder_of_sweep_files_is_named_as_a_folder(capsys, monkeypatch):
     )
 
 
+def test_a_mistyped_sweep_file_names_the_nearest(capsys, monkeypatch):
+    monkeypatch.chdir(REPO)
+    assert main(["sweeps/do-positon.yaml", "--dry-run"]) == 2
+    assert capsys.readouterr().err.startswith(
+        "zoo sweep: error: sweep file 'sweeps/do-positon.yaml' not found; did you mean sweeps/do-position.yaml"
+    )
+
+
 @pytest.mark.parametrize(
     ("spec", "expected"),
     [  # W&B's schema said "... is not valid under any of the given schemas" for each

@@ -1,6 +1,7 @@
-"""The ``--config`` files of a run command, checked before the CLI (and Lightning) is imported: a path that names
-no file gets the shipped configs, the nearest first; a file that is not YAML gets its line and column; a file that
-holds no mapping of fields says so (jsonargparse said ``Unexpected config:`` and nothing more).
+"""The files a run command names, checked before the CLI (and Lightning) is imported: a ``--config`` that names no
+file gets the shipped configs, the nearest first; a file that is not YAML gets its line and column; a file that
+holds no mapping of fields says so (jsonargparse said ``Unexpected config:`` and nothing more); a ``--ckpt_path``
+that names no file gets the files beside it that are nearest.
 
 Imports nothing but the standard library and PyYAML.
 """
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from zoo.cli.command_line import did_you_mean
 from zoo.cli.yaml_files import YAMLFileError, load_yaml
+from zoo.runs.checkpoint_file import not_a_file
 
 SHIPPED_CONFIGS = Path(__file__).resolve().parents[2] / "configs"  # zoo/cli/config_files.py -> the repository
 
@@ -49,3 +51,10 @@ def config_file_problem(paths: list[str]) -> str | None:
                 f"python -m zoo fit --print_config shows one"
             )
     return None
+
+
+def checkpoint_problem(paths: list[str]) -> str | None:
+    """The line for the first of the ``--ckpt_path`` values ``paths`` that names no file (``last``, the latest run
+    of the configuration, is resolved later), or ``None``."""
+    missing = next((path for path in paths if path and path != "last" and not Path(path).is_file()), None)
+    return None if missing is None else not_a_file(missing, "ckpt_path")

@@ -7,10 +7,12 @@ or the installed Lightning or jsonargparse (a test fails until then; meanwhile t
 
 from __future__ import annotations
 
+import inspect
 import json
+from pathlib import Path
 
 from zoo.cli.parser_only import cli_parser
-from zoo.cli.unknown_fields import INDEX, digest, libraries
+from zoo.cli.unknown_fields import INDEX, ZOO, digest, libraries
 
 
 def _class_names(classes) -> list[str]:
@@ -21,6 +23,14 @@ def _class_names(classes) -> list[str]:
         package = cls.__module__.rpartition(".")[0]
         names |= {cls.__name__, f"{package}.{cls.__name__}", f"{cls.__module__}.{cls.__name__}"}
     return sorted(names)
+
+
+def _class_files(classes) -> list[str]:
+    """The files (relative to ``zoo/``) of ``classes`` and of their zoo bases: where their fields are written."""
+    files = {
+        inspect.getsourcefile(klass) for cls in classes for klass in cls.__mro__ if klass.__module__.startswith("zoo.")
+    }
+    return sorted(Path(file).resolve().relative_to(ZOO).as_posix() for file in files)
 
 
 def build() -> dict:
@@ -34,7 +44,8 @@ def build() -> dict:
 
     subcommands = cli_parser()._subcommands_action._name_parser_map
     return {
-        "digest": digest(),
+        "digest": digest(sources := _class_files((TaskModule, *TASKS, *data_modules()))),
+        "sources": sources,
         "libraries": libraries(),
         "options": {
             name: sorted(o[2:] for o in sub._option_string_actions if o.startswith("--"))

@@ -24,10 +24,11 @@ from zoo.cli.command_line import TRAINING, did_you_mean, flag_values
 
 INDEX = Path(__file__).with_name("fields.json")
 ZOO = Path(__file__).resolve().parents[1]
-# where fields are defined: the tasks' and data modules' constructors, and the options zoo adds to LightningCLI's
+# besides the files of the task and data module classes (written into the index): the packages' exports, and the
+# options zoo adds to LightningCLI's and the keys it leaves out of a run's record
 SOURCES = (
-    "tasks",
-    "data",
+    "tasks/__init__.py",
+    "data/__init__.py",
     *(f"cli/{name}.py" for name in ("options", "lightning_cli", "knobs", "field_index", "parser_only")),
     "cli/recorded_values.py",
     "runs/wandb_agent.py",
@@ -60,13 +61,13 @@ def unknown_field_message(group: str, name: str, fields: dict[str, list[str]]) -
     return f"{group}.{name} is not a field;{near or ' --help lists every field'}"
 
 
-def digest() -> str:
-    """What the index was written from: the files that define fields, and the versions of :data:`LIBRARIES`."""
+def digest(classes: list[str]) -> str:
+    """What the index was written from: the files ``classes`` (those of the tasks, the data modules and their
+    bases, relative to ``zoo/``) and :data:`SOURCES`, and the versions of :data:`LIBRARIES`."""
     sha = hashlib.sha256()
-    for source in SOURCES:
-        path = ZOO / source
-        for file in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
-            sha.update(file.relative_to(ZOO).as_posix().encode() + b"\0" + file.read_bytes())
+    for source in sorted({*classes, *SOURCES}):
+        file = ZOO / source
+        sha.update(source.encode() + b"\0" + (file.read_bytes() if file.is_file() else b"(none)"))
     sha.update(json.dumps(libraries(), sort_keys=True).encode())
     return sha.hexdigest()
 
@@ -89,7 +90,7 @@ def load_index() -> dict | None:
         index = json.loads(INDEX.read_text())
     except (OSError, ValueError):
         return None
-    return index if index.get("digest") == digest() else None
+    return index if index.get("digest") == digest(index.get("sources", [])) else None
 
 
 def refused_before_imports(args: list[str]) -> str | None:

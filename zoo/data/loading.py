@@ -10,6 +10,7 @@ from pathlib import Path
 from zoo.data.cache import cache_key, content_digest
 from zoo.data.cache_entries import datasets_cache_dir, mark_used
 from zoo.data.file_checks import EmptyFileError, EncodingError, _first_bad_json_line, check_not_empty, check_utf8
+from zoo.registry import nearest_paths
 
 HUB_HOST = "huggingface.co"
 TABLE_READERS = ("text", "json", "csv", "parquet", "arrow")  # the datasets readers whose rows zoo trains on
@@ -54,7 +55,8 @@ def check_reachable(path: str) -> None:
     if local.is_dir():
         return
     if local.exists() or _looks_local(path):
-        raise FileNotFoundError(f"data.path={path!r} is not a folder ({_what_is_there(local)})")
+        near = nearest_paths(str(path), folders=True)
+        raise FileNotFoundError(f"data.path={path!r} is not a folder ({_what_is_there(local)}){near}")
     if not _hub_reachable():
         raise ConnectionError(
             f"data.path={path!r} is not a local folder (there is none at {local}), and as a hub id it cannot be "

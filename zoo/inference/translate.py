@@ -10,6 +10,7 @@ from tqdm import tqdm
 from zoo.decoding.settings import check_decoder_settings
 from zoo.inference.command import check_checkpoint, main_of, parser, positive, read_text, warn_of_unseen_characters
 from zoo.inference.errors import InferenceError
+from zoo.runs.checkpoint_file import not_a_file
 
 
 def arguments():
@@ -40,7 +41,7 @@ def checked_arguments(argv: list[str]):
         _check_n_best(args.n_best or 1, args.beam_size)
     check_checkpoint(args.ckpt_path)
     if args.input is not None and not Path(args.input).is_file():
-        raise InferenceError(f"--input={args.input!r} is not a file")
+        raise InferenceError(not_a_file(args.input, "--input"))
     return args
 
 

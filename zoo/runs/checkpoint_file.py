@@ -8,6 +8,7 @@ import functools
 import zipfile
 from pathlib import Path
 
+from zoo.registry import nearest_paths
 from zoo.runs.folders import RunFolderError
 
 
@@ -45,7 +46,12 @@ def check_is_file(ckpt_path: str, field: str = "ckpt_path") -> None:
     """Raise :class:`CheckpointFileError` naming ``field`` if ``ckpt_path`` is not a file: the first check of
     :func:`read_checkpoint_file`, which the commands on a trained model make before torch loads (seconds)."""
     if not Path(ckpt_path).is_file():
-        raise CheckpointFileError(f"{field}={ckpt_path!r} is not a file")
+        raise CheckpointFileError(not_a_file(ckpt_path, field))
+
+
+def not_a_file(path: str, field: str) -> str:
+    """The line for a ``field`` (``ckpt_path``) that names no file, with the files beside it nearest to it."""
+    return f"{field}={path!r} is not a file{nearest_paths(path, folders=False)}"
 
 
 def read_checkpoint_file(ckpt_path: str, field: str = "ckpt_path", mmap: bool = False) -> dict:

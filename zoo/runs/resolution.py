@@ -14,7 +14,7 @@ from pathlib import Path
 
 from jsonargparse import Namespace
 
-from zoo.runs.checkpoint_file import import_class, load_checkpoint
+from zoo.runs.checkpoint_file import import_class, load_checkpoint, not_a_file
 from zoo.runs.folders import RunFolderError, find_resumable, new_run_dir, recorded_config
 from zoo.runs.identity import differences, run_family, run_name
 from zoo.runs.lock import FolderInUse, hold
@@ -153,7 +153,7 @@ def resolve_run_dir(subcommand: str, config: Namespace, flat: dict) -> Path | No
         return found
     if ckpt_path:
         if not Path(ckpt_path).is_file():
-            raise RunFolderError(f"ckpt_path={ckpt_path!r} is not a file")
+            raise RunFolderError(not_a_file(ckpt_path, "ckpt_path"))
         owner = Path(ckpt_path).resolve().parent.parent
         recorded = (owner / "summary.json").exists()
         check_same_model(config, evaluating)

@@ -16,6 +16,7 @@ import numpy
 
 from zoo.cli.command_line import did_you_mean
 from zoo.cli.yaml_files import YAMLFileError, load_yaml
+from zoo.registry import nearest_paths
 from zoo.sweep.distributions import check_distribution, distribution_of
 from zoo.sweep.engine import SweepError, sweeps_engine
 
@@ -57,7 +58,7 @@ def load_sweep(path: str | Path) -> dict:
     if path.is_dir():
         raise SweepError(f"sweep file {str(path)!r} is a folder; name one of its sweep files (e.g. sweeps/do-pe.yaml)")
     if not path.is_file():
-        raise SweepError(f"sweep file {str(path)!r} not found")
+        raise SweepError(f"sweep file {str(path)!r} not found{nearest_paths(str(path), folders=False)}")
     try:
         config = load_yaml(path)
     except YAMLFileError as error:
