@@ -70,6 +70,88 @@ def test_a_malformed_command_line_is_one_line_and_exit_2(capsys, cli_env, comman
     assert not (cli_env / "runs").exists() or not any((cli_env / "runs").iterdir())
 
 
+def _value_options(capsys, command: str) -> list[str]:
+    """The options that ``<command> --help`` lists with a value (``--cache_dir CACHE_DIR``, ``--report
+    [FILE.html]``), each once."""
+    code, out, _ = run(capsys, [command, "--help"])
+    assert code == 0
+    return list(dict.fromkeys(re.findall(r"^  (--\w+)(?:, --[\w-]+)? (?! )\S", out, re.M)))
+
+
+EMPTY_MEANS_SOMETHING = {("generate", "--prompt")}  # no text: generate starts from <bos>
+# the options of the run commands that name a folder, a file or a name (their --help lists some 200 fields)
+RUN_COMMAND_NAMES = ["--runs_dir", "--run_name", "--wandb_project", "--ckpt_path", "--data.path", "--data.cache_dir",
+                     "--data.name"]  # fmt: skip
+RUNS_DIR, CACHE = "--runs_dir= names no folder; give one (default: runs)", "default: $ZOO_CACHE or ~/.cache/zoo"
+QUICKSTART = str(REPO / "configs" / "quickstart.yaml")
+SHAKESPEARE = ["--config", str(REPO / "configs" / "decoder_only" / "tinyshakespeare.yaml"), "--data.path=x"]
+
+
+@pytest.mark.parametrize("command", TOOLS)
+def test_an_empty_value_of_any_option_of_a_tool_is_refused_naming_it(capsys, cli_env, command):
+    """``cache clear --cache_dir=`` cleared the default cache, ``compare --report=`` wrote the default report:
+    every option with a value, given ``=`` and nothing, exits 2 in one line that names it, and writes nothing;
+    but ``generate --prompt=`` (no text) is accepted."""
+    options = _value_options(capsys, command)
+    assert len(options) >= 2 and (command != "compare" or "--report" in options)
+    positional = ["list"] if command == "cache" else []
+    for option in options:
+        code, _, err = run(capsys, [command, *positional, f"{option}="])
+        if (command, option) in EMPTY_MEANS_SOMETHING:
+            assert option not in err, err
+            continue
+        assert code == 2 and re.fullmatch(rf"zoo {command}: error: .*{option}\b.*\n", err), (option, err)
+    assert list(cli_env.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ZooCLI.subcommands())
+@pytest.mark.parametrize("option", RUN_COMMAND_NAMES)
+def test_an_empty_name_of_a_run_command_is_refused_before_anything_runs(capsys, cli_env, command, option):
+    """``fit --runs_dir=`` trained a run with its folder in the working folder; ``--data.cache_dir=`` used the
+    default cache."""
+    code, _, err = run(capsys, [command, *SHAKESPEARE, f"{option}="])
+    field = option.removeprefix("--")
+    assert code == 2 and re.fullmatch(rf"zoo: error: {field}='' names no [\w &]+; give one \(.+\)\n", err), err
+    assert list(cli_env.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["fit", "--config", QUICKSTART, "--runs_dir="], "runs_dir='' names no folder; give one (default: runs)"),
+        (["sweep", str(REPO / "sweeps" / "do-pe.yaml"), "--runs_dir="], RUNS_DIR),
+        (["compare", "runs", "--runs_dir", ""], RUNS_DIR),
+        (["cache", "clear", "--cache_dir="], f"--cache_dir= names no folder; give one ({CACHE})"),
+        (["compare", "runs", "--report="],
+         "--report= names no file; give one (FILE.html), or --report alone for its default"),
+        (["attention", "--ckpt_path=x", "--text=a", "--out="], "--out= names no file; give one (default: attention.png "
+         "in the checkpoint's run folder, runs/<name>/attention.png)"),
+        (["cache", "prune", "--older_than="], "--older_than= gives no value; give one (30d, 12h; a number: days)"),
+        (["sweep", ""], "'' names no file; give a W&B sweep YAML file (sweeps/*.yaml)"),
+        (["compare", "runs", ""],
+         "'' names no run; give run folders, folders of runs, globs (quote them), or sweep names"),
+        (["fit", *SHAKESPEARE, "--data.cache_dir="], f"data.cache_dir='' names no folder; give one ({CACHE})"),
+        (["validate", "--ckpt_path="], "ckpt_path='' names no checkpoint; give one (a .ckpt file written by fit; fit "
+         "also takes last, to resume)"),
+    ],
+)  # fmt: skip
+def test_an_empty_name_says_what_it_names_and_its_default(capsys, cli_env, args, message):
+    code, _, err = run(capsys, [*args, "--trainer.max_steps=1"] if args[0] == "fit" else args)
+    prefix = "zoo" if args[0] in ZooCLI.subcommands() else f"zoo {args[0]}"
+    assert (code, err) == (2, f"{prefix}: error: {message}\n")
+    assert list(cli_env.iterdir()) == []
+
+
+def test_cache_clear_with_an_empty_cache_dir_clears_nothing(capsys, cli_env, monkeypatch, tmp_path_factory):
+    """It cleared the default cache (``$ZOO_CACHE`` here: a folder of this test's)."""
+    cache = tmp_path_factory.mktemp("cache")
+    (cache / "tokenizers").mkdir()
+    (cache / "tokenizers" / "entry.json").write_text("{}")
+    monkeypatch.setenv("ZOO_CACHE", str(cache))
+    code, _, _ = run(capsys, ["cache", "clear", "--cache_dir="])
+    assert code == 2 and (cache / "tokenizers" / "entry.json").read_text() == "{}"
+
+
 @pytest.mark.parametrize("command", COMMANDS)
 def test_help_of_every_command(capsys, cli_env, command):
     code, out, err = run(capsys, [command, "-h"])

@@ -14,6 +14,7 @@ on LightningCLI. ``sweep``, ``compare`` and the inference commands sit above it 
 - ``unknown_fields``: a mistyped field told before Lightning loads, from ``fields.json``, which ``field_index``
   writes from the parser as ``parser_only`` builds it (the parser ``zoo sweep`` checks its trials with)
 - ``config_checks``: checks of values Lightning would take and fail on mid-run
+- ``empty_values``: an empty folder, file or name (``--runs_dir=``) refused, not read as the default or ``.``
 - ``knobs``: every task's model knobs for ``--help`` and the typo suggestions
 - ``adjusted_knobs``: knobs a run cannot honour as given, said and recorded as used
 - ``recorded_values``: a run's recorded values read back as it wrote them (config files, flags)

@@ -82,6 +82,61 @@ def flag_values(args: list[str], flag: str) -> list[str]:
     return values
 
 
+# what an option or field of each name names, which an empty value names none of (``--runs_dir=`` was the working
+# folder, ``cache --cache_dir=`` the default cache): by its whole name, else by how it ends
+NOUNS = {"path": "folder or hub id", "name": "data set configuration", "run_name": "run name",
+         "wandb_project": "W&B project", "ckpt_path": "checkpoint", "runs": "run", "file": "file", "out": "file",
+         "input": "file", "report": "file"}  # fmt: skip
+NOUN_ENDINGS = {"_dir": "folder", "_path": "file", "_file": "file"}
+
+
+def noun(name: str) -> str | None:
+    """What the option or field ``name`` (``--runs_dir``, ``data.cache_dir``) names (:data:`NOUNS`), or ``None``."""
+    name = name.lstrip("-").rpartition(".")[2]
+    return NOUNS.get(name) or next((n for end, n in NOUN_ENDINGS.items() if name.endswith(end)), None)
+
+
+def names_nothing(shown: str, name: str, hint: str = "") -> str:
+    """The line for an empty value where an empty one means nothing sensible; ``shown``: the option as given,
+    ``name``: its name, ``hint``: what it is when not given, or what it takes.
+
+    Example:
+        >>> names_nothing("--cache_dir=", "cache_dir", "default: ~/.cache/zoo")
+        '--cache_dir= names no folder; give one (default: ~/.cache/zoo)'
+    """
+    said = f"{shown} names no {noun(name)}" if noun(name) else f"{shown} gives no value"
+    return f"{said}; give one" + (f" ({hint})" if hint else "")
+
+
+def _parenthetical(text: str, start: int) -> str:
+    """The text inside the parentheses that open at ``text[start]`` (nested ones kept), or ``""``."""
+    depth = 0
+    for index in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[index], 0)
+        if depth == 0:
+            return text[start + 1 : index]
+    return ""
+
+
+def option_hint(action: argparse.Action) -> str:
+    """What an option is when not given, or what it takes, for :func:`names_nothing`: its help's ``(default:
+    ...)``, its default, its metavar, or its help's last parenthesis (``(30d, 12h; a number: days)``)."""
+    help_text = action.help or ""
+    if "(default" in help_text:
+        return _parenthetical(help_text, help_text.index("(default"))
+    if isinstance(action.default, str) and action.default:
+        return f"default: {action.default}"
+    if action.metavar:
+        return str(action.metavar)
+    return _parenthetical(help_text, help_text.rindex("(")) if "(" in help_text else ""
+
+
+def names_something(action: argparse.Action) -> bool:
+    """Whether an empty value of ``action`` means nothing sensible: it takes text (no type, or ``str``), has no
+    choices (argparse lists those), and its default is not ``""`` (``generate --prompt``'s is: no text)."""
+    return action.nargs != 0 and not action.choices and action.type in (None, str) and action.default != ""
+
+
 def did_you_mean(name: str, options: list[str], before: str = " ", cutoff: float = 0.75, prefix: str = "") -> str:
     """`` did you mean X, Y?`` for the ``options`` that ``name`` begins, then those nearest to it (``difflib``'s
     ratio at least ``cutoff``), after ``before``; ``""`` when none is near.
@@ -164,6 +219,19 @@ class OneLineParser(argparse.ArgumentParser):
             for action in required:
                 action.required = True
         return [word for word in extra if not word.startswith("-")]
+
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]):
+        """argparse's conversion of the strings given to ``action``, but an empty one refused where it names
+        nothing (:func:`names_something`): ``cache clear --cache_dir=`` cleared the default cache, ``compare
+        --report=`` wrote the default report, ``attention --out=`` the default file."""
+        if "" in arg_strings and names_something(action):
+            if not action.option_strings:  # a positional argument: `sweep ''`
+                raise self.error_class(f"'' names no {noun(action.dest) or action.dest}; give {action.help}")
+            flag = max(action.option_strings, key=len)
+            hint = option_hint(action)
+            alone = f", or {flag} alone for its default" if action.nargs == "?" else ""
+            raise self.error_class(names_nothing(f"{flag}=", flag, hint) + alone)
+        return super()._get_values(action, arg_strings)
 
     def error(self, message: str):
         options = [o for action in self._actions for o in action.option_strings if o.startswith("--")]

@@ -11,6 +11,7 @@ import re
 from jsonargparse import Namespace
 
 from zoo.cli.command_line import MAX_SEED
+from zoo.cli.empty_values import empty_value_problem
 from zoo.cli.knobs import bool_fields
 from zoo.registry import SCHEDULES
 from zoo.tasks.schedules import needs_total_steps
@@ -63,14 +64,18 @@ def check_options(config: Namespace, subcommand: str) -> None:
         subcommand: ``fit``, ``validate``, ``test`` or ``predict``.
 
     Raises:
-        ConfigError: a bool field set to null, a ``run_name`` that is not a plain folder name, a trainer field
-            of :data:`TRAINER_MINIMUMS` below its minimum, one of :data:`ZOO_SETS` set, ``min_steps`` above
-            ``max_steps`` (or ``min_epochs`` above ``max_epochs``), a ``limit_*_batches`` that is negative or
+        ConfigError: an empty option or field that names a folder, file or name
+            (:func:`zoo.cli.empty_values.empty_value_problem`), a bool field set to null, a ``run_name`` that is
+            not a plain folder name, a trainer field of :data:`TRAINER_MINIMUMS` below its minimum, one of
+            :data:`ZOO_SETS` set, ``min_steps`` above ``max_steps`` (or ``min_epochs`` above ``max_epochs``), a
+            ``limit_*_batches`` that is negative or
             a fraction above 1, a ``val_check_interval`` that is not positive, ``checkpoint_every_n_steps``
             below 1, ``keep_last`` below 0, either asked for with ``trainer.enable_checkpointing=false``; for
             ``fit``, a budget of no training (:data:`NO_TRAINING`) or a callback that monitors a metric the
             task does not log.
     """
+    if problem := empty_value_problem(config):
+        raise ConfigError(problem)
     _check_bool_fields(config)
     name = config.get("run_name")
     if name is not None and (not RUN_NAME.fullmatch(name) or name in (".", "..") or len(name) > MAX_RUN_NAME):

@@ -8,9 +8,17 @@ from pathlib import Path
 
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 
-from zoo.cli.command_line import COMMAND_LINE, TOOLS, flag_values, print_commands_and_exit, unknown_command
+from zoo.cli.command_line import (
+    COMMAND_LINE,
+    TOOLS,
+    flag_values,
+    names_nothing,
+    print_commands_and_exit,
+    unknown_command,
+)
 from zoo.cli.config_checks import ConfigError
 from zoo.cli.config_files import checkpoint_problem, config_file_problem
+from zoo.cli.empty_values import OPTIONS
 from zoo.cli.errors import print_error
 from zoo.cli.evaluation_args import with_run_config
 from zoo.cli.lightning_cli import ZooCLI
@@ -40,6 +48,8 @@ def _check_files(args: list[str]) -> None:
     if problem:  # a missing checkpoint before a missing --config: the file is the mistake
         raise ConfigError(problem)
     for ckpt_path in flag_values(args, "--ckpt_path"):
+        if ckpt_path == "":  # before the parser, which would say only that validate needs a config
+            raise ConfigError(names_nothing("ckpt_path=''", "ckpt_path", OPTIONS["ckpt_path"]))
         if Path(ckpt_path).is_file():
             check_loadable(ckpt_path)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from lightning.pytorch import Trainer
 
 from zoo.cli.command_line import TOOLS, TRAINING
+from zoo.cli.empty_values import RUNS_DIR, WANDB_PROJECT
 from zoo.cli.knobs import knob_help
 from zoo.cli.recorded_values import PARSER_MODE
 from zoo.training.nonfinite_loss import NonFiniteAction
@@ -47,9 +48,9 @@ def parser_settings() -> dict:
 
 def add_zoo_options(parser) -> None:
     """The zoo's own options of ``fit``, ``validate``, ``test`` and ``predict``."""
-    parser.add_argument("--runs_dir", type=str, default="runs", help="Where run folders go.")
+    parser.add_argument("--runs_dir", type=str, default=RUNS_DIR, help="Where run folders go.")
     parser.add_argument("--run_name", type=str | None, default=None, help="Override the automatic run name.")
-    parser.add_argument("--wandb_project", type=str, default="zoo", help="The W&B project.")
+    parser.add_argument("--wandb_project", type=str, default=WANDB_PROJECT, help="The W&B project.")
     parser.add_argument(
         "--checkpoint_every_n_steps",
         type=int | None,
