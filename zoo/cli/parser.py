@@ -92,17 +92,28 @@ def _causes(ex: BaseException | None) -> list[str]:
 
 
 _MISSING = re.compile(r"the following arguments are required: (\w+)\.(?:data|model)\b")
+EXAMPLE_CONFIG = "configs/quickstart.yaml"  # the example of a config to pass: it downloads nothing
+
+
 def _missing_model_or_data(message: str) -> str | None:
-    """A command with no ``--config`` (nor ``--model`` and ``--data``): which configs there are to pass."""
+    """A command with no ``--config`` (nor ``--model`` and ``--data``): which configs there are to pass, and for
+    ``validate``, ``test`` and ``predict`` that a checkpoint alone will do (its run's ``config.yaml`` is read:
+    :func:`zoo.cli.evaluation_args.with_run_config`)."""
     match = _MISSING.search(message)
     if match is None:
         return None
     command = match.group(1)
     configs = shipped_configs()
     shipped = f" ({', '.join(configs)})" if configs else ""
+    if command == "fit":
+        return (
+            f"fit needs a model and its data: pass --config with a config file{shipped}, e.g. `python -m zoo fit "
+            f"--config {EXAMPLE_CONFIG}`, or --model CLASS and --data CLASS"
+        )
     return (
-        f"{command} needs a model and its data: pass --config with a config file{shipped}, e.g. `python -m zoo "
-        f"{command} --config configs/decoder_only/tinyshakespeare.yaml`, or --model CLASS and --data CLASS"
+        f"{command} needs a model and its data: pass a run's checkpoint alone, whose run's config.yaml is read "
+        f"(`python -m zoo {command} --ckpt_path runs/<name>/checkpoints/last.ckpt`), or --config with a config "
+        f"file{shipped} and --ckpt_path, or --model CLASS and --data CLASS"
     )
 
 
