@@ -49,7 +49,7 @@ VOCAB_SIZE = 65
 DEVICES = {
     "world_size": 1,
     "num_nodes": 1,
-    "devices": {"accelerator": "cpu", "count": 1, "names": ["cpu"]},
+    "devices": {"accelerator": "cpu", "count": 1, "names": ["cpu"], "cores": 2, "threads": 1},
     "precision": "32-true",
     "effective_batch": {"unit": "target tokens", "per_device": 767.5, "world_size": 1, "per_step": 767.5},
 }

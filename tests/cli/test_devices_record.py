@@ -2,6 +2,7 @@
 batch); a fit that Lightning would spread over several devices, or a resume on another world size, says so
 before training; trainer.devices 1 is the ``auto`` of the runs recorded before the shipped configs pinned it."""
 
+import os
 import random
 from types import SimpleNamespace
 
@@ -11,17 +12,18 @@ from lightning.pytorch import Trainer
 from lightning.pytorch.accelerators import CPUAccelerator
 
 from tests.cli.helpers import CONFIGS, read_run, shakespeare_args, small_copy
+from zoo.cli.lightning_cli import ZooCLI
 from zoo.cli.main import main
 from zoo.data import ClassificationDataModule, LanguageModelDataModule, TranslationDataModule
 from zoo.data.padding import IGNORE_INDEX
-from zoo.runs.devices import device_names, moved_devices, unpinned_devices
+from zoo.runs.devices import crowded_cpu, device_names, moved_devices, unpinned_devices
 from zoo.runs.identity import config_hash, differences, with_added_fields
 from zoo.runs.record import flatten
 from zoo.runs.wandb_guard import GuardedWandbLogger
 from zoo.sweep.validate import cli_parser, parse
 
 
-def test_a_fit_records_its_devices_world_size_precision_and_effective_batch(data_dir, cli_env, capsys, monkeypatch):
+def test_a_fit_records_its_devices_world_size_precision_and_effective_batch(data_dir, cli_env, caplog, monkeypatch):
     logged = []  # what W&B's config is given
     original = GuardedWandbLogger.log_hyperparams
 
@@ -38,10 +40,11 @@ def test_a_fit_records_its_devices_world_size_precision_and_effective_batch(data
     examples = data.num_examples("train")
     batches = -(-examples // 12)
     per_device = round(examples * 64 / batches, 1)  # the last batch is short
+    cores, threads = len(os.sched_getaffinity(0)), torch.get_num_threads()  # one process: torch's own threads
     assert {key: summary[key] for key in ("world_size", "num_nodes", "devices", "precision", "effective_batch")} == {
         "world_size": 1,
         "num_nodes": 1,
-        "devices": {"accelerator": "cpu", "count": 1, "names": ["cpu"]},
+        "devices": {"accelerator": "cpu", "count": 1, "names": ["cpu"], "cores": cores, "threads": threads},
         "precision": "32-true",
         "effective_batch": {
             "unit": "target tokens",
@@ -58,11 +61,14 @@ def test_a_fit_records_its_devices_world_size_precision_and_effective_batch(data
         "run.devices.accelerator": "cpu",
         "run.devices.count": 1,
         "run.devices.names": "['cpu']",
+        "run.devices.cores": cores,
+        "run.devices.threads": threads,
         "run.precision": "32-true",
         **{f"run.effective_batch.{key}": value for key, value in summary["effective_batch"].items()},
     }
     assert "world_size" not in read_run(run_dir)["config"]  # not the run's configuration, which a resume compares
-    assert "runs this fit on" not in capsys.readouterr().out  # one device: nothing to say
+    said = caplog.text
+    assert "Seed set to" in said and "runs this fit on" not in said and "CPU processes" not in said  # one device
 
 
 def test_a_resume_on_another_world_size_says_so():
@@ -96,6 +102,37 @@ def test_devices_left_to_lightning_that_picks_several_is_said_before_training(tw
     )
     assert unpinned_devices(2, trainer(2), batch) is None  # named in the config: nothing silent
     assert unpinned_devices("auto", trainer(1), batch) is None
+
+
+@pytest.fixture
+def two_cores(monkeypatch):
+    """A machine of two cores (``os.sched_getaffinity``), OMP_NUM_THREADS unset."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+
+
+def test_more_cpu_processes_than_cores_is_said_with_the_threads_each_gets(two_cores, monkeypatch):
+    """``--trainer.devices=3 --trainer.accelerator=cpu`` on 2 cores started 3 DDP processes without a word."""
+    assert crowded_cpu(trainer(3)) == (
+        "trainer.devices=3 starts 3 CPU processes on 2 cores, 1 thread each (Lightning's share: cores // processes, "
+        "at least 1): they take turns on the cores, so this runs slower than one process (--trainer.devices=1), "
+        "though it still tests DDP"
+    )
+    assert crowded_cpu(trainer(2)) is None and crowded_cpu(trainer(1)) is None  # a core each
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")  # Lightning leaves an exported count as it is
+    assert "3 CPU processes on 2 cores, 2 threads each (OMP_NUM_THREADS=2):" in crowded_cpu(trainer(3))
+
+
+def test_a_fit_of_more_cpu_processes_than_cores_says_so_before_training(two_cores, cli_env, caplog, monkeypatch):
+    """In-process, with the training (and so the start of DDP's processes) left out: the line is said once the
+    trainer is built, and the record to be written holds the cores and the threads of each process."""
+    started = []
+    monkeypatch.setattr(ZooCLI, "_run_subcommand", lambda cli, name: started.append((caplog.text, cli)))
+    quickstart = ["fit", "--config", str(CONFIGS / "quickstart.yaml"), "--data.num_train=300"]
+    main([*quickstart, "--trainer.devices=3", "--trainer.accelerator=cpu"])
+    ((said, cli),) = started
+    assert said.count("zoo: warning: trainer.devices=3 starts 3 CPU processes on 2 cores, 1 thread each") == 1
+    assert cli.devices["devices"] == {"accelerator": "cpu", "count": 3, "names": ["cpu"] * 3, "cores": 2, "threads": 1}
 
 
 def test_one_device_is_the_auto_of_runs_recorded_before_the_configs_pinned_it():

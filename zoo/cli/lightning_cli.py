@@ -171,7 +171,7 @@ class ZooCLI(RunChecks, LightningCLI):
                     f"data.path={self.datamodule.path!r} has no validation split; `{self.subcommand}` needs one"
                     + (" (or a test split)" if self.subcommand == "predict" else "")
                 )
-            self._warn_of_slow_precision()  # once the configuration is known to be good
+            self._warn_of_a_slow_machine()  # once the configuration is known to be good
             if self.subcommand == "fit":
                 self._say_devices()
                 self._say_adjusted()

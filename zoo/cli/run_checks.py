@@ -1,5 +1,6 @@
 """The checks ZooCLI makes while it builds the task, the data and the trainer: the seed, the vocabulary size,
-a checkpoint's weights, and the lines it says before training (a slow precision, more devices than one)."""
+a checkpoint's weights, and the lines it says before training (a slow precision, more devices than one, more
+CPU processes than cores)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from zoo.cli.command_line import COMMAND_LINE, MAX_SEED, flag_values
 from zoo.cli.config_checks import VALID_SEED, ConfigError
 from zoo.cli.lightning_errors import _weights_mismatch
 from zoo.runs.checkpoint_file import load_checkpoint
-from zoo.runs.devices import cpu_fit_reason, run_devices, unpinned_devices
+from zoo.runs.devices import cpu_fit_reason, crowded_cpu, run_devices, unpinned_devices
 from zoo.training.precision import slow_cpu_precision
 
 
@@ -75,6 +76,12 @@ class RunChecks:
         except RuntimeError as error:
             raise ValueError(_weights_mismatch(ckpt_path, str(error))) from None
 
+    def _warn_of_a_slow_machine(self) -> None:
+        """The lines said before a command runs where this machine would slow it: a 16-bit precision, more CPU
+        processes than cores."""
+        self._warn_of_slow_precision()
+        self._warn_of_crowded_cpu()
+
     def _warn_of_slow_precision(self) -> None:
         """Say so before training when 16-bit floats would slow this CPU down (:func:`slow_cpu_precision`)."""
         typed = self._config().trainer.get("precision")
@@ -93,6 +100,14 @@ class RunChecks:
         on_cpu = cpu_fit_reason(self.trainer, self._config().trainer.get("accelerator"))
         if on_cpu:
             rank_zero_info(f"zoo: {on_cpu}")
+
+    def _warn_of_crowded_cpu(self) -> None:
+        """Say so before the command runs when it starts more CPU processes than there are cores
+        (:func:`zoo.runs.devices.crowded_cpu`); a ``fit`` records the cores and threads (``summary.json``'s
+        ``devices``)."""
+        warning = crowded_cpu(self.trainer)
+        if warning:
+            rank_zero_info(f"zoo: warning: {warning}")
 
 
 def _is_int(value: object) -> bool:

@@ -48,6 +48,40 @@ def cpu_fit_reason(trainer: Trainer, accelerator_given: object) -> str | None:
     return None if reason is None else f"this fit runs on the CPU: {reason}"
 
 
+def cpu_cores() -> int:
+    """The cores this process may run on: ``os.sched_getaffinity`` where the system has it (a container's or
+    ``taskset``'s share, as Lightning counts them), else ``os.cpu_count()``."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def cpu_threads(processes: int) -> tuple[int, str]:
+    """The torch threads of each of ``processes`` CPU processes of a run on this machine, and where the number
+    comes from: an exported ``OMP_NUM_THREADS``; else, for several processes, Lightning's share of the cores
+    (``lightning.fabric.utilities.distributed._set_num_threads_if_needed``: ``cores // processes``, at least 1);
+    else torch's own count."""
+    exported = os.environ.get("OMP_NUM_THREADS", "").strip()
+    if exported.isdigit() and int(exported) > 0:
+        return int(exported), f"OMP_NUM_THREADS={exported}"
+    if processes > 1:
+        return max(1, cpu_cores() // processes), "Lightning's share: cores // processes, at least 1"
+    return torch.get_num_threads(), "torch's default"
+
+
+def crowded_cpu(trainer: Trainer) -> str | None:
+    """The line a command says before it runs when it starts more processes on this machine's CPU than the
+    machine has cores (``--trainer.devices=3 --trainer.accelerator=cpu`` on 2 cores: valid, to test DDP, but
+    slower than one process), or ``None``."""
+    processes, cores = trainer.num_devices, cpu_cores()
+    if trainer.strategy.root_device.type != "cpu" or processes <= cores:
+        return None
+    threads, source = cpu_threads(processes)
+    return (
+        f"trainer.devices={processes} starts {processes} CPU processes on {cores} core{'s' * (cores != 1)}, "
+        f"{threads} thread{'s' * (threads != 1)} each ({source}): they take turns on the cores, so this runs "
+        f"slower than one process (--trainer.devices=1), though it still tests DDP"
+    )
+
+
 def device_names(trainer: Trainer) -> list[str]:
     """The name of each device of this process's trainer (``torch.cuda.get_device_name`` on CUDA), or its
     accelerator's type (``"cpu"``, ``"mps"``, and ``"cuda"`` for ranks a ``ddp_fork`` strategy forks) where
@@ -84,16 +118,16 @@ def effective_batch(datamodule: ZooDataModule, trainer: Trainer) -> dict:
 def run_devices(trainer: Trainer, datamodule: ZooDataModule) -> dict:
     """The fields a run records of where it ran (in ``summary.json``, and under :data:`RUN_PREFIX` in W&B's
     config: ``run.world_size``, ``run.effective_batch.per_step``): ``world_size``, ``num_nodes``, ``devices``
-    (``accelerator``, ``count`` per node, ``names``), ``precision`` and ``effective_batch``
-    (:func:`effective_batch`)."""
+    (``accelerator``, ``count`` per node, ``names``; on the CPU also ``cores``, :func:`cpu_cores`, and ``threads``
+    per process, :func:`cpu_threads`), ``precision`` and ``effective_batch`` (:func:`effective_batch`)."""
+    devices = {"accelerator": trainer.strategy.root_device.type, "count": trainer.num_devices}
+    devices["names"] = device_names(trainer)
+    if devices["accelerator"] == "cpu":  # what a CPU run's speed depends on
+        devices.update(cores=cpu_cores(), threads=cpu_threads(trainer.num_devices)[0])
     return {
         "world_size": trainer.world_size,
         "num_nodes": trainer.num_nodes,
-        "devices": {
-            "accelerator": trainer.strategy.root_device.type,
-            "count": trainer.num_devices,
-            "names": device_names(trainer),
-        },
+        "devices": devices,
         "precision": str(trainer.precision),
         "effective_batch": effective_batch(datamodule, trainer),
     }
