@@ -10,6 +10,7 @@ import yaml
 
 from tests.conftest import REPO
 from zoo.cli import field_index, unknown_fields
+from zoo.cli.config_files import missing_model_and_data
 from zoo.cli.knobs import TASKS, accepted_fields, data_modules
 from zoo.cli.main import main
 from zoo.cli.parser_only import cli_parser
@@ -98,6 +99,8 @@ def test_the_index_is_written_from_this_code():
         (["fit", "--config", "configs/quickstart.yml"], "--config configs/quickstart.yml: no such file; did you mean"),
         (["test", "--config=README.md"], "README.md is not valid YAML: found character '`' that cannot start any"),
         (["validate", "--ckpt_path", "runs/x/checkpoints/lats.ckpt"], "ckpt_path='runs/x/checkpoints/lats.ckpt' is"),
+        (["fit"], "fit needs a model and its data: pass --config with a config file (configs/"),
+        (["predict"], "predict needs a model and its data: pass a run's checkpoint alone"),
     ],
 )
 def test_python_m_zoo_tells_it_before_importing_torch_or_lightning(args, told):
@@ -120,3 +123,10 @@ def test_a_mistyped_checkpoint_names_the_nearest_before_a_missing_config(command
     assert capsys.readouterr().err == (
         f"zoo: error: ckpt_path='{tmp_path / 'lats.ckpt'}' is not a file; did you mean {tmp_path / 'last.ckpt'}?\n"
     )
+
+
+@pytest.mark.parametrize("command", ["fit", "validate"])
+def test_a_run_command_alone_is_told_as_the_full_parser_tells_it(command, capsys, cli_env):
+    with pytest.raises(SystemExit):
+        main([command])
+    assert capsys.readouterr().err == f"zoo: error: {missing_model_and_data(command)}\n"

@@ -10,7 +10,8 @@ on LightningCLI. ``sweep``, ``compare`` and the inference commands sit above it 
 - ``command_line``: the commands and what each does, read before anything heavy is imported, and the
   did-you-mean of every parser
 - ``parser``, ``value_errors``: fit's parser and its one-line errors for bad flags and values
-- ``config_files``: the ``--config`` files checked before the CLI is imported (a missing file, YAML, no mapping)
+- ``config_files``: the files a run command names, and a command given no model and data, checked before the CLI
+  is imported
 - ``unknown_fields``: a mistyped field told before Lightning loads, from ``fields.json``, which ``field_index``
   writes from the parser as ``parser_only`` builds it (the parser ``zoo sweep`` checks its trials with)
 - ``config_checks``: checks of values Lightning would take and fail on mid-run

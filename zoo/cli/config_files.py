@@ -14,6 +14,7 @@ from zoo.cli.command_line import did_you_mean
 from zoo.cli.yaml_files import YAMLFileError, load_yaml
 from zoo.runs.checkpoint_file import not_a_file
 
+EXAMPLE_CONFIG = "configs/quickstart.yaml"  # the example of a config to pass: it downloads nothing
 SHIPPED_CONFIGS = Path(__file__).resolve().parents[2] / "configs"  # zoo/cli/config_files.py -> the repository
 
 
@@ -58,3 +59,21 @@ def checkpoint_problem(paths: list[str]) -> str | None:
     of the configuration, is resolved later), or ``None``."""
     missing = next((path for path in paths if path and path != "last" and not Path(path).is_file()), None)
     return None if missing is None else not_a_file(missing, "ckpt_path")
+
+
+def missing_model_and_data(command: str) -> str:
+    """The line for a run command given no model and data (no ``--config``, nor ``--model`` and ``--data``):
+    the shipped configs, and for ``validate``, ``test`` and ``predict`` that a checkpoint alone will do (its run's
+    ``config.yaml`` is read: :func:`zoo.cli.evaluation_args.with_run_config`)."""
+    configs = shipped_configs()
+    shipped = f" ({', '.join(configs)})" if configs else ""
+    if command == "fit":
+        return (
+            f"fit needs a model and its data: pass --config with a config file{shipped}, e.g. `python -m zoo fit "
+            f"--config {EXAMPLE_CONFIG}`, or --model CLASS and --data CLASS"
+        )
+    return (
+        f"{command} needs a model and its data: pass a run's checkpoint alone, whose run's config.yaml is read "
+        f"(`python -m zoo {command} --ckpt_path runs/<name>/checkpoints/last.ckpt`), or --config with a config "
+        f"file{shipped} and --ckpt_path, or --model CLASS and --data CLASS"
+    )

@@ -11,7 +11,7 @@ import traceback
 from lightning.pytorch.cli import LightningArgumentParser
 
 from zoo.cli.command_line import COMMAND_LINE, TRAINING, flag_values
-from zoo.cli.config_files import shipped_configs
+from zoo.cli.config_files import missing_model_and_data
 from zoo.cli.knobs import TASKS, accepted_fields, data_modules, field_names, field_owners
 from zoo.cli.recorded_values import given_back
 from zoo.cli.unknown_fields import unknown_field_message, unknown_key_message
@@ -92,7 +92,6 @@ def _causes(ex: BaseException | None) -> list[str]:
 
 
 _MISSING = re.compile(r"the following arguments are required: (\w+)\.(?:data|model)\b")
-EXAMPLE_CONFIG = "configs/quickstart.yaml"  # the example of a config to pass: it downloads nothing
 
 
 def _missing_model_or_data(message: str) -> str | None:
@@ -102,19 +101,7 @@ def _missing_model_or_data(message: str) -> str | None:
     match = _MISSING.search(message)
     if match is None:
         return None
-    command = match.group(1)
-    configs = shipped_configs()
-    shipped = f" ({', '.join(configs)})" if configs else ""
-    if command == "fit":
-        return (
-            f"fit needs a model and its data: pass --config with a config file{shipped}, e.g. `python -m zoo fit "
-            f"--config {EXAMPLE_CONFIG}`, or --model CLASS and --data CLASS"
-        )
-    return (
-        f"{command} needs a model and its data: pass a run's checkpoint alone, whose run's config.yaml is read "
-        f"(`python -m zoo {command} --ckpt_path runs/<name>/checkpoints/last.ckpt`), or --config with a config "
-        f"file{shipped} and --ckpt_path, or --model CLASS and --data CLASS"
-    )
+    return missing_model_and_data(match.group(1))
 
 
 _UNKNOWN_OPTION = re.compile(r"^Option '(\w+)' is not accepted")
