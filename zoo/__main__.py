@@ -32,16 +32,15 @@ def _entry():
 def _told_before_imports(argv: list[str]) -> str | None:
     """What is wrong with a run command's files (``--config``, ``--ckpt_path``) or fields that needs no Lightning
     to tell (the same line :mod:`zoo.cli.main` gives after it), or ``None``."""
-    from zoo.cli.command_line import TRAINING, flag_values
-    from zoo.cli.config_files import checkpoint_problem, config_file_problem, missing_model_and_data
+    from zoo.cli.command_line import TRAINING
+    from zoo.cli.config_files import files_problem, missing_model_and_data
     from zoo.cli.unknown_fields import refused_before_imports
 
     if argv[0] not in TRAINING:
         return None
     if len(argv) == 1:  # the command alone: no model, no data
         return missing_model_and_data(argv[0])
-    files = config_file_problem(flag_values(argv, "--config")) or checkpoint_problem(flag_values(argv, "--ckpt_path"))
-    return files or refused_before_imports(argv)
+    return files_problem(argv) or refused_before_imports(argv)
 
 
 if __name__ == "__main__":

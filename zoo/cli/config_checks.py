@@ -5,7 +5,6 @@ before the run folder exists."""
 
 from __future__ import annotations
 
-import importlib
 import re
 
 from jsonargparse import Namespace
@@ -14,6 +13,7 @@ from zoo.cli.command_line import MAX_SEED
 from zoo.cli.empty_values import empty_value_problem
 from zoo.cli.knobs import bool_fields
 from zoo.registry import SCHEDULES
+from zoo.runs.checkpoint_file import import_class
 from zoo.tasks.schedules import needs_total_steps
 
 
@@ -209,8 +209,7 @@ def _section_class(config: Namespace, group: str) -> type | None:
     section = config.get(group)
     if not section or not isinstance(section.get("class_path"), str):
         return None
-    module, _, name = section.class_path.rpartition(".")
-    return getattr(importlib.import_module(module), name)
+    return import_class(section.class_path)
 
 
 def _check_monitors(config: Namespace) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from zoo.cli.command_line import did_you_mean
+from zoo.cli.command_line import did_you_mean, flag_values
 from zoo.cli.yaml_files import YAMLFileError, load_yaml
 from zoo.runs.checkpoint_file import not_a_file
 
@@ -77,3 +77,9 @@ def missing_model_and_data(command: str) -> str:
         f"(`python -m zoo {command} --ckpt_path runs/<name>/checkpoints/last.ckpt`), or --config with a config "
         f"file{shipped} and --ckpt_path, or --model CLASS and --data CLASS"
     )
+
+
+def files_problem(args: list[str]) -> str | None:
+    """The line for the first file a run command's ``args`` name that cannot be read as named (a ``--config``
+    by :func:`config_file_problem`, then a ``--ckpt_path`` by :func:`checkpoint_problem`), or ``None``."""
+    return config_file_problem(flag_values(args, "--config")) or checkpoint_problem(flag_values(args, "--ckpt_path"))

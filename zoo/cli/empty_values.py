@@ -6,12 +6,12 @@ theirs by one rule (:meth:`zoo.cli.command_line.OneLineParser._get_values`); the
 
 from __future__ import annotations
 
-import importlib
 import inspect
 
 from jsonargparse import Namespace
 
 from zoo.cli.command_line import names_nothing, noun
+from zoo.runs.checkpoint_file import import_class
 
 RUNS_DIR = "runs"  # --runs_dir's default
 WANDB_PROJECT = "zoo"  # --wandb_project's default
@@ -52,8 +52,7 @@ def _default(class_path: object, field: str) -> object:
     ``inspect.Parameter.empty`` where it has none."""
     if not isinstance(class_path, str):
         return inspect.Parameter.empty
-    module, _, name = class_path.rpartition(".")
-    for cls in getattr(importlib.import_module(module), name).__mro__:
+    for cls in import_class(class_path).__mro__:
         parameter = inspect.signature(cls.__init__).parameters.get(field)
         if parameter is not None and parameter.kind is not inspect.Parameter.VAR_KEYWORD:
             return parameter.default

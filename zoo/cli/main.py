@@ -17,7 +17,7 @@ from zoo.cli.command_line import (
     unknown_command,
 )
 from zoo.cli.config_checks import ConfigError
-from zoo.cli.config_files import checkpoint_problem, config_file_problem
+from zoo.cli.config_files import files_problem
 from zoo.cli.empty_values import OPTIONS
 from zoo.cli.errors import print_error
 from zoo.cli.evaluation_args import with_run_config
@@ -44,7 +44,7 @@ def _check_command(args: list[str]) -> None:
 def _check_files(args: list[str]) -> None:
     """Check the files named on the command line before the CLI reads them (LightningCLI loads a checkpoint's
     hyperparameters while parsing, with a long traceback for a bad file)."""
-    problem = config_file_problem(flag_values(args, "--config")) or checkpoint_problem(flag_values(args, "--ckpt_path"))
+    problem = files_problem(args)
     if problem:  # a missing checkpoint before a missing --config: the file is the mistake
         raise ConfigError(problem)
     for ckpt_path in flag_values(args, "--ckpt_path"):

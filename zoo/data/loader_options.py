@@ -20,7 +20,7 @@ def auto_workers(trainer) -> int:
     :data:`MAX_AUTO_WORKERS`, Lightning's suggestion for the devices on this machine (its cores shared among
     the local processes, one kept for each) and this process's torch threads (a ``zoo sweep --parallel`` trial's
     share of the cores)."""
-    if trainer is None or trainer.strategy.root_device.type != "cuda":
+    if not _on_gpu(trainer):
         return 0
     return min(MAX_AUTO_WORKERS, suggested_max_num_workers(trainer.num_devices), torch.get_num_threads())
 
@@ -32,5 +32,8 @@ def loader_options(num_workers: int | None, trainer) -> dict:
     persistent workers with pinned memory are unstable (pytorch/pytorch#91252, as Lightning warns)."""
     workers = auto_workers(trainer) if num_workers is None else num_workers
     reloaded = trainer is not None and trainer.reload_dataloaders_every_n_epochs > 0
-    on_gpu = trainer is not None and trainer.strategy.root_device.type == "cuda"
-    return {"num_workers": workers, "pin_memory": on_gpu, "persistent_workers": workers > 0 and not reloaded}
+    return {"num_workers": workers, "pin_memory": _on_gpu(trainer), "persistent_workers": workers > 0 and not reloaded}
+
+
+def _on_gpu(trainer) -> bool:
+    return trainer is not None and trainer.strategy.root_device.type == "cuda"
