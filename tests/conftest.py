@@ -17,13 +17,15 @@ DATA = Path(os.environ.get("ZOO_TEST_DATA", REPO.parent / "shared" / "data")).re
 
 def pytest_configure(config) -> None:
     """Under pytest-xdist (``make test`` runs one worker per core), each worker and the processes it starts take
-    their share of the cores: with every core's threads each, the workers oversubscribe the machine."""
+    their share of the cores: with every core's threads each, the workers oversubscribe the machine. The share
+    replaces an ``OMP_NUM_THREADS`` the shell exported, so that the threads of this process (``torch``) and of the
+    processes it starts (the variable) are the same number whatever the shell exports."""
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
     if workers > 1:
         import torch
 
         share = max(1, (os.cpu_count() or 1) // workers)
-        os.environ.setdefault("OMP_NUM_THREADS", str(share))
+        os.environ["OMP_NUM_THREADS"] = str(share)
         torch.set_num_threads(share)
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import math
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -32,15 +33,63 @@ NAME = re.compile(r"[a-z][a-z0-9_]*")  # a run folder's name holds it, and YAML 
 YAML_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}
 
 
+def said(value: object) -> str:
+    """``repr`` of ``value`` for a message, a float without its binary noise (``0.000225``, not
+    ``0.00022500000000000002``; twelve significant digits keep every digit a user types).
+
+    Example:
+        >>> said(0.0003 * 0.75), said(1e-4), said("rope")
+        ('0.000225', '0.0001', "'rope'")
+    """
+    if isinstance(value, float) and math.isfinite(value):
+        return repr(float(f"{value:.12g}"))
+    if isinstance(value, (list, tuple)):
+        items = ", ".join(said(item) for item in value)
+        return f"[{items}]" if isinstance(value, list) else f"({items}{',' * (len(value) == 1)})"
+    return repr(value)
+
+
+# field -> {another common name: the zoo's name} (``model.pe``: ``rotary`` -> ``rope``), filled by
+# :meth:`Registry.register` and :func:`add_synonyms`
+SYNONYMS: dict[str, dict[str, str]] = {}
+
+
+def add_synonyms(field: str, name: str, synonyms: tuple[str, ...]) -> None:
+    """Make each of ``synonyms`` (other names papers and libraries give it) point to the value ``name`` of
+    ``field`` in the hint of a refused value (:func:`meant`)."""
+    table = SYNONYMS.setdefault(field, {})
+    for synonym in synonyms:
+        table[synonym.lower()] = name
+
+
+def meant(field: str, value: object, valid: list) -> str:
+    """``"; did you mean 'rope'?"`` for a refused ``value`` of ``field``: the valid value it is another name of
+    (:data:`SYNONYMS`: ``rotary``, ``pre_ln``, ``noam``), or written otherwise (``RoPE``, ``inverse-sqrt``), or
+    nearest by spelling (``sinusodial``); ``""`` when none is near.
+
+    Example:
+        >>> meant("model.norm_position", "preln", ["post", "pre"])
+        "; did you mean 'pre'?"
+    """
+    text = str(value).strip().strip("'\"").lower().replace("-", "_")
+    names = {str(v): v for v in valid}
+    name = SYNONYMS.get(field, {}).get(text, text if text in names else None)
+    if name is None:
+        near = difflib.get_close_matches(text, list(names), n=1, cutoff=0.8)  # groupnorm: not rmsnorm
+        name = near[0] if near else None
+    return f"; did you mean {names[name]!r}?" if name in names else ""
+
+
 def check_choice(field: str, value: object, valid: list) -> object:
     """Return ``value`` if it is one of ``valid``.
 
     Raises:
-        ValueError: ``"<field>=<value> is not valid; choose one of: <valid>"``.
+        ValueError: ``"<field>=<value> is not valid; choose one of: <valid>"``, and the valid value it is
+            another name of, or nearest to (:func:`meant`).
     """
     if value not in valid:
         choices = ", ".join(repr(v) for v in valid)
-        raise ValueError(f"{field}={value!r} is not valid; choose one of: {choices}")
+        raise ValueError(f"{field}={said(value)} is not valid; choose one of: {choices}{meant(field, value, valid)}")
     return value
 
 
@@ -54,7 +103,7 @@ def check_at_least(field: str, value: object, minimum: int, optional: bool = Fal
         return
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         extra = " (or null)" if optional else ""
-        raise ValueError(f"{field}={value!r} is not valid; it must be an integer >= {minimum}{extra}")
+        raise ValueError(f"{field}={said(value)} is not valid; it must be an integer >= {minimum}{extra}")
 
 
 def check_between(field: str, value: float, low: float, high: float, high_inclusive: bool = False) -> None:
@@ -66,7 +115,7 @@ def check_between(field: str, value: float, low: float, high: float, high_inclus
     inside = low <= value <= high if high_inclusive else low <= value < high
     if not inside:
         interval = f"[{low}, {high}]" if high_inclusive else f"[{low}, {high})"
-        raise ValueError(f"{field}={value!r} is not valid; it must be in {interval}")
+        raise ValueError(f"{field}={said(value)} is not valid; it must be in {interval}")
 
 
 def nearest_paths(path: str, folders: bool) -> str:
@@ -100,8 +149,9 @@ class Registry(Generic[T]):
         self.field, self.home = field, home
         self._entries: dict[str, T] = {}
 
-    def register(self, name: str) -> Callable[[T], T]:
-        """Decorator that registers a class or function under ``name``.
+    def register(self, name: str, synonyms: tuple[str, ...] = ()) -> Callable[[T], T]:
+        """Decorator that registers a class or function under ``name``; ``synonyms`` are the other names it goes
+        by (``rope``: ``rotary``), which a refused value is pointed from to ``name`` (:func:`meant`).
 
         Raises:
             ValueError: if ``name`` is already registered, or is not a valid name: lowercase letters, digits and
@@ -121,6 +171,7 @@ class Registry(Generic[T]):
                     f"{self.field}: {name!r} is registered twice: by {_where(entry)}, and before by {_where(first)}"
                 )
             self._entries[name] = entry
+            add_synonyms(self.field, name, synonyms)
             return entry
 
         return add
@@ -158,3 +209,33 @@ ACTIVATIONS: Registry = Registry("model.activation", "zoo.nn")
 POOLINGS: Registry = Registry("model.pooling", "zoo.nn")
 SCHEDULES: Registry = Registry("model.schedule", "zoo.tasks.schedules")
 TOKENIZERS: Registry = Registry("data.tokenizer", "zoo.data.tokenizer")
+RNN_CELLS: Registry = Registry("model.rnn_cell", "zoo.nn")
+RNN_ATTENTIONS: Registry = Registry("model.rnn_attention", "zoo.nn")
+ARCHITECTURES = ["transformer", "rnn"]  # model.architecture: self-attention (Vaswani et al. 2017) or recurrence
+
+# The model knobs (without "model.") of one architecture only: for the other they do not apply, which `fit` says
+# in one line and records (summary.json's not_applying), and which `compare` never counts as a variation.
+# tests/tasks/test_architecture_knobs.py checks that every knob of zoo.nn.TransformerConfig but the shared ones is
+# listed here.
+TRANSFORMER_ONLY = (
+    "n_heads", "d_ff", "activation_dropout", "activation", "norm", "norm_position", "pe", "max_len",
+    "scale_embedding", "bias", "vocab_multiple", "n_kv_heads", "norm_eps", "token_types", "embedding_norm",
+    "output_bias",
+)  # fmt: skip
+RECURRENT_ONLY = ("rnn_cell", "rnn_hidden", "bidirectional", "rnn_attention", "input_feeding", "teacher_forcing")
+# per task (its class name), the knobs of its own a recurrent network does not use
+RECURRENT_UNUSED = {"TranslationTask": ("tie_embeddings",), "LanguageModelTask": ("bidirectional",)}
+
+
+def not_applying(task: str, architecture: str, fields: list[str] | tuple[str, ...]) -> list[str]:
+    """The knobs among ``fields`` (names without ``model.``) that the ``architecture`` of the task class named
+    ``task`` (``"TranslationTask"``) does not use.
+
+    Example:
+        >>> not_applying("TranslationTask", "rnn", ["pe", "d_model", "tie_embeddings", "rnn_cell"])
+        ['pe', 'tie_embeddings']
+        >>> not_applying("TranslationTask", "transformer", ["pe", "rnn_attention"])
+        ['rnn_attention']
+    """
+    unused = RECURRENT_ONLY if architecture != "rnn" else (*TRANSFORMER_ONLY, *RECURRENT_UNUSED.get(task, ()))
+    return [field for field in fields if field in unused]

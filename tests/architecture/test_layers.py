@@ -15,7 +15,7 @@ ZOO = REPO / "zoo"
 # top to bottom; a module may import its own layer's and lower layers' modules, never a higher layer's
 LAYERS = (
     ("zoo.__main__", "zoo.callbacks"),
-    ("zoo.sweep", "zoo.compare", "zoo.inference"),
+    ("zoo.sweep", "zoo.compare", "zoo.inference", "zoo.weights"),
     ("zoo.cli",),
     ("zoo.training",),
     ("zoo.runs",),

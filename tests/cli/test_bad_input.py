@@ -59,7 +59,7 @@ def fails(capsys, args) -> str:
         ("--model.min_lr_ratio=2", "zoo: error: model.min_lr_ratio=2.0 is not valid; it must be in [0.0, 1.0]"),
         ("--model.num_decoder_layers=0", "zoo: error: model.num_decoder_layers=0 is not valid"),
         ("--data.max_tokens=0", "zoo: error: data.max_tokens=0 is not valid; it must be an integer >= 1"),
-        ("--model.nheads=4", "zoo: error: model.nheads is not a field; did you mean model.n_heads?"),
+        ("--model.nheads=4", "zoo: error: model.nheads is not a field; did you mean model.n_heads, model.n_kv_heads?"),
         (
             "--matmul_precision=low",
             "zoo: error: matmul_precision='low' is not valid; choose one of: 'highest', 'high', 'medium'",
@@ -443,7 +443,11 @@ def test_top_level_help_names_every_command(capsys):
         main(["--help"])
     out = " ".join(capsys.readouterr().out.split())
     assert "fit, validate, test, predict" in out
-    assert "sweep, compare, translate, generate, attention, average, cache (python -m zoo <command> --help)" in out
+    assert (
+        "sweep, compare, translate, generate, attention, average, cache, import, export "
+        "(python -m zoo <command> --help)"
+        in out
+    )
 
 
 def test_task_help_shows_the_choices(capsys):
@@ -544,7 +548,10 @@ def test_a_config_that_is_not_utf8_text_is_one_line(cli_env, capsys):
 @pytest.mark.parametrize(
     ("override", "message"),
     [
-        ("--model.norm_postion=pre", "model.norm_postion is not a field; did you mean model.norm_position?"),
+        (
+            "--model.norm_postion=pre",
+            "model.norm_postion is not a field; did you mean model.norm_position, model.norm_eps?",
+        ),
         ("--data.pth=x", "data.pth is not a field; did you mean data.path?"),
     ],
 )
@@ -680,7 +687,7 @@ def test_an_unknown_command_names_every_command_and_the_nearest(cli_env, capsys)
     err = fails(capsys, ["swep", "sweeps/do-pe.yaml"])  # argparse listed only fit, validate, test, predict
     assert err == (
         "zoo: error: 'swep' is not a command; choose one of: fit, validate, test, predict, sweep, compare, "
-        "translate, generate, attention, average, cache; did you mean sweep?\n"
+        "translate, generate, attention, average, cache, import, export; did you mean sweep?\n"
     )
 
 
@@ -924,7 +931,7 @@ def test_a_later_config_file_of_init_args_alone_is_no_missing_class_path(cli_env
 
     (cli_env / "override.yaml").write_text(yaml.safe_dump({"model": {"init_args": {"n_head": 2}}}))
     err = fails(capsys, ["fit", "--config", str(CONFIGS / "encoder_only/sst2.yaml"), "--config", "override.yaml"])
-    assert err == "zoo: error: model.n_head is not a field; did you mean model.n_heads?\n"
+    assert err == "zoo: error: model.n_head is not a field; did you mean model.n_heads, model.n_kv_heads?\n"
 
 
 def test_a_field_given_twice_is_quoted_with_its_last_value(cli_env, capsys):

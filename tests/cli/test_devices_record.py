@@ -16,7 +16,7 @@ from zoo.cli.lightning_cli import ZooCLI
 from zoo.cli.main import main
 from zoo.data import ClassificationDataModule, LanguageModelDataModule, TranslationDataModule
 from zoo.data.padding import IGNORE_INDEX
-from zoo.runs.devices import crowded_cpu, device_names, moved_devices, unpinned_devices
+from zoo.runs.devices import crowded_cpu, device_names, library_versions, moved_devices, unpinned_devices
 from zoo.runs.identity import config_hash, differences, with_added_fields
 from zoo.runs.record import flatten
 from zoo.runs.wandb_guard import GuardedWandbLogger
@@ -65,7 +65,10 @@ def test_a_fit_records_its_devices_world_size_precision_and_effective_batch(data
         "run.devices.threads": threads,
         "run.precision": "32-true",
         **{f"run.effective_batch.{key}": value for key, value in summary["effective_batch"].items()},
+        **{f"run.libraries.{key}": value for key, value in summary["libraries"].items()},
     }
+    assert summary["libraries"] == library_versions()  # what zoo compare says where arms differ
+    assert summary["libraries"]["torch"] == torch.__version__ and set(summary["libraries"]) >= {"lightning"}
     assert "world_size" not in read_run(run_dir)["config"]  # not the run's configuration, which a resume compares
     said = caplog.text
     assert "Seed set to" in said and "runs this fit on" not in said and "CPU processes" not in said  # one device

@@ -57,10 +57,9 @@ def position(checkpoint: dict) -> dict:
     return checkpoint["LanguageModelDataModule"]["train_position"]
 
 
-@pytest.fixture(scope="module")
-def uninterrupted(data_dir, tmp_path_factory, zoo_cache):
-    """The losses of the uninterrupted run (9 steps, 3 epochs) and its last checkpoint."""
-    folder = tmp_path_factory.mktemp("uninterrupted")
+def run_apart(folder, zoo_cache, arguments: list[str]):
+    """The run folder of ``main(arguments)`` run in ``folder`` on one thread, as the ``cli_env`` fixture runs a
+    test's (for module-scoped fixtures, which cannot use it): its runs folder is ``folder / "runs"``."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     with pytest.MonkeyPatch.context() as patch:
@@ -68,9 +67,17 @@ def uninterrupted(data_dir, tmp_path_factory, zoo_cache):
         patch.setenv("ZOO_CACHE", str(zoo_cache))
         patch.delenv("ZOO_RUN_DIR", raising=False)
         patch.chdir(folder)
-        main([*args(data_dir, folder, "runs"), f"--trainer.max_steps={TOTAL}"])
+        main(arguments)
     torch.set_num_threads(threads)
     (run_dir,) = (folder / "runs").iterdir()
+    return run_dir
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(data_dir, tmp_path_factory, zoo_cache):
+    """The losses of the uninterrupted run (9 steps, 3 epochs) and its last checkpoint."""
+    folder = tmp_path_factory.mktemp("uninterrupted")
+    run_dir = run_apart(folder, zoo_cache, [*args(data_dir, folder, "runs"), f"--trainer.max_steps={TOTAL}"])
     return losses(run_dir), last(run_dir)
 
 

@@ -95,9 +95,9 @@ def test_the_index_is_written_from_this_code():
 @pytest.mark.parametrize(
     ("args", "told"),
     [
-        (["fit", "--model.n_head=3"], "model.n_head is not a field; did you mean model.n_heads?"),
+        (["fit", "--model.n_head=3"], "model.n_head is not a field; did you mean model.n_heads, model.n_kv_heads?"),
         (["fit", "--config", "configs/quickstart.yml"], "--config configs/quickstart.yml: no such file; did you mean"),
-        (["test", "--config=README.md"], "README.md is not valid YAML: found character '`' that cannot start any"),
+        (["test", "--config=README.md"], "README.md is not valid YAML: "),
         (["validate", "--ckpt_path", "runs/x/checkpoints/lats.ckpt"], "ckpt_path='runs/x/checkpoints/lats.ckpt' is"),
         (["fit"], "fit needs a model and its data: pass --config with a config file (configs/"),
         (["predict"], "predict needs a model and its data: pass a run's checkpoint alone"),

@@ -171,3 +171,22 @@ def test_an_epochs_batches_are_made_once_however_often_training_asks_its_length(
     sampler.set_epoch(1)
     assert sampler.batches() != first and len(made) == 2
     assert sampler.batches(0) == TokenBudgetBatchSampler(LENGTHS, max_tokens=512, shuffle=True, seed=3).batches(0)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda: TokenBudgetBatchSampler(LENGTHS, 256, seed=2), lambda: FixedSizeBatchSampler(1000, 32, seed=2)],
+    ids=["token_budget", "fixed_size"],
+)
+def test_the_sampler_training_follows_keeps_its_epoch_when_workers_read_it_to_the_end_first(make):
+    """A run resumed two batches before an epoch's end with ``data.num_workers=2``: the workers read both before
+    training took either, and the epoch counted as read moved the position to the next epoch's start."""
+    sampler = make()
+    sampler.follow_training()
+    sampler.load_state_dict({"epoch": 0, "batches": len(sampler) - 2})
+    assert list(sampler) == make().batches(0)[-2:]  # read ahead, to the end ...
+    assert sampler.state_dict() == {"epoch": 0, "batches": len(sampler) - 2}  # ... and not taken yet
+    sampler.advance()
+    sampler.advance()
+    assert sampler.state_dict() == {"epoch": 1, "batches": 0}
+    assert list(sampler) == make().batches(1)  # the next epoch, whole

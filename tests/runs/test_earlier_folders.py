@@ -64,3 +64,20 @@ def test_an_earlier_sweep_folder_compares(tmp_path, capsys):
     assert rows["rope"]["val_loss_best_mean"] == 4.712798595428467
     assert rows["rope"]["delta"] == pytest.approx(4.712798595428467 - 4.723319053649902)
     assert [rows[pe]["runs"] for pe in ("learned", "rope")] == [["tiny-learned"], ["tiny-rope"]]
+
+
+@pytest.mark.parametrize("checkpoint", ["last", "file"])
+def test_an_earlier_run_resumes_with_its_recorded_data_order(earlier_run, cli_env, checkpoint):
+    """A command that leaves data.seed out shuffles with its seed_everything (1 here), but a run recorded before
+    that (data.seed 0, the default then) continues with its own order: found by --ckpt_path last, or by the file."""
+    run_dir, args = earlier_run
+    config = run_dir.parent / "without-data-seed.yaml"  # the run's config as a command that leaves data.seed out
+    config.write_text((run_dir / "config.yaml").read_text().replace("    seed: 0\n", ""))
+    assert "seed: 0" not in config.read_text()
+    ckpt_path = "last" if checkpoint == "last" else str(run_dir / "checkpoints" / "last.ckpt")
+    main(["fit", f"--config={config}", *args[1:], "--trainer.max_steps=6", f"--ckpt_path={ckpt_path}"])
+    assert sorted(path.name for path in (cli_env / "runs").iterdir()) == [RUN, config.name]
+    record = read_run(run_dir)
+    assert record["config"]["data.seed"] == 0 and record["config"]["seed_everything"] == 1
+    assert [line["step"] for line in record["metrics"] if "train_loss" in line] == list(range(6))
+    assert record["summary"]["status"] == "finished"

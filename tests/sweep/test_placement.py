@@ -1,12 +1,15 @@
 """Trials on GPUs: one each while there are enough, evenly shared when there are more, with a machine's GPU
-count faked (``torch.cuda.device_count``), and a ``trainer.devices`` that one GPU cannot run refused."""
+count faked (``torch.cuda.device_count``), and a ``trainer.devices`` that one GPU cannot run refused; trials on
+the CPU that together run more threads than there are cores (a faked core count) are said before they start."""
 
 import pytest
 import torch
 
 from tests.sweep.test_sweep_errors import write_sweep
 from zoo.sweep import main
+from zoo.sweep.execution import crowded_cores
 from zoo.sweep.placement import Placement, visible_gpus
+from zoo.sweep.runner import Runner
 
 
 @pytest.fixture
@@ -94,3 +97,51 @@ def test_a_sweep_on_the_cpu_because_cuda_visible_devices_hides_the_gpus_says_why
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES")  # a machine without GPUs
     assert dry_run(tmp_path) == 0
     assert "trials run on the CPU, 3 at once" in capsys.readouterr().out
+
+
+@pytest.fixture
+def two_cores_and_two_threads(monkeypatch):
+    """A machine of two cores (``os.sched_getaffinity``) whose shell exported ``OMP_NUM_THREADS=2``."""
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+
+
+CROWDED = (
+    "2 trials at once x 2 threads each (OMP_NUM_THREADS) = 4 threads on 2 cores: they take turns on the cores and "
+    "each trial runs several times slower; --threads 1 fits"
+)
+
+
+def test_more_threads_than_cores_is_said_in_the_dry_run_with_the_threads_that_fit(
+    gpus, two_cores_and_two_threads, tmp_path, capsys
+):
+    """``OMP_NUM_THREADS=2`` exported on 2 cores: ``--parallel 2`` ran each trial 16x slower, without a word."""
+    gpus(0)
+    runs = ["--runs_dir", str(tmp_path / "runs"), "--dry-run", "--parallel", "2"]
+    assert main([write_sweep(tmp_path), *runs]) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert "trials run on the CPU, 2 at once, 2 threads each (OMP_NUM_THREADS)\n" in out
+    assert f"\n{CROWDED}\n" in out
+    assert main([write_sweep(tmp_path), *runs, "--threads", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "2 at once, 1 thread each (--threads)" in out and "fits" not in out
+    assert main([write_sweep(tmp_path), *runs[:-1], "3", "--threads", "1"]) == 0  # even one thread is too many
+    assert "3 trials at once x 1 thread each (--threads) = 3 threads on 2 cores" in capsys.readouterr().out
+    assert "slower; --parallel 2 --threads 1 fits" in crowded_cores(Placement([], 3), 3, 1, "--threads")
+    assert crowded_cores(Placement(["0", "1"], 2), 2, 2, "OMP_NUM_THREADS") is None  # trials on GPUs
+
+
+def test_more_threads_than_cores_is_said_before_the_first_trial_starts(
+    gpus, two_cores_and_two_threads, tmp_path, capsys, monkeypatch
+):
+    gpus(0)
+    said = []
+
+    def run(runner, source):  # the moment the first trial would start: what has the sweep said?
+        said.append(capsys.readouterr().out)
+
+    monkeypatch.setattr(Runner, "run", run)
+    main([write_sweep(tmp_path), "--runs_dir", str(tmp_path / "runs"), "--parallel", "2"])
+    (before,) = said
+    assert "2 at once on the CPU, 2 threads each (OMP_NUM_THREADS)" in before and f"\n{CROWDED}\n" in before

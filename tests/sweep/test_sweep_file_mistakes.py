@@ -29,7 +29,8 @@ def test_seed_suggests_the_training_seed_first_and_says_what_each_seeds(run_swee
 def test_a_list_under_value_says_values(run_sweep):  # noqa: F811
     message = run_sweep(parameters={"model.pe": {"value": ["rope", "learned"]}})
     assert message.endswith(
-        "is not valid; choose one of: 'none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5'; value: takes one "
+        "is not valid; choose one of: 'none', 'sinusoidal', 'learned', 'rope', 'alibi', 'sinusoidal_concat', 't5'; "
+        "value: takes one "
         "value (this list); one trial each is values: ['rope', 'learned']"
     )
 

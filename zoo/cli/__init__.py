@@ -6,6 +6,7 @@ on LightningCLI. ``sweep``, ``compare`` and the inference commands sit above it 
 - ``options``: the commands and the options the zoo adds (``--runs_dir``, ``--nonfinite_loss``, ...)
 - ``evaluation_args``: ``validate``/``test``/``predict`` of a checkpoint read its run's ``config.yaml``
 - ``run_checks``: what ZooCLI checks while it builds the task, data and trainer (seed, vocabulary, weights)
+- ``init_weights``: ``fit --init_weights``, a new run started from a checkpoint's weights and tokenizer
 - ``session``: what a run command sets up and writes in its run folder (callbacks, loggers, record)
 - ``command_line``: the commands and what each does, read before anything heavy is imported, and the
   did-you-mean of every parser
@@ -19,6 +20,8 @@ on LightningCLI. ``sweep``, ``compare`` and the inference commands sit above it 
 - ``knobs``: every task's model knobs for ``--help`` and the typo suggestions
 - ``adjusted_knobs``: knobs a run cannot honour as given, said and recorded as used
 - ``recorded_values``: a run's recorded values read back as it wrote them (config files, flags)
+- ``typed_values``: flags win over config files whatever their order; a config file never sets what one command
+  did (``ckpt_path``, ``run_name``)
 - ``lightning_errors``: one line for what Lightning raises on a bad trainer setting
 - ``yaml_files``, ``errors``, ``sigterm``, ``int_or_float``: YAML reading, error printing, SIGTERM before
   training, and ``--trainer.limit_val_batches=1`` read as an int whatever was imported first

@@ -16,6 +16,8 @@ import warnings
 from lightning.fabric.connector import _convert_precision_to_unified_args
 
 from zoo.data.batching import split_to_at_least
+from zoo.registry import said
+from zoo.tasks.recurrence import knobs_not_applying
 from zoo.tasks.schedules import schedule_factor
 
 
@@ -93,5 +95,23 @@ def _batch_size(datamodule, world_size: int) -> dict[str, dict]:
 def say(adjusted: dict[str, dict]) -> list[str]:
     """One line per adjusted knob: ``zoo: data.vocab_size=100 is run as 260: <why>``."""
     return [
-        f"zoo: {field}={knob['given']!r} is run as {knob['used']!r}: {knob['why']}" for field, knob in adjusted.items()
+        f"zoo: {field}={said(knob['given'])} is run as {said(knob['used'])}: {knob['why']}"
+        for field, knob in adjusted.items()
+    ]
+
+
+def not_applying_knobs(model) -> tuple[dict, list[str]]:
+    """The knobs the task's ``model.architecture`` does not use (:func:`zoo.tasks.recurrence.knobs_not_applying`):
+    the record (``summary.json``'s ``not_applying``: every one for a recurrent network, the ones given another
+    value than their default for a Transformer) and the line that says those given, if any."""
+    every, given = knobs_not_applying(type(model), model.hparams)
+    architecture = model.hparams["architecture"]
+    recorded = every if architecture == "rnn" else given
+    record = {"not_applying": recorded} if recorded else {}
+    if not given:
+        return record, []
+    values = ", ".join(f"{name}={model.hparams[name.removeprefix('model.')]!r}" for name in given)
+    return record, [
+        f"zoo: model.architecture={architecture!r} does not use {values}: trained without, recorded as not "
+        f"applying (summary.json's not_applying), and never a variation in compare"
     ]

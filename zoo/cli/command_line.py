@@ -28,6 +28,8 @@ TOOLS = {  # subcommands outside LightningCLI's four: the module whose main(argv
     "attention": "zoo.inference.attention",
     "average": "zoo.inference.average",
     "cache": "zoo.inference.cache_command",
+    "import": "zoo.weights.importer",
+    "export": "zoo.weights.export",
 }
 TOOL_HELP = {
     "sweep": "run a W&B sweep file locally, one process per trial (docs/sweeps.md)",
@@ -37,6 +39,8 @@ TOOL_HELP = {
     "attention": "draw the attention weights of a trained model on a text",
     "average": "average the weights of several checkpoints of one run",
     "cache": "list, prune (by age or size) or clear the data cache (docs/data.md)",
+    "import": "import a Hugging Face model folder (GPT-2, BERT, Llama, Marian) as a zoo run folder (docs/weights.md)",
+    "export": "write a zoo model as a Hugging Face model folder where an architecture matches (docs/weights.md)",
 }
 
 

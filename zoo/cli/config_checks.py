@@ -9,7 +9,7 @@ import re
 
 from jsonargparse import Namespace
 
-from zoo.cli.command_line import MAX_SEED
+from zoo.cli.command_line import COMMAND_LINE, MAX_SEED, flag_values
 from zoo.cli.empty_values import empty_value_problem
 from zoo.cli.knobs import bool_fields
 from zoo.registry import SCHEDULES
@@ -70,7 +70,8 @@ def check_options(config: Namespace, subcommand: str) -> None:
             :data:`ZOO_SETS` set, ``min_steps`` above ``max_steps`` (or ``min_epochs`` above ``max_epochs``), a
             ``limit_*_batches`` that is negative or
             a fraction above 1, a ``val_check_interval`` that is not positive, ``checkpoint_every_n_steps``
-            below 1, ``keep_last`` below 0, either asked for with ``trainer.enable_checkpointing=false``; for
+            below 1, ``keep_last`` below 0, either asked for with ``trainer.enable_checkpointing=false``,
+            ``--init_weights`` typed for a command other than ``fit``; for
             ``fit``, a budget of no training (:data:`NO_TRAINING`) or a callback that monitors a metric the
             task does not log.
     """
@@ -85,6 +86,11 @@ def check_options(config: Namespace, subcommand: str) -> None:
         )
     _check_trainer_fields(config.trainer)
     _check_checkpoint_options(config)
+    if subcommand != "fit" and flag_values(COMMAND_LINE, "--init_weights"):  # a run's config.yaml may hold it
+        raise ConfigError(
+            f"init_weights is an option of `fit` (a new run from a checkpoint's weights); "
+            f"`{subcommand}` evaluates --ckpt_path's weights"
+        )
     if subcommand == "fit":
         _check_budget(config.trainer)
         _check_schedule_horizon(config)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from zoo.cli.command_line import did_you_mean, flag_values
 from zoo.cli.yaml_files import YAMLFileError, load_yaml
-from zoo.runs.checkpoint_file import not_a_file
+from zoo.runs.checkpoint_file import not_a_checkpoint_file
 
 EXAMPLE_CONFIG = "configs/quickstart.yaml"  # the example of a config to pass: it downloads nothing
 SHIPPED_CONFIGS = Path(__file__).resolve().parents[2] / "configs"  # zoo/cli/config_files.py -> the repository
@@ -37,6 +37,10 @@ def config_file_problem(paths: list[str]) -> str | None:
     jsonargparse also takes a config inline), is not valid YAML (its file, line and column), or holds no mapping
     of fields; ``None`` when every one is a mapping."""
     for path in paths:
+        if path and Path(path).is_dir():
+            own = Path(path) / "config.yaml"
+            hint = f"; the run's config is {own}" if own.is_file() else ""
+            return f"--config {path} is a folder, not a config file{hint}"
         if not Path(path).is_file():
             if not path or (not Path(path).exists() and not any(char in path for char in "{}:\n")):  # no YAML text
                 return missing_config(path)
@@ -58,7 +62,7 @@ def checkpoint_problem(paths: list[str]) -> str | None:
     """The line for the first of the ``--ckpt_path`` values ``paths`` that names no file (``last``, the latest run
     of the configuration, is resolved later), or ``None``."""
     missing = next((path for path in paths if path and path != "last" and not Path(path).is_file()), None)
-    return None if missing is None else not_a_file(missing, "ckpt_path")
+    return None if missing is None else not_a_checkpoint_file(missing, "ckpt_path")
 
 
 def missing_model_and_data(command: str) -> str:
@@ -82,4 +86,5 @@ def missing_model_and_data(command: str) -> str:
 def files_problem(args: list[str]) -> str | None:
     """The line for the first file a run command's ``args`` name that cannot be read as named (a ``--config``
     by :func:`config_file_problem`, then a ``--ckpt_path`` by :func:`checkpoint_problem`), or ``None``."""
-    return config_file_problem(flag_values(args, "--config")) or checkpoint_problem(flag_values(args, "--ckpt_path"))
+    configs = [value for flag in ("--config", "-c") for value in flag_values(args, flag)]  # -c: LightningCLI's short
+    return config_file_problem(configs) or checkpoint_problem(flag_values(args, "--ckpt_path"))

@@ -14,13 +14,13 @@ from zoo.cli.command_line import names_nothing, noun
 from zoo.runs.checkpoint_file import import_class
 
 RUNS_DIR = "runs"  # --runs_dir's default
-WANDB_PROJECT = "zoo"  # --wandb_project's default
+WANDB_PROJECT = "zoo"  # --wandb_project's default where $WANDB_PROJECT is not set
 
 # the command's own options that name something, and what each is when not given
 OPTIONS = {
     "runs_dir": f"default: {RUNS_DIR}",
     "run_name": "default: made of what differs between runs",
-    "wandb_project": f"default: {WANDB_PROJECT}",
+    "wandb_project": f"default: $WANDB_PROJECT, else {WANDB_PROJECT}",
     "ckpt_path": "a .ckpt file written by fit; fit also takes last, to resume",
 }
 # what a data or model field whose default is None is when not given

@@ -10,7 +10,7 @@ from zoo.cli.command_line import flag_values
 from zoo.cli.config_checks import ConfigError
 
 EVALUATING = ("validate", "test", "predict")
-CONFIGURING = ("--config", "--model", "--data", "--model.class_path", "--data.class_path")
+CONFIGURING = ("--config", "-c", "--model", "--data", "--model.class_path", "--data.class_path")
 
 
 def with_run_config(args: list[str]) -> list[str]:

@@ -17,8 +17,9 @@ from lightning.pytorch.cli import LightningCLI
 from lightning.pytorch.trainer.states import TrainerStatus
 from lightning.pytorch.utilities import rank_zero_info
 
-from zoo.cli.adjusted_knobs import adjusted_knobs, say
+from zoo.cli.adjusted_knobs import adjusted_knobs, not_applying_knobs, say
 from zoo.cli.config_checks import ConfigError, check_options, check_val_check_interval
+from zoo.cli.empty_values import WANDB_PROJECT
 from zoo.cli.errors import raised_on_purpose
 from zoo.cli.int_or_float import numbers_first
 from zoo.cli.lightning_errors import (
@@ -35,14 +36,11 @@ from zoo.cli.run_checks import RunChecks
 from zoo.cli.session import RunSession, flat_config, inherited_run_dir, record_data_folder, recorded_forms
 from zoo.cli.sigterm import restore_sigterm, stop_on_sigterm
 from zoo.data import ZooDataModule
+from zoo.runs.data_seed import resolve_following, settle
 from zoo.runs.folders import remove_untrained_run_dir, remove_unused_run_dir
 from zoo.runs.launch import RankZeroFailed, shared_run_dir
-from zoo.runs.resolution import (
-    evaluation_tokenizers,
-    hold_run_folder,
-    resolve_run_dir,
-)
-from zoo.runs.wandb_logger import wandb_mode
+from zoo.runs.resolution import evaluation_tokenizers, hold_run_folder
+from zoo.runs.wandb_logger import wandb_mode, wandb_project
 from zoo.tasks import TaskModule
 from zoo.training.precision import set_matmul_precision
 from zoo.training.predictions import PredictionWriter
@@ -59,6 +57,7 @@ class ZooCLI(RunChecks, LightningCLI):
         self.session: RunSession | None = None  # the run folder of the command, if it has one
         self.devices: dict | None = None  # fit: where it runs and its effective batch (zoo.runs.devices.run_devices)
         self.adjusted: dict[str, dict] = {}  # fit: the knobs run with another value (zoo.cli.adjusted_knobs)
+        self.not_applying: dict = {}  # fit: the knobs the architecture does not use, for summary.json
         self.told_run_dir = False  # another rank (torchrun's rank 0) resolved the run folder
         self.owns_run_dir = True  # this process made or holds it (not a rank that was told or inherited it)
         numbers_first(Trainer.__init__)  # --trainer.limit_val_batches=1 is one batch, not 1.0; devices=1 is 1
@@ -91,7 +90,7 @@ class ZooCLI(RunChecks, LightningCLI):
     def _vocab_size(self, data: ZooDataModule) -> int:
         """The model's ``vocab_size``: of the checkpoint's tokenizers for an evaluation, else of the data's."""
         run_dir = self.session.run_dir if self.session else None
-        tokenizers = evaluation_tokenizers(self.subcommand, self._config(), run_dir, data)
+        tokenizers = evaluation_tokenizers(self.subcommand, self._config(), run_dir, data) or self._init_tokenizers()
         if tokenizers:
             data.use_tokenizers(tokenizers)
         return data.num_tokens
@@ -102,14 +101,20 @@ class ZooCLI(RunChecks, LightningCLI):
 
 
     def before_instantiate_classes(self) -> None:
+        config = self._config()
+        if self.subcommand is None or config.trainer.get("fast_dev_run"):
+            settle(config, None)  # a data.seed left out: the run's seed (zoo.runs.data_seed)
         if self.subcommand is None:
             return
-        config = self._config()
         try:
             wandb_mode()  # a W&B account problem stops the command before anything is created
         except ValueError as error:
             raise ConfigError(str(error)) from None
         check_options(config, self.subcommand)  # before the run folder exists
+        try:
+            config.wandb_project = wandb_project(config.wandb_project, WANDB_PROJECT)  # the one it logs to, recorded
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
         set_matmul_precision(config.matmul_precision)
         if config.trainer.get("fast_dev_run"):
             # Lightning's smoke test: no run folder, checkpoint or record that a later command could pick up
@@ -121,6 +126,7 @@ class ZooCLI(RunChecks, LightningCLI):
             if inherited and config.get("ckpt_path") == "last":  # the file the launching rank resolved it to
                 config.ckpt_path = str(inherited / "checkpoints" / "last.ckpt")
             run_dir = inherited or self._launch_run_dir(config)
+            settle(config, run_dir)  # a rank that did not resolve the folder: the value its run recorded
         except OSError as error:  # runs_dir is a file, or cannot be created
             raise ConfigError(
                 f"runs_dir={config.runs_dir!r}: no run folder can be made there ({error.strerror})"
@@ -137,7 +143,7 @@ class ZooCLI(RunChecks, LightningCLI):
         says which."""
         try:
             run_dir, self.told_run_dir = shared_run_dir(
-                lambda: resolve_run_dir(self.subcommand, config, flat_config(config)),
+                lambda: resolve_following(self.subcommand, config, flat_config(config)),
                 Path(config.runs_dir),
                 config.trainer.get("num_nodes") or 1,
             )
@@ -194,7 +200,8 @@ class ZooCLI(RunChecks, LightningCLI):
         training starts: :func:`zoo.cli.adjusted_knobs.adjusted_knobs`)."""
         given = self._config().trainer.get("precision")
         self.adjusted = adjusted_knobs(self.datamodule, self.model.hparams, self.trainer, given)
-        for line in say(self.adjusted):
+        self.not_applying, lines = not_applying_knobs(self.model)
+        for line in say(self.adjusted) + lines:
             rank_zero_info(line)
 
     def instantiate_trainer(self, **kwargs):
@@ -265,8 +272,9 @@ class ZooCLI(RunChecks, LightningCLI):
             text, flat = recorded_forms(self._parser(self.subcommand), config)
             try:
                 self.session.start_fit(self.trainer, self.model, flat, text, self.devices)
-                if self.adjusted and self.trainer.is_global_zero:
-                    self.session.record.record(adjusted=self.adjusted)
+                recorded = ({"adjusted": self.adjusted} if self.adjusted else {}) | self.not_applying | self.init_from
+                if recorded and self.trainer.is_global_zero:
+                    self.session.record.record(**recorded)
             except BaseException:  # Ctrl-C while W&B starts: a run that never started leaves no folder
                 if self.owns_run_dir:
                     remove_untrained_run_dir(self.session.run_dir)

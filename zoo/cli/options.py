@@ -48,9 +48,15 @@ def parser_settings() -> dict:
 
 def add_zoo_options(parser) -> None:
     """The zoo's own options of ``fit``, ``validate``, ``test`` and ``predict``."""
+    add_init_weights(parser)
     parser.add_argument("--runs_dir", type=str, default=RUNS_DIR, help="Where run folders go.")
     parser.add_argument("--run_name", type=str | None, default=None, help="Override the automatic run name.")
-    parser.add_argument("--wandb_project", type=str, default=WANDB_PROJECT, help="The W&B project.")
+    parser.add_argument(
+        "--wandb_project",
+        type=str | None,
+        default=None,
+        help=f"The W&B project (default: $WANDB_PROJECT, else {WANDB_PROJECT}; under a W&B sweep, the sweep's).",
+    )
     parser.add_argument(
         "--checkpoint_every_n_steps",
         type=int | None,
@@ -77,4 +83,16 @@ def add_zoo_options(parser) -> None:
         type=int,
         default=0,
         help="fit: also keep the checkpoints of the last N validations (for `python -m zoo average`).",
+    )
+
+
+def add_init_weights(parser) -> None:
+    """``--init_weights`` (:mod:`zoo.cli.init_weights`)."""
+    parser.add_argument(
+        "--init_weights",
+        type=str | None,
+        default=None,
+        help="fit: start a new run from this checkpoint's weights and tokenizer (fine-tuning, e.g. of a model "
+        "`python -m zoo import` wrote; not a resume: step, optimiser and schedule start afresh). A weight the "
+        "checkpoint lacks (a new task head) is initialised; one of another shape is refused.",
     )

@@ -8,12 +8,16 @@ import re
 import sys
 import traceback
 
+from jsonargparse import ActionConfigFile
+from jsonargparse._actions import _ActionConfigLoad
+from jsonargparse._typehints import ActionTypeHint
 from lightning.pytorch.cli import LightningArgumentParser
 
 from zoo.cli.command_line import COMMAND_LINE, TRAINING, flag_values
 from zoo.cli.config_files import missing_model_and_data
 from zoo.cli.knobs import TASKS, accepted_fields, data_modules, field_names, field_owners
 from zoo.cli.recorded_values import given_back
+from zoo.cli.typed_values import CONFIG_FLAGS, typed_last
 from zoo.cli.unknown_fields import unknown_field_message, unknown_key_message
 from zoo.cli.value_errors import (
     _bad_choice,
@@ -40,13 +44,32 @@ class ZooArgumentParser(LightningArgumentParser):
         return text if not epilog else f"{text}\n{epilog}\n"
 
     def parse_args(self, args=None, namespace=None, **kwargs):
-        """Parse a command line that may hold a run's record as flags (:func:`zoo.cli.recorded_values.given_back`:
-        a ``wandb agent`` restarting a trial passes its logged config)."""
-        if getattr(self, "_subcommands_action", None) is not None:  # the top parser: the whole command line
-            args, facts = given_back(sys.argv[1:] if args is None else list(args))
+        """Parse a command line with its config files before its flags, whatever the order typed
+        (:func:`zoo.cli.typed_values.typed_last`), which may hold a run's record as flags
+        (:func:`zoo.cli.recorded_values.given_back`: a ``wandb agent`` restarting a trial passes its logged config)."""
+        action = getattr(self, "_subcommands_action", None)
+        if action is not None:  # the top parser: the whole command line
+            args = sys.argv[1:] if args is None else list(args)
+            args, lines = typed_last(args, tuple(action._name_parser_map), self._reads_files(args))
+            args, facts = given_back(args)
             if facts:
-                sys.stderr.write(f"zoo: left out {', '.join(facts)}: where the run ran, recorded, not a setting\n")
+                lines.append(f"zoo: left out {', '.join(facts)}: where the run ran, recorded, not a setting")
+            sys.stderr.write("".join(f"{line}\n" for line in lines))
         return super().parse_args(args, namespace, **kwargs)
+
+    def _reads_files(self, args: list[str]):
+        """Whether an option of the subcommand in ``args`` takes a config file of its group (``--trainer t.yaml``,
+        ``--model m.yaml``, ``--data d.yaml``)."""
+        parsers = self._subcommands_action._name_parser_map
+        parser = next((parsers[arg] for arg in args if arg in parsers), None)
+
+        def reads_files(option: str) -> bool:
+            action = parser._option_string_actions.get(option) if parser is not None else None
+            return isinstance(action, (ActionConfigFile, _ActionConfigLoad)) or (
+                isinstance(action, ActionTypeHint) and ActionTypeHint.is_subclass_typehint(action)
+            )
+
+        return reads_files
 
     def _fields(self) -> list[str]:
         """The dotted fields of this parser (``trainer.max_steps``, ``seed_everything``), without the dashes."""
@@ -109,15 +132,16 @@ _UNKNOWN_OPTION = re.compile(r"^Option '(\w+)' is not accepted")
 
 def _configured_class(group: str) -> type | None:
     """The task (``group="model"``) or data module (``"data"``) that this command line configures: the
-    ``class_path`` of the last ``--config`` file that sets one, or a later ``--model CLASS`` / ``--data CLASS``;
-    ``None`` where that is not a class of the zoo's."""
+    ``class_path`` of the last ``--config`` file that sets one, or a ``--model CLASS`` / ``--data CLASS`` wherever
+    it stands (flags are read after the files: :func:`zoo.cli.typed_values.typed_last`); ``None`` where that is
+    not a class of the zoo's."""
     from zoo.cli.yaml_files import load_yaml
 
     path = None
-    for flag, value in zip(COMMAND_LINE, [*COMMAND_LINE[1:], ""], strict=False):  # none: no pairs
-        flag, equals, inline = flag.partition("=")
-        value = inline if equals else value
-        if flag == "--config":
+    pairs = [(flag.partition("=")[0], flag.partition("=")[2] if "=" in flag else value)
+             for flag, value in zip(COMMAND_LINE, [*COMMAND_LINE[1:], ""], strict=False)]  # fmt: skip
+    for flag, value in sorted(pairs, key=lambda pair: pair[0] not in CONFIG_FLAGS):  # files first, each in order
+        if flag in CONFIG_FLAGS:
             try:
                 section = (load_yaml(value) or {}).get(group)
             except (OSError, ValueError, AttributeError):

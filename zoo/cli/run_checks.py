@@ -13,6 +13,7 @@ from lightning.pytorch.utilities import rank_zero_info
 
 from zoo.cli.command_line import COMMAND_LINE, MAX_SEED, flag_values
 from zoo.cli.config_checks import VALID_SEED, ConfigError
+from zoo.cli.init_weights import init_checkpoint, init_tokenizers, load_init_weights, new_weights_line
 from zoo.cli.lightning_errors import _weights_mismatch
 from zoo.runs.checkpoint_file import load_checkpoint
 from zoo.runs.devices import cpu_fit_reason, crowded_cpu, run_devices, unpinned_devices
@@ -62,12 +63,35 @@ class RunChecks:
                 f"tokens here); leave it out, and set data.vocab_size for the size of a trained tokenizer"
             )
 
+    init_from: dict = {}  # fit --init_weights: the weights the run starts from, for summary.json
+
+    def _init_tokenizers(self) -> dict[str, str] | None:
+        """``fit --init_weights``'s tokenizers (the data is read with the ids its weights learned); else None."""
+        path = self._config().get("init_weights")
+        return init_tokenizers(path) if self.subcommand == "fit" and path else None
+
+    def _start_from_weights(self) -> None:
+        """``fit --init_weights`` of a new run (a resume takes its own checkpoint's): the weights loaded into the
+        model, and a line saying so (and which weights are new) before training."""
+        config = self._config()
+        path = config.get("init_weights")
+        if self.subcommand != "fit" or not path or config.get("ckpt_path"):
+            return
+        if "train" not in self.datamodule.splits:
+            raise ValueError(f"data.path={self.datamodule.path!r} has no train split; `fit` needs one")
+        fresh = load_init_weights(self.model, path)
+        data = self.datamodule
+        rank_zero_info(new_weights_line(path, fresh, data.tokenizer_kind, data.vocab_size))
+        imported = init_checkpoint(path).get("zoo_imported")
+        self.init_from = {"init_weights": {"path": path, "new": fresh, **({"imported": imported} if imported else {})}}
+
     def _check_weights_fit(self) -> None:
         """Refuse a ``ckpt_path`` whose weights do not fit the network this command built, before anything is
         written: Lightning finds out only once ``fit`` has started, after the run's record was reopened (a
         resume on data whose files changed, so that its tokenizer has another size, left a finished run
         "failed" with the other vocabulary in its config). The weights are loaded as Lightning loads them
         (strictly, through each module's own loading hooks), which it then does again with the same values."""
+        self._start_from_weights()
         ckpt_path = self._config().get("ckpt_path")
         if not ckpt_path or not Path(ckpt_path).is_file():
             return

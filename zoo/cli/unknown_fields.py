@@ -1,6 +1,7 @@
 """A mistyped field on the command line of ``fit``, ``validate``, ``test`` or ``predict``, told before Lightning is
-imported (seconds): ``--model.n_head=8`` gets ``model.n_head is not a field; did you mean model.n_heads?`` in a
-fraction of a second, in the words of the full parser (:mod:`zoo.cli.parser`, which words it from here too).
+imported (seconds): ``--model.n_head=8`` gets ``model.n_head is not a field; did you mean model.n_heads,
+model.n_kv_heads?`` in a fraction of a second, in the words of the full parser (:mod:`zoo.cli.parser`, which
+words it from here too).
 
 The fields come from ``fields.json`` beside this file, written from the real parser by :mod:`zoo.cli.field_index`
 and used only while it matches the code it was written from (a digest of the files that define fields, and the

@@ -8,6 +8,7 @@ import re
 from zoo.cli.command_line import COMMAND_LINE
 from zoo.cli.config_checks import VALID_SEED
 from zoo.cli.knobs import field_names
+from zoo.registry import meant
 
 # the Literal options of the command itself, not of the model
 TOP_LEVEL_CHOICES = ("nonfinite_loss", "matmul_precision")
@@ -177,4 +178,5 @@ def _bad_choice(message: str) -> str | None:
         return None
     key, choices, value = match.groups()
     field = key if key in TOP_LEVEL_CHOICES else f"model.{key}"
-    return f"{field}={value!r} is not valid; choose one of: {choices}"
+    valid = [choice.strip().strip("'\"") for choice in choices.split(",")]
+    return f"{field}={value!r} is not valid; choose one of: {choices}{meant(field, value, valid)}"

@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from zoo.compare.at_point import Point, ended_before, run_at
+from zoo.compare.baseline_choice import baseline_reason
 from zoo.compare.configurations import (
     Configuration,
     default_baseline,
@@ -81,6 +82,8 @@ class Comparison:
     at: Point | None = None
     points: dict[str, tuple[int, float]] = field(default_factory=dict)
     ended: list[str] = field(default_factory=list)  # with --at: the runs whose last evaluation is before it
+    baseline_reason: str = ""  # why the baseline is the baseline (zoo.compare.baseline_choice)
+    all_pairs: object = None  # --all_pairs KNOB: zoo.compare.all_pairs.AllPairs
 
     @property
     def last_test(self) -> bool:
@@ -244,8 +247,10 @@ def compare(
         rows.append(row)
     correct([row.difference for row in rows if row.difference], correction, alpha)
     _add_power(rows, which, detection_level(rows, alpha, correction))
+    reason = baseline_reason(groups, knobs, base, baseline)
     return Comparison(
-        metric, which, lower_is_better(metric), alpha, knobs, rows, excluded, interval, correction, at, points, ended
+        metric, which, lower_is_better(metric), alpha, knobs, rows, excluded, interval, correction, at, points, ended,
+        reason,
     )
 
 

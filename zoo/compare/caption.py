@@ -1,5 +1,6 @@
 """What a comparison shows, said under every table (terminal, Markdown, HTML) and in the report's title block:
-the sweep, the data, the training budget and the command that made it; and, for a short budget, how few
+the sweep, the data, the training budget and the command that made it; why the baseline is the baseline
+(:mod:`.baseline_choice`); what the seeds varied (:mod:`.seeds_varied`); and, for a short budget, how few
 points the learning curves have."""
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ import os
 import shlex
 
 from zoo.compare.ablation import Comparison
+from zoo.compare.seeds_varied import seeds_varied
 from zoo.runs.identity import BUDGET_FIELDS
 
 FEW_POINTS = 5  # a curve of fewer points than this is said to be one: it is a few numbers, not a shape
@@ -79,5 +81,7 @@ def curve_note(comparison: Comparison) -> str | None:
 
 
 def lines(comparison: Comparison, command: str | None) -> list[str]:
-    """The lines said under a table: the :func:`caption`, then the :func:`curve_note` if any."""
-    return [caption(comparison, command), *filter(None, [curve_note(comparison)])]
+    """The lines said under a table: the :func:`caption`, why the baseline is the baseline, what the seeds
+    varied (:func:`zoo.compare.seeds_varied.seeds_varied`), then the :func:`curve_note` if any."""
+    said = [caption(comparison, command), comparison.baseline_reason, seeds_varied(comparison), curve_note(comparison)]
+    return list(filter(None, said))

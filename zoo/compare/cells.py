@@ -7,6 +7,7 @@ import math
 
 from zoo.compare.ablation import Comparison, Row
 from zoo.compare.correction import NAMES
+from zoo.compare.devices import MARK, marked
 from zoo.compare.power import MOST_SEEDS
 from zoo.compare.statistics import Difference, Spread
 from zoo.compare.verdicts import words
@@ -102,6 +103,7 @@ def _vs_baseline(comparison: Comparison, row: Row, decimals: int, short: bool) -
     p += ["—" if d.p_adjusted is None else f"{d.p_adjusted:.3g}"] if adjusted else []
     mde = "—" if d.mde is None else f"{d.mde:.{decimals}f}"
     said = words(comparison, row.knobs, d.delta, d.verdict, d.tested, short)
+    said += f" {MARK}" if marked(comparison, row)[0] else ""  # beside a condition that can move the metric
     return [f"{d.delta:+.{decimals}f}{interval}", *p, said, mde, seeds_cell(d)]
 
 
@@ -135,9 +137,9 @@ def cells(comparison: Comparison, row: Row, short: bool = False) -> list[str]:
         *(mean_std(s, decimals) for s in values),
         *_vs_baseline(comparison, row, decimals, short),
         human(row.parameters.mean),
-        human(row.tokens_per_sec.mean),
-        duration(row.wall_time_s.mean),
-    ]
+        *(cell + (f" {MARK}" if marked(comparison, row)[1] else "")
+          for cell in (human(row.tokens_per_sec.mean), duration(row.wall_time_s.mean))),
+    ]  # fmt: skip
 
 
 def _count(row: Row) -> str:

@@ -7,6 +7,7 @@ import io
 import sys
 from pathlib import Path
 
+from zoo.compare.all_pairs import all_pairs
 from zoo.compare.arguments import DEFAULT_REPORT, exit_status, parse
 from zoo.compare.at_point import parse_point
 from zoo.compare.calibration import calibrate, seed_values, simulate
@@ -40,6 +41,8 @@ def run(argv: list[str]) -> None:
     settings = dict(baseline=args.baseline, which=which, at=at, alpha=args.alpha, correction=args.correction,
                     include_unfinished=args.include_unfinished, interval=args.ci)  # fmt: skip
     comparisons = compare_metrics(runs, parse_metrics(args.metric), **settings)
+    for comparison in comparisons if args.all_pairs else []:  # refused before anything is printed
+        comparison.all_pairs = all_pairs(comparison, args.all_pairs)
     command = compare_command(argv)
     if args.report == DEFAULT_REPORT:
         args.report = str(default_report(runs, comparisons, Path(args.runs_dir)))
@@ -74,7 +77,7 @@ def _runs(args: argparse.Namespace) -> tuple[list, object, str]:
 
 def _calibrate(args: argparse.Namespace, argv: list[str]) -> None:
     """``--calibrate``: the A/A table of :mod:`.calibration_table` instead of the comparison."""
-    options = ("baseline", "plan", "report", "paired")
+    options = ("baseline", "plan", "report", "paired", "all_pairs")
     given = [f"--{name}" for name in options if getattr(args, name) not in (None, False)]  # --report alone: ""
     if given or args.splits < 1:
         what = f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply" if given else (

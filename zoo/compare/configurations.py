@@ -8,7 +8,7 @@ from collections import Counter
 
 from zoo.compare.arguments import baseline_pairs
 from zoo.compare.errors import CompareError
-from zoo.compare.records import Run
+from zoo.compare.records import NOT_APPLYING, Run
 from zoo.runs.identity import BOOKKEEPING_FIELDS, UNMEASURED_DATA_FIELDS, is_seed
 
 # Where a run ran: the same training on a GPU or a CPU, with any launcher. Under DDP the number of ranks
@@ -57,12 +57,13 @@ PAPER_VALUES = {
 
 Configuration = tuple  # the values of the differing knobs, in the order of ``knobs``
 
-
 def differing_knobs(runs: list[Run]) -> list[str]:
     """The config keys whose values differ between ``runs`` (a key a run lacks counts as ``None``), leaving out
-    seeds and bookkeeping fields (:data:`BOOKKEEPING`), sorted."""
+    seeds, bookkeeping fields (:data:`BOOKKEEPING`) and the runs where the knob does not apply
+    (:data:`NOT_APPLYING`: a Transformer's and an RNN's ``model.pe`` differ in nothing trained), sorted."""
     keys = {key for run in runs for key in run.config if key not in BOOKKEEPING and not is_seed(key)}
-    return sorted(key for key in keys if len({repr(run.config.get(key)) for run in runs}) > 1)
+    values = {key: {repr(v) for run in runs if (v := run.config.get(key)) != NOT_APPLYING} for key in keys}
+    return sorted(key for key in keys if len(values[key]) > 1)
 
 
 def sort_key(value) -> tuple:
@@ -105,10 +106,15 @@ def default_baseline(groups: dict[Configuration, list[Run]], knobs: list[str]) -
     return max(configs, key=lambda c: (sum(a == b for a, b in zip(c, preferred, strict=True)), -configs.index(c)))
 
 
-def _knob_named(key: str, knobs: list[str]) -> str:
+def knob_named(key: str, knobs: list[str], option: str = "--baseline key") -> str:
+    """The knob ``key`` names, with or without its prefix (``pe``: ``model.pe``).
+
+    Raises:
+        CompareError: where ``key`` names no knob that differs here, said as of ``option``.
+    """
     matches = [knob for knob in knobs if knob == key] or [knob for knob in knobs if knob.rsplit(".", 1)[-1] == key]
     if len(matches) != 1:
-        raise CompareError(f"--baseline key {key!r} is not a knob that differs here; knobs: {', '.join(knobs)}")
+        raise CompareError(f"{option} {key!r} is not a knob that differs here; knobs: {', '.join(knobs)}")
     return matches[0]
 
 
@@ -137,7 +143,7 @@ def parse_baseline(text: str, groups: dict[Configuration, list[Run]], knobs: lis
     """
     wanted = {}
     for key, value in baseline_pairs(text):
-        index = knobs.index(_knob_named(key, knobs))
+        index = knobs.index(knob_named(key, knobs))
         if index in wanted:
             raise CompareError(f"--baseline {text!r} gives {knobs[index]} twice; give each knob one value")
         wanted[index] = value

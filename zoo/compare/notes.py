@@ -8,7 +8,7 @@ import math
 from zoo.compare.ablation import Comparison, detection_level
 from zoo.compare.cells import UNTESTED, UNTESTED_NOTE, headers, label, level, narrow_columns
 from zoo.compare.correction import NAMES
-from zoo.compare.devices import effective_batch_note
+from zoo.compare.devices import conditions_note, effective_batch_note
 from zoo.compare.power import POWER
 from zoo.compare.records import UNFINISHED_STATUSES
 from zoo.compare.run_values import metric_value
@@ -82,9 +82,7 @@ def _conditional_notes(comparison: Comparison) -> list[str]:
             f"The runs are of different data ({', '.join(data)}): each is evaluated on its own data's validation "
             f"and test sets, so a Δ across data compares the data sets as much as the knobs."
         )
-    batch = effective_batch_note(comparison)
-    if batch:
-        notes.append(batch)
+    notes += filter(None, [effective_batch_note(comparison), conditions_note(comparison, label)])
     joint = _joint_differences(comparison)
     if joint:
         shown = "; ".join(joint[:5]) + (f"; and {len(joint) - 5} more" if len(joint) > 5 else "")

@@ -6,16 +6,45 @@ from __future__ import annotations
 import glob
 import json
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from zoo.compare.errors import CompareError
+from zoo.registry import not_applying
 from zoo.runs.identity import with_added_fields
-from zoo.runs.record import of_fit
+from zoo.runs.record import flatten, of_fit
 
 # How a run that did not finish ended (or that it still runs): the run record's (``killed`` by a signal, by
 # ``zoo sweep``) and W&B's (``crashed``, ``killed``).
 UNFINISHED_STATUSES = ("running", "failed", "interrupted", "killed", "crashed")
+
+# What a run ran on and with, beside its knobs (its record's, zoo.runs.devices.run_devices, and matmul_precision,
+# which is no knob: zoo.compare.configurations.BOOKKEEPING): each a name, the flat record fields it reads, and
+# whether it can move the metric (and with it a verdict) as well as the speed, or the speed only.
+CONDITIONS = (
+    ("device", ("devices.names",), True),
+    ("precision", ("precision",), True),
+    ("matmul precision", ("matmul_precision",), True),
+    ("library versions", ("libraries.torch", "libraries.lightning", "libraries.cuda"), True),
+    ("threads per process", ("devices.threads",), False),
+    ("cores", ("devices.cores",), False),
+)
+
+
+def _text(value: object) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def run_conditions(recorded: dict) -> dict[str, str]:
+    """A run's :data:`CONDITIONS` from the flat fields of its record (``devices.threads``, ``precision``,
+    ``matmul_precision``, ...), each as text; one a run recorded before it was recorded lacks is left out."""
+    found = {}
+    for name, keys, _ in CONDITIONS:
+        values = [_text(recorded[key]) if name != "library versions" else f"{key.rpartition('.')[2]} {recorded[key]}"
+                  for key in keys if recorded.get(key) not in (None, "", [])]  # fmt: skip
+        if values:
+            found[name] = ", ".join(values)
+    return found
 
 
 @dataclass
@@ -36,6 +65,7 @@ class Run:
         effective_batch: what one optimiser step trained on (``unit``, ``per_step``, ``world_size``, ...;
             :func:`zoo.runs.devices.effective_batch`), or ``None`` for a run recorded before runs recorded it.
         source: where it was read from (a folder, or ``entity/project/run_id``).
+        conditions: what it ran on and with beside its knobs (:func:`run_conditions`), for those recorded.
     """
 
     name: str
@@ -49,6 +79,7 @@ class Run:
     wall_time_s: float | None = None
     source: str = ""
     effective_batch: dict | None = None
+    conditions: dict = field(default_factory=dict)
 
 
 def history_from_rows(rows: list[dict], step_key: str = "step") -> dict[str, list[tuple[int, float]]]:
@@ -90,6 +121,19 @@ def _read_json(file: Path, default):
         ) from None
 
 
+NOT_APPLYING = "n/a"  # the value of a knob the run's model.architecture does not use (model.pe of an RNN)
+
+
+def mark_not_applying(flat_config: dict) -> dict:
+    """``flat_config`` with the value of each knob its ``model.architecture`` does not use
+    (:func:`zoo.registry.not_applying`) as :data:`NOT_APPLYING`: it trained nothing, so it is no variation."""
+    task = str(flat_config.get("model.class_path", "")).rpartition(".")[2]
+    architecture = flat_config.get("model.architecture", "transformer")
+    knobs = [key.removeprefix("model.") for key in flat_config if key.startswith("model.")]
+    unused = {f"model.{name}" for name in not_applying(task, architecture, knobs)}
+    return {key: NOT_APPLYING if key in unused else value for key, value in flat_config.items()}
+
+
 def load_run_folder(folder: Path) -> Run:
     """A :class:`Run` from a run folder with ``summary.json`` (and usually ``config.json``, ``metrics.jsonl``).
 
@@ -104,7 +148,7 @@ def load_run_folder(folder: Path) -> Run:
     lines = metrics_file.read_text().splitlines() if metrics_file.is_file() else []
     return Run(
         name=folder.name,
-        config=with_added_fields(_read_json(folder / "config.json", {})),
+        config=mark_not_applying(with_added_fields(_read_json(folder / "config.json", {}))),
         history=history_from_rows([json.loads(line) for line in lines if line.strip()]),
         final=dict(summary.get("final", {})),
         best={metric: entry["value"] for metric, entry in summary.get("best", {}).items()},
@@ -114,6 +158,8 @@ def load_run_folder(folder: Path) -> Run:
         wall_time_s=summary.get("wall_time_s"),
         source=str(folder),
         effective_batch=summary.get("effective_batch"),
+        conditions=run_conditions({**flatten(summary), **_read_json(folder / "config.json", {}),
+                                   "devices.names": (summary.get("devices") or {}).get("names")}),  # a list
     )
 
 

@@ -12,10 +12,12 @@ from rich.text import Text
 
 from zoo.compare import caption
 from zoo.compare.ablation import Comparison, Row
+from zoo.compare.all_pairs_table import all_pairs_json, all_pairs_markdown, csv_columns, print_all_pairs
 from zoo.compare.cells import NOT_TESTED_FOR_NOISE, cells, headers, narrow_columns, seeds_to_resolve_value
 from zoo.compare.notes import notes
 from zoo.compare.plan import seed_plan
 from zoo.compare.power import POWER
+from zoo.compare.seeds_varied import seeds_varied
 from zoo.compare.several import disagreement_lines, disagreements
 from zoo.compare.statistics import TEST_NAME, Spread
 from zoo.compare.terminal import console_for, say
@@ -95,14 +97,17 @@ def record(comparison: Comparison, row: Row) -> dict:
 
 def to_csv(comparisons: list[Comparison], command: str | None = None) -> str:
     """One line per configuration (and metric), raw numbers; the runs of a row separated by ``;``; with several
-    metrics, each line has its own metric's columns and leaves the others' empty; the last column names the
-    columns not tested for noise (:data:`zoo.compare.cells.NOT_TESTED_FOR_NOISE`)."""
+    metrics, each line has its own metric's columns and leaves the others' empty; the last columns name the
+    columns not tested for noise (:data:`zoo.compare.cells.NOT_TESTED_FOR_NOISE`), what the seeds varied
+    (:func:`zoo.compare.seeds_varied.seeds_varied`) and why the baseline is the baseline, the lines the other
+    formats say under the table."""
     untested = ";".join(NOT_TESTED_FOR_NOISE)  # what the other formats mark with a dagger and a note
     rows = [
-        {**record(comparison, row), "not_tested_for_noise": untested}
+        {**record(comparison, row), **csv_columns(comparison, row), "seeds_vary": seeds_varied(comparison),
+         "baseline_reason": comparison.baseline_reason, "not_tested_for_noise": untested}
         for comparison in comparisons
         for row in comparison.rows
-    ]
+    ]  # fmt: skip
     fields = list(dict.fromkeys(key for r in rows for key in r))
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
@@ -114,6 +119,8 @@ def to_csv(comparisons: list[Comparison], command: str | None = None) -> str:
 def _json_object(comparison: Comparison, command: str | None) -> dict:
     return {
         "shows": caption.caption(comparison, command),
+        "baseline_reason": comparison.baseline_reason,
+        "seeds_vary": seeds_varied(comparison),
         "command": command,
         "curve_points": caption.curve_points(comparison),
         "metric": comparison.metric,
@@ -133,6 +140,7 @@ def _json_object(comparison: Comparison, command: str | None) -> dict:
         "excluded": [{"run": name, "reason": reason} for name, reason in comparison.excluded],
         "notes": [*filter(None, [caption.curve_note(comparison)]), *notes(comparison)],
         "plan": seed_plan(comparison),
+        **({} if comparison.all_pairs is None else {"all_pairs": all_pairs_json(comparison, comparison.all_pairs)}),
     }
 
 
@@ -164,5 +172,10 @@ def render(comparisons: list[Comparison], fmt: str, file, command: str | None = 
             print_table(comparison, file, command, wide)
         else:
             file.write(markdown(comparison, command))
+        if comparison.all_pairs is not None:
+            if fmt == "table":
+                print_all_pairs(comparison, comparison.all_pairs, file)
+            else:
+                file.write(all_pairs_markdown(comparison, comparison.all_pairs))
     if len(comparisons) > 1:
         file.write("\n" + "\n".join(disagreement_lines(comparisons)) + "\n")

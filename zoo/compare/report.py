@@ -10,7 +10,7 @@ from pathlib import Path
 import plotly.io
 import plotly.offline
 
-from zoo.compare import caption, paired_table
+from zoo.compare import all_pairs_table, caption, paired_table
 from zoo.compare.ablation import Comparison
 from zoo.compare.cells import cells, headers
 from zoo.compare.figures import by_knob, forest, learning_curves
@@ -78,13 +78,25 @@ def _paired(comparison: Comparison, results: paired_table.Results) -> str:
     return title + table + _notes([paired_table.R_NOTE])
 
 
+def _all_pairs(comparison: Comparison) -> str:
+    """``--all_pairs``: the pairs' table and the best line, as in the terminal (:mod:`zoo.compare.all_pairs_table`)."""
+    result = comparison.all_pairs
+    if result is None:
+        return ""
+    pairs = all_pairs_table.rows(comparison, result)
+    rows = [("beyond" if cells[-1] == "beyond noise" else "", cells) for cells in pairs]
+    title = f"<h3>{html.escape(all_pairs_table.title(comparison, result))}</h3>"
+    table = _html_table(all_pairs_table.HEADERS, rows, 1)
+    return title + table + _notes([all_pairs_table.best_line(comparison, result)])
+
+
 def _section(comparison: Comparison, command: str | None, said: list[str], paired: paired_table.Results | None,
              plan: list[str]) -> str:  # fmt: skip
     """One metric's table, its paired table and plan where asked for, then its charts."""
     figures = [forest(comparison), learning_curves(comparison)]
     figures += [by_knob(comparison, knob) for knob in comparison.knobs]
     charts = "".join(plotly.io.to_html(f, include_plotlyjs=False, full_html=False) for f in figures)
-    extra = (_paired(comparison, paired) if paired is not None else "") + _notes(plan)
+    extra = (_paired(comparison, paired) if paired is not None else "") + _all_pairs(comparison) + _notes(plan)
     return f"{_table(comparison, command, said)}{extra}{charts}"
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from zoo.compare.errors import CompareError
 from zoo.compare.metrics import better
-from zoo.compare.records import Run, history_from_rows
+from zoo.compare.records import Run, history_from_rows, mark_not_applying, run_conditions
 from zoo.runs.devices import RUN_PREFIX
 from zoo.runs.wandb_logger import wandb_mode
 
@@ -55,7 +55,8 @@ def run_from_wandb(api_run: Any) -> Run:
     batch = f"{RUN_PREFIX}.effective_batch."
     return Run(
         name=api_run.name,
-        config={k: v for k, v in config.items() if not k.startswith(f"{RUN_PREFIX}.")},  # where it ran: no knob
+        # where it ran is no knob; nor is a knob its model.architecture does not use
+        config=mark_not_applying({k: v for k, v in config.items() if not k.startswith(f"{RUN_PREFIX}.")}),
         history=history,
         final={metric: points[-1][1] for metric, points in history.items()},
         best=best,
@@ -65,6 +66,7 @@ def run_from_wandb(api_run: Any) -> Run:
         wall_time_s=summary.get("_runtime"),
         source=f"{api_run.entity}/{api_run.project}/{api_run.id}",
         effective_batch={k.removeprefix(batch): v for k, v in config.items() if k.startswith(batch)} or None,
+        conditions=run_conditions({k.removeprefix(f"{RUN_PREFIX}."): v for k, v in config.items()}),
     )
 
 

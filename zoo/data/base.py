@@ -35,7 +35,7 @@ class ZooDataModule(pl.LightningDataModule):
         vocab_size: the tokenizer's target vocabulary size, special tokens included (not for ``char``).
         num_workers: DataLoader worker processes (``None``: 0 on a CPU, a few on a GPU; :mod:`.loader_options`).
         cache_dir: where tokenizers and tokenised splits are cached (default ``$ZOO_CACHE`` or ``~/.cache/zoo``).
-        seed: the shuffling seed.
+        seed: the shuffling seed; ``None``: the run's ``seed_everything`` (:mod:`zoo.runs.data_seed`), or 0 alone.
     """
 
     eval_splits: tuple[str, ...] = ("validation",)  # needed besides "train"
@@ -48,14 +48,14 @@ class ZooDataModule(pl.LightningDataModule):
         vocab_size: int = DEFAULT_VOCAB_SIZE,
         num_workers: int | None = None,
         cache_dir: str | None = None,
-        seed: int = 0,
+        seed: int | None = None,
     ) -> None:
         super().__init__()
         TOKENIZERS.check(tokenizer)
         check_vocab_size(tokenizer, vocab_size)
         check_at_least("data.num_workers", num_workers, 0, optional=True)
         self.path, self.tokenizer_kind, self.vocab_size = path, tokenizer, vocab_size
-        self.num_workers, self.seed = num_workers, seed
+        self.num_workers, self.seed = num_workers, 0 if seed is None else seed
         self.cache_dir, self.cache_dir_given = (Path(cache_dir) if cache_dir else default_cache_dir()), bool(cache_dir)
         self.tokenizers: dict[str, Tokenizer] = {}
         self.tokenizers_given = False  # a checkpoint's (use_tokenizers): no train split needed
@@ -102,8 +102,7 @@ class ZooDataModule(pl.LightningDataModule):
     # -- shared --------------------------------------------------------------------------------
     @property
     def splits(self) -> tuple[str, ...]:
-        """The splits used: ``train``, :attr:`eval_splits`, and the :attr:`optional_splits` the data has; with a
-        checkpoint's tokenizers (:meth:`use_tokenizers`), those of them the data has."""
+        """The splits used: train, eval and optional ones the data has (with a checkpoint's tokenizers, those)."""
         return self.present if self.tokenizers_given else ("train", *self.eval_splits, *self.present_optional)
 
     def use_tokenizers(self, tokenizers: dict[str, str]) -> None:
@@ -233,7 +232,7 @@ class ZooDataModule(pl.LightningDataModule):
         it was in, and a new loader (``reload_dataloaders_every_n_epochs``) continues the previous one's."""
         if self.train_sampler is not None:
             self.train_position = self.train_sampler.state_dict()
-        self.train_sampler = self.batch_sampler("train", train=True)
+        self.train_sampler = self.batch_sampler("train", train=True).follow_training()  # see advance below
         if self.train_position is not None:
             self.train_sampler.load_state_dict(self.train_position)
         return self._loader("train", self.train_sampler)

@@ -16,8 +16,9 @@ class ShardedBatchSampler:
     (:meth:`advance`), and the position moves to the next epoch's start once training has taken the batches
     an epoch has (fewer than all under Lightning's ``limit_train_batches``); an iteration read to its end
     with no batch taken (a plain ``list(sampler)``) moves it there too, so that each such iteration is the next
-    epoch. A loader that prefetches batches, and an iterator that Lightning makes and drops when it resumes
-    at an epoch's end, run ahead of training without moving the position: what a checkpoint saves
+    epoch, except for the sampler training follows (:meth:`follow_training`). A loader that prefetches batches,
+    and an iterator that Lightning makes and drops when it resumes at an epoch's end, run ahead of training
+    without moving the position: what a checkpoint saves
     (:meth:`state_dict`) is what training took. The sampler counts epochs itself, because Lightning calls
     ``set_epoch`` on a loader's sampler but not on its batch sampler.
 
@@ -33,7 +34,17 @@ class ShardedBatchSampler:
             raise ValueError(f"rank={rank} must be in [0, num_replicas={num_replicas})")
         self.shuffle, self.seed, self.num_replicas, self.rank = shuffle, seed, num_replicas, rank
         self._epoch_batches: tuple[int | None, list[list[int]]] = (None, [])  # the last epoch's batches, made once
+        self.follows_training = False
         self.load_state_dict({"epoch": 0, "batches": 0})
+
+    def follow_training(self) -> ShardedBatchSampler:
+        """Let only :meth:`advance` (training's count of the batches it takes) move the position, not an iteration
+        read to its end: a DataLoader's workers read the sampler ahead of training (two batches each), so that a
+        run resumed a few batches before an epoch's end (``data.num_workers=2``, 2 of 17 left) read the iteration
+        to its end before training took a batch, the position moved to the next epoch's start, and the run then
+        skipped the next epoch's first batches (tests/cli/test_resume_matrix.py). Returns this sampler."""
+        self.follows_training = True
+        return self
 
     @property
     def epoch(self) -> int:
@@ -83,7 +94,7 @@ class ShardedBatchSampler:
 
     def _iterate(self, epoch: int, start: int) -> Iterator[list[int]]:
         yield from self.batches(epoch)[start:]
-        if self.position == [epoch, start]:  # read to the end, and training took none of it
+        if not self.follows_training and self.position == [epoch, start]:  # read to the end, none of it taken
             self.position = [epoch + 1, 0]
 
     def __len__(self) -> int:

@@ -37,7 +37,7 @@ class LanguageModelDataModule(ZooDataModule):
         vocab_size: int = DEFAULT_VOCAB_SIZE,
         num_workers: int | None = None,
         cache_dir: str | None = None,
-        seed: int = 0,
+        seed: int | None = None,
     ) -> None:
         check_at_least("data.batch_size", batch_size, 1)
         super().__init__(path, tokenizer, vocab_size, num_workers, cache_dir, seed)

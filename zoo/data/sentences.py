@@ -39,7 +39,7 @@ class SentenceDataModule(ZooDataModule):
         vocab_size: int = DEFAULT_VOCAB_SIZE,
         num_workers: int | None = None,
         cache_dir: str | None = None,
-        seed: int = 0,
+        seed: int | None = None,
     ) -> None:
         check_at_least("data.max_tokens", max_tokens, 1)
         check_at_least("data.batch_size", batch_size, 1, optional=True)

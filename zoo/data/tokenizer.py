@@ -36,7 +36,7 @@ MAX_WORD = 100  # characters: WordPiece's max_input_chars_per_word, beyond which
 WORDS = r"▁?[\p{L}\p{N}]{1,99}|▁?[^\s\p{L}\p{N}▁]{1,99}|▁(?=▁)|\s"
 
 
-@TOKENIZERS.register("bpe")
+@TOKENIZERS.register("bpe", synonyms=("byte_bpe", "byte_level", "bytelevel", "byte_level_bpe", "gpt2"))
 def _bpe(texts: Iterable[str], vocab_size: int) -> Tokenizer:
     tokenizer = Tokenizer(models.BPE(unk_token=UNK))
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -51,7 +51,7 @@ def _bpe(texts: Iterable[str], vocab_size: int) -> Tokenizer:
     return tokenizer
 
 
-@TOKENIZERS.register("wordpiece")
+@TOKENIZERS.register("wordpiece", synonyms=("word_piece", "wp", "bert"))
 def _wordpiece(texts: Iterable[str], vocab_size: int) -> Tokenizer:
     """WordPiece (Wu et al. 2016) over words that carry their leading space as ``▁`` (the first word of a text
     too, as SentencePiece does), so that a word is one token wherever it stands; a run of punctuation is a word
@@ -129,7 +129,7 @@ def _char_class(chars: list[str]) -> str:
     return "".join(f"\\x{{{ord(char):x}}}" for char in chars)
 
 
-@TOKENIZERS.register("char")
+@TOKENIZERS.register("char", synonyms=("character", "characters", "chars"))
 def _char(texts: Iterable[str], vocab_size: int) -> Tokenizer:
     chars = sorted(set().union(*(set(text) for text in texts)))
     vocab = {token: i for i, token in enumerate(SPECIAL_TOKENS + chars)}

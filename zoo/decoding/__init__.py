@@ -1,6 +1,7 @@
 """Decoding shared by every generating task: greedy search, sampling and beam search over one step
 interface (:mod:`.steps`), and the entry points on the encoder-decoder and the language model
-(:mod:`.sequences`). Modules: ``steps``, ``sequences``, ``sampling`` (and greedy search), ``beam``, and
+(:mod:`.sequences`). Modules: ``steps``, ``recurrent`` (the recurrent networks' steps), ``sequences``,
+``sampling`` (and greedy search), ``beam``, and
 ``settings``: the checks of the decoders' settings, which import no torch.
 
 ``from zoo.decoding import generate_ids`` (or any name of ``__all__``) loads its module, and torch, on first use
@@ -14,6 +15,7 @@ import importlib
 _MODULES = {  # each public name and the module that holds it
     "beam": ("Hypothesis", "beam_search", "length_penalty"),
     "sampling": ("filter_logits", "next_token", "sample", "strip_after_eos"),
+    "recurrent": ("decoder_only_step", "encoder_decoder_step"),
     "sequences": ("generate_ids", "greedy_decode", "max_lengths", "translate_ids"),
     "steps": ("DecoderOnlyStep", "EncoderDecoderStep", "Step"),
 }

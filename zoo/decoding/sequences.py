@@ -1,5 +1,5 @@
-"""Decoding entry points on the two generating backbones: translation of a batch of sources and continuation
-of a prompt. Token ids in, token ids out; tokenizers stay with the callers."""
+"""Decoding entry points on the two generating backbones (Transformer or recurrent): translation of a batch of
+sources and continuation of a prompt. Token ids in, token ids out; tokenizers stay with the callers."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import torch
 from torch import Tensor
 
 from zoo.decoding.beam import Hypothesis, beam_search
+from zoo.decoding.recurrent import decoder_only_step, encoder_decoder_step
 from zoo.decoding.sampling import sample, strip_after_eos
-from zoo.decoding.steps import DecoderOnlyStep, EncoderDecoderStep
 from zoo.nn import DecoderOnly, EncoderDecoder
 
 
@@ -47,7 +47,7 @@ def greedy_decode(
     Returns:
         ``(B, T)`` generated ids, ``T <= max_len``, ``<eos>`` included where produced.
     """
-    step = EncoderDecoderStep(model, src, src_padding_mask)
+    step = encoder_decoder_step(model, src, src_padding_mask)
     start = torch.full((src.shape[0], 1), bos_id, dtype=torch.long, device=src.device)
     return sample(step, start, max_len, eos_id, pad_id)
 
@@ -83,7 +83,7 @@ def translate_ids(
             [Hypothesis(tokens, math.nan, math.nan, end)]
             for tokens, end in zip(strip_after_eos(ids, eos_id, max_len), ended, strict=True)
         ]
-    step = EncoderDecoderStep(model, src, src_padding_mask, copies=beam_size)
+    step = encoder_decoder_step(model, src, src_padding_mask, copies=beam_size)
     start = torch.full((src.shape[0], 1), bos_id, dtype=torch.long, device=src.device)
     return beam_search(step, start, beam_size, max_len, eos_id, length_penalty, n_best)
 
@@ -121,10 +121,10 @@ def generate_ids(
         ``num_samples`` continuations, each a list of new ids without ``<eos>``.
     """
     if beam_size > 1:
-        step = DecoderOnlyStep(model, window)
+        step = decoder_only_step(model, window)
         found = beam_search(step, prompt[None], beam_size, max_new_tokens, eos_id, length_penalty, num_samples)
         return [h.tokens for h in found[0]]
-    step = DecoderOnlyStep(model, window)
+    step = decoder_only_step(model, window)
     start = prompt[None].expand(num_samples, -1)
     ids = sample(step, start, max_new_tokens, eos_id, pad_id, temperature, top_k, top_p, generator)
     return strip_after_eos(ids, eos_id, max_new_tokens)

@@ -14,8 +14,8 @@ from zoo.inference.errors import InferenceError
 from zoo.inference.figure import AttentionMap, draw_attention
 from zoo.inference.text import translate_texts
 from zoo.nn.attention_maps import recorded_attention
-from zoo.registry import POSITIONAL_ENCODINGS
 from zoo.tasks import ClassificationTask, TranslationTask
+from zoo.tasks.recurrence import position_limit
 
 TITLES = {"self_attn": "self-attention", "cross_attn": "cross-attention"}
 
@@ -59,10 +59,25 @@ def maps_of(model: TrainedModel, text: str, target: str | None) -> list[Attentio
         run()
     maps = []
     for name, value in weights.items():  # e.g. decoder.layers.0.cross_attn
+        if name.count(".") != 3:  # a recurrent decoder's one alignment (Bahdanau et al. 2015, Figure 3)
+            maps.append(AttentionMap("decoder alignment", value[0], *labels["cross"]))
+            continue
         stack, _, layer, kind = name.split(".")
         rows, columns = labels["cross" if kind == "cross_attn" else stack]
         maps.append(AttentionMap(f"{stack} {int(layer) + 1} {TITLES[kind]}", value[0], rows, columns))
+    if not maps:
+        raise InferenceError(_without_attention(task.hparams))
     return maps
+
+
+def _without_attention(hparams) -> str:
+    """Why a recurrent model has no map to draw: no alignment (``none``, ``context``) or no attention at all."""
+    attention = hparams.get("rnn_attention")
+    what = f"model.rnn_attention={attention!r}" if attention else "a recurrent language model or classifier"
+    return (
+        f"this model (model.architecture='rnn', {what}) has no attention to draw; an encoder-decoder with "
+        f"model.rnn_attention additive, dot, general or concat has an alignment"
+    )
 
 
 def own_translation(model: TrainedModel, text: str) -> str:
@@ -85,7 +100,7 @@ def _check_length(task, tokens: int) -> None:
     Raises:
         InferenceError: naming the length, ``model.max_len`` and the fix.
     """
-    if POSITIONAL_ENCODINGS.get(task.hparams.pe).length_limited and tokens > task.hparams.max_len:
+    if position_limit(task.hparams) and tokens > task.hparams.max_len:
         raise InferenceError(
             f"--text (or its translation) is {tokens} tokens, more than the {task.hparams.max_len} learned "
             f"positions of the model (model.max_len); shorten --text or --target"

@@ -12,8 +12,8 @@ from zoo.data.padding import pad
 from zoo.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
 from zoo.decoding import generate_ids
 from zoo.inference.checkpoint import TrainedModel
-from zoo.registry import POSITIONAL_ENCODINGS
 from zoo.tasks import LanguageModelTask, TranslationTask
+from zoo.tasks.recurrence import position_limit
 
 
 def _batches(lengths: list[int], batch_size: int) -> Iterator[list[int]]:
@@ -26,7 +26,8 @@ def _batches(lengths: list[int], batch_size: int) -> Iterator[list[int]]:
 def source_limit(task: TranslationTask) -> int | None:
     """The most source tokens a translation model reads (its learned positions, ``<eos>`` aside), or ``None``
     when its encoding has a position for any length; a longer source is cut to its first tokens."""
-    return task.hparams.max_len - 1 if POSITIONAL_ENCODINGS.get(task.hparams.pe).length_limited else None
+    limit = position_limit(task.hparams)
+    return None if limit is None else limit - 1
 
 
 @torch.no_grad()

@@ -7,9 +7,12 @@ new file here.
   layer and a stack, shared by all three
 - ``attention``, ``attention_maps``: multi-head attention (and its weights on request); ``masks``: the mask
   convention
-- ``embedding``, ``positional``, ``alibi``, ``t5_bias``: embeddings and the positional encodings
+- ``embedding``, ``positional``, ``concat_sinusoid``, ``alibi``, ``t5_bias``: embeddings and the positional
+  encodings
 - ``norm``, ``powernorm``, ``running_norm``, ``prefix_stats``: the norms
-- ``feedforward``: the position-wise network; ``pooling``: a classifier's pooling
+- ``feedforward``, ``activations``: the position-wise network and its activations; ``pooling``: a
+  classifier's pooling
+- ``recurrent``: the LSTM/GRU networks the Transformer replaced (``model.architecture=rnn``)
 """
 
 import importlib

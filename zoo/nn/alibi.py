@@ -33,7 +33,7 @@ def alibi_slopes(n_heads: int) -> list[float]:
     return alibi_slopes(closest) + alibi_slopes(2 * closest)[0::2][: n_heads - closest]
 
 
-@POSITIONAL_ENCODINGS.register("alibi")
+@POSITIONAL_ENCODINGS.register("alibi", synonyms=("linear_bias", "linear_biases"))
 class ALiBi(PositionalEncoding):
     """Linear biases of the attention scores (Press et al. 2022): ``-m_h * (i - j)`` in a causal stack (keys
     after the query are masked anyway), and the symmetric ``-m_h * |i - j|`` in a bidirectional one (an

@@ -16,8 +16,10 @@ from zoo.nn.masks import attention_mask, biased_mask, check_is_causal, check_pad
 class KeyValueCache:
     """Keys and values of the positions already decoded, for incremental decoding.
 
-    ``k`` and ``v`` are ``(B, H, S, D/H)``. A self-attention cache grows by the new positions at each call;
-    a cross-attention cache (``static=True``) is filled once from the encoder memory and then reused.
+    ``k`` and ``v`` are ``(B, H_kv, S, D/H)``: with grouped-query attention (``model.n_kv_heads`` = ``H_kv``
+    below ``H``) the cache holds ``H_kv / H`` of the keys and values of multi-head attention. A self-attention
+    cache grows by the new positions at each call; a cross-attention cache (``static=True``) is filled once
+    from the encoder memory and then reused.
     """
 
     k: Tensor | None = None
@@ -48,6 +50,11 @@ class MultiHeadAttention(nn.Module):
     """MultiHead(Q, K, V) = Concat(head_1, ..., head_H) W^O, head_h = Attention(Q W^Q_h, K W^K_h, V W^V_h),
     with Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V (Vaswani et al. 2017, eq. 1 and section 3.2.2).
 
+    With ``n_kv_heads`` = ``H_kv`` below ``H``, the ``H`` query heads share ``H_kv`` key/value heads, query head
+    ``h`` reading key/value head ``h // (H / H_kv)``: grouped-query attention (Ainslie et al. 2023, section 2.2);
+    ``H_kv = 1`` is multi-query attention (Shazeer 2019). W^K and W^V shrink to ``(H_kv D/H, D)``, and so does the
+    key/value cache of incremental decoding.
+
     Built on ``torch.nn.functional.scaled_dot_product_attention``. Masks follow :mod:`zoo.nn.masks`. A query
     whose keys are all masked gets a zero output (never NaN). With ``keep_weights = True`` (set by
     :func:`zoo.nn.attention_maps.recorded_attention`) it computes the softmax itself and keeps the attention
@@ -58,9 +65,11 @@ class MultiHeadAttention(nn.Module):
         n_heads: ``H``, the number of heads; ``d_k = d_v = D / H``.
         dropout: dropout on the attention weights (training only).
         bias: biases in the query, key, value and output projections (``model.bias``).
+        n_kv_heads: ``H_kv``, the key/value heads (``model.n_kv_heads``); ``None``: ``n_heads`` (multi-head).
 
     Raises:
-        ValueError: if ``d_model`` is not divisible by ``n_heads``, or either is not positive.
+        ValueError: if ``d_model`` is not divisible by ``n_heads``, either is not positive, or ``n_kv_heads``
+            does not divide ``n_heads``.
 
     Example:
         >>> attn = MultiHeadAttention(d_model=64, n_heads=4)
@@ -69,36 +78,44 @@ class MultiHeadAttention(nn.Module):
         torch.Size([2, 10, 64])
     """
 
-    def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0, bias: bool = True) -> None:
+    def __init__(
+        self, d_model: int, n_heads: int, dropout: float = 0.0, bias: bool = True, n_kv_heads: int | None = None
+    ) -> None:
         super().__init__()
         if n_heads <= 0 or d_model <= 0 or d_model % n_heads != 0:
             raise ValueError(
                 f"model.d_model={d_model} must be a positive multiple of model.n_heads={n_heads} "
                 f"(each head gets d_model / n_heads dimensions)"
             )
-        self.d_model, self.n_heads, self.dropout = d_model, n_heads, dropout
-        # W^Q, W^K and W^V stacked as one (3 D, D) projection (nn.MultiheadAttention's in_proj_weight):
+        n_kv_heads = n_heads if n_kv_heads is None else n_kv_heads
+        check_kv_heads(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.dropout = d_model, n_heads, n_kv_heads, dropout
+        self.d_kv = d_model // n_heads * n_kv_heads  # the width of W^K and W^V
+        # W^Q, W^K and W^V stacked as one (D + 2 D_kv, D) projection (nn.MultiheadAttention's in_proj_weight):
         # self-attention projects queries, keys and values in one matmul.
-        self.in_proj = nn.Linear(d_model, 3 * d_model, bias=bias)
-        self.in_proj.stacked = 3  # three (D, D) matrices, for zoo.nn.transformer.init_linear_weights
+        self.in_proj = nn.Linear(d_model, d_model + 2 * self.d_kv, bias=bias)
+        self.in_proj.stacked = (d_model, self.d_kv, self.d_kv)  # rows of W^Q, W^K, W^V: init_linear_weights
         self.out_proj = nn.Linear(d_model, d_model, bias=bias)
         self.keep_weights = False
         self.weights: Tensor | None = None
 
     def project(self, x: Tensor, first: int, last: int) -> list[Tensor]:
         """Project ``x`` (``(B, T, D)``) with the stacked projections ``first ... last - 1`` (0: queries,
-        1: keys, 2: values) in one matmul; each comes back split into heads, ``(B, H, T, D/H)``."""
-        rows = slice(first * self.d_model, last * self.d_model)
+        1: keys, 2: values) in one matmul; each comes back split into heads, ``(B, H, T, D/H)``
+        (keys and values ``(B, H_kv, T, D/H)``)."""
+        starts = (0, self.d_model, self.d_model + self.d_kv, self.d_model + 2 * self.d_kv)
+        rows = slice(starts[first], starts[last])
         bias = None if self.in_proj.bias is None else self.in_proj.bias[rows]
         projected = F.linear(x, self.in_proj.weight[rows], bias)
         batch, length, _ = x.shape
-        heads = projected.view(batch, length, last - first, self.n_heads, -1).permute(2, 0, 3, 1, 4)
-        return list(heads.unbind(0))
+        heads = (self.n_heads, self.n_kv_heads, self.n_kv_heads)[first:last]
+        parts = projected.split([count * self.d_model // self.n_heads for count in heads], dim=-1)
+        return [part.view(batch, length, count, -1).transpose(1, 2) for part, count in zip(parts, heads, strict=True)]
 
     def _projections(
         self, query: Tensor, memory: Tensor | None, cache: KeyValueCache | None, rotary: nn.Module | None, past: int
     ) -> tuple[Tensor, Tensor, Tensor]:
-        """Queries ``(B, H, T, D/H)``, keys and values ``(B, H, S, D/H)``: rotated and cached as configured."""
+        """Queries ``(B, H, T, D/H)``, keys and values ``(B, H_kv, S, D/H)``: rotated and cached as configured."""
         if memory is None:
             q, k, v = self.project(query, 0, 3)
         else:
@@ -113,6 +130,11 @@ class MultiHeadAttention(nn.Module):
                 k, v = torch.cat([cache.k, k], dim=2), torch.cat([cache.v, v], dim=2)
             cache.k, cache.v = k, v
         return q, k, v
+
+    @property
+    def grouped(self) -> bool:
+        """Whether fewer key/value heads than query heads (grouped-query or multi-query attention)."""
+        return self.n_kv_heads != self.n_heads
 
     def _load_from_state_dict(self, state_dict: dict, prefix: str, *args, **kwargs) -> None:
         """Checkpoints from before the stacked projection (``q_proj``, ``k_proj``, ``v_proj``) still load."""
@@ -176,18 +198,22 @@ class MultiHeadAttention(nn.Module):
         if self.keep_weights:
             return self._attend(q, k, v, attention_mask(None, True, q.shape[2], k.shape[2], q.device), None)
         dropout = self.dropout if self.training else 0.0
-        return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout, is_causal=True)
+        return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout, is_causal=True, enable_gqa=self.grouped)
 
     def _attend(self, q: Tensor, k: Tensor, v: Tensor, allowed: Tensor | None, bias: Tensor | None) -> Tensor:
         dropout = self.dropout if self.training else 0.0
         if self.keep_weights:
             return self._attend_keeping_weights(q, k, v, allowed, bias, dropout)
         if allowed is None:
-            return F.scaled_dot_product_attention(q, k, v, attn_mask=batched(bias, q), dropout_p=dropout)
+            return F.scaled_dot_product_attention(
+                q, k, v, attn_mask=batched(bias, q), dropout_p=dropout, enable_gqa=self.grouped
+            )
         # A row with no allowed key would be softmax over -inf only (NaN): let it attend anywhere, then zero it.
         has_key = allowed.any(dim=-1, keepdim=True)
         mask = biased_mask(allowed | ~has_key, bias)
-        out = F.scaled_dot_product_attention(q, k, v, attn_mask=batched(mask, q), dropout_p=dropout)
+        out = F.scaled_dot_product_attention(
+            q, k, v, attn_mask=batched(mask, q), dropout_p=dropout, enable_gqa=self.grouped
+        )
         return out * has_key
 
     def _attend_keeping_weights(
@@ -195,6 +221,8 @@ class MultiHeadAttention(nn.Module):
     ) -> Tensor:
         """softmax(Q K^T / sqrt(d_k) + bias) V written out (eq. 1), keeping the ``(B, H, T, S)`` weights in
         ``self.weights`` (zero at masked keys; a row with no allowed key is all zero)."""
+        if self.grouped:  # each key/value head serves H / H_kv query heads, in order
+            k, v = (t.repeat_interleave(self.n_heads // self.n_kv_heads, dim=1) for t in (k, v))
         scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
         if bias is not None:
             scores = scores + bias
@@ -204,6 +232,21 @@ class MultiHeadAttention(nn.Module):
         weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)
         self.weights = weights.detach()
         return F.dropout(weights, dropout).to(v.dtype) @ v
+
+
+def check_kv_heads(n_heads: int, n_kv_heads: object) -> None:
+    """Refuse key/value heads that do not divide the query heads (each group of ``H / H_kv`` query heads
+    shares one key/value head, Ainslie et al. 2023).
+
+    Raises:
+        ValueError: naming ``model.n_kv_heads``, its value and the valid ones.
+    """
+    if isinstance(n_kv_heads, bool) or not isinstance(n_kv_heads, int) or n_kv_heads <= 0 or n_heads % n_kv_heads:
+        valid = [h for h in range(1, n_heads + 1) if n_heads % h == 0]
+        raise ValueError(
+            f"model.n_kv_heads={n_kv_heads!r} is not valid; it must divide model.n_heads={n_heads}: one of "
+            f"{', '.join(map(str, valid))} ({n_heads}: multi-head, 1: multi-query attention), or null for {n_heads}"
+        )
 
 
 def _check_bias(bias, shape: tuple[int, int, int, int]) -> None:

@@ -10,6 +10,7 @@ import torch
 from torch import Tensor, nn
 
 from zoo.nn.attention import MultiHeadAttention
+from zoo.nn.recurrent.attention import Alignment
 
 
 @contextmanager
@@ -27,10 +28,11 @@ def recorded_attention(model: nn.Module) -> Iterator[dict[str, Tensor]]:
 
     Yields:
         A dict, filled when the block ends, from each module's name (``encoder.layers.0.self_attn``,
-        ``decoder.layers.1.cross_attn``, ...) to its last ``(B, H, T, S)`` weights (rows sum to 1 over the
+        ``decoder.layers.1.cross_attn``; a recurrent decoder's ``decoder.attention``, ``H = 1``) to its last
+        ``(B, H, T, S)`` weights (rows sum to 1 over the
         allowed keys); modules that did not run are left out.
     """
-    modules = {name: m for name, m in model.named_modules() if isinstance(m, MultiHeadAttention)}
+    modules = {name: m for name, m in model.named_modules() if isinstance(m, (MultiHeadAttention, Alignment))}
     weights: dict[str, Tensor] = {}
     for module in modules.values():
         module.keep_weights, module.weights = True, None

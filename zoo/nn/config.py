@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
-from zoo.registry import ACTIVATIONS, NORMS, POSITIONAL_ENCODINGS, check_choice
+from zoo.nn.attention import check_kv_heads
+from zoo.registry import ACTIVATIONS, NORMS, POSITIONAL_ENCODINGS, add_synonyms, check_choice
 
 NORM_POSITIONS = ["post", "pre"]
+add_synonyms("model.norm_position", "pre", ("prenorm", "pre_norm", "pre_ln", "preln", "pre_layernorm"))
+add_synonyms("model.norm_position", "post", ("postnorm", "post_norm", "post_ln", "postln", "post_layernorm"))
 
 
 @dataclass
@@ -37,6 +40,19 @@ class TransformerConfig:
             GPT-2's 50257 to 50304 = 64 x 786: matmuls of aligned shapes run faster on GPUs). The padding rows
             are never looked up, their logits are cut off before any loss or decoder sees them, and
             :func:`zoo.nn.count_parameters` leaves them out. 1 (default): no padding.
+        n_kv_heads: ``H_kv``, the key/value heads of attention; ``None`` (default): ``n_heads``, multi-head
+            attention; 1: multi-query attention (Shazeer 2019); between: grouped-query attention (Ainslie et al.
+            2023), as Llama 2 70B and later. It must divide ``n_heads``; the key/value cache of incremental
+            decoding shrinks by ``n_heads / n_kv_heads`` (docs/performance.md).
+        norm_eps: the epsilon of every norm (added to the variance or mean square): 1e-5 (default, PyTorch's
+            and GPT-2's), BERT's 1e-12, Llama's 1e-6 (``layer_norm_eps``, ``rms_norm_eps`` of their configs).
+        token_types: rows of a learned token-type (segment) embedding added to the token embeddings, BERT's
+            sentence A/B embedding (Devlin et al. 2019, section 3, Figure 2); every token is of type 0 unless
+            the caller passes types. 0 (default): none.
+        embedding_norm: a LayerNorm (``norm_eps``, a shift unless ``bias`` is false) on the sum of the
+            embeddings, before dropout, as BERT (Devlin et al. 2019; Hugging Face's ``BertEmbeddings.LayerNorm``).
+        output_bias: a learned bias on the vocabulary logits, initialised to zero (Marian's
+            ``final_logits_bias``, Junczys-Dowmunt et al. 2018); ``false`` (default): none, as the paper.
 
     Raises:
         ValueError: naming the field, the value and what is valid, for an unknown component name,
@@ -62,6 +78,11 @@ class TransformerConfig:
     scale_embedding: bool = True
     bias: bool = True
     vocab_multiple: int = 1
+    n_kv_heads: int | None = None
+    norm_eps: float = 1e-5
+    token_types: int = 0
+    embedding_norm: bool = False
+    output_bias: bool = False
 
     @classmethod
     def field_names(cls) -> list[str]:
@@ -91,6 +112,21 @@ class TransformerConfig:
             value = getattr(self, field)
             if value is not None and not 0.0 <= value < 1.0:
                 raise ValueError(f"model.{field}={value!r} is not valid; it must be in [0, 1)")
+        self._check_weight_knobs()
+
+    def _check_weight_knobs(self) -> None:
+        """The knobs of checkpoints from other code bases: key/value heads, the norms' epsilon, token types."""
+        if self.n_kv_heads is not None:
+            check_kv_heads(self.n_heads, self.n_kv_heads)
+        if isinstance(self.norm_eps, bool) or not isinstance(self.norm_eps, (int, float)) or not self.norm_eps > 0:
+            raise ValueError(f"model.norm_eps={self.norm_eps!r} is not valid; it must be a positive number (1e-5)")
+        if isinstance(self.token_types, bool) or not isinstance(self.token_types, int) or self.token_types < 0:
+            raise ValueError(f"model.token_types={self.token_types!r} is not valid; it must be an integer >= 0")
+
+    @property
+    def kv_heads(self) -> int:
+        """``H_kv``: ``n_kv_heads``, or ``n_heads`` when unset."""
+        return self.n_heads if self.n_kv_heads is None else self.n_kv_heads
 
     def padded_vocab(self, vocab_size: int) -> int:
         """``vocab_size`` rounded up to a multiple of ``vocab_multiple``."""
@@ -112,11 +148,11 @@ def minimum_parameters(config: TransformerConfig, num_layers: int, vocab_size: i
     """A lower bound of the parameters of a stack of ``num_layers`` layers over ``vocab_size`` tokens, from
     the sizes alone (no tensor made): each layer has at least its attention's four ``D x D`` projections and
     its feed-forward network's two ``D x d_ff`` matrices, and the embedding ``V x D`` (Vaswani et al. 2017,
-    sections 3.2.2 and 3.3).
+    sections 3.2.2 and 3.3); with ``n_kv_heads`` below ``n_heads``, W^K and W^V are ``D_kv x D``.
 
     Example:
         >>> minimum_parameters(TransformerConfig(d_model=512, d_ff=2048), 12, 37000)  # the paper's base: 65M
         56692736
     """
-    d, d_ff = config.d_model, config.d_ff
-    return num_layers * (4 * d * d + 2 * d * d_ff) + vocab_size * d
+    d, d_ff, d_kv = config.d_model, config.d_ff, config.d_model // config.n_heads * config.kv_heads
+    return num_layers * (2 * d * d + 2 * d * d_kv + 2 * d * d_ff) + vocab_size * d

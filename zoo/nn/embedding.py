@@ -1,5 +1,5 @@
 """Token embedding, scaled by sqrt(d_model), plus positional encoding and dropout (Vaswani et al. 2017,
-sections 3.4 and 3.5)."""
+sections 3.4 and 3.5), with BERT's token types and embedding norm on request (Devlin et al. 2019)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ class Embedder(nn.Module):
     Args:
         vocab_size: ``V``; the table has ``config.padded_vocab(V)`` rows.
         config: the shared knobs (``d_model``, ``pe``, ``max_len``, ``scale_embedding``, ``dropout``,
-            ``vocab_multiple``).
+            ``vocab_multiple``, ``token_types``, ``embedding_norm``, ``norm_eps``, ``bias``).
         pad_id: the padding id; its embedding is zero and gets no gradient.
 
     Raises:
@@ -37,6 +37,12 @@ class Embedder(nn.Module):
         encoding = POSITIONAL_ENCODINGS.get(config.pe)
         encoding = encoding if encoding.scope == "embedding" else PositionalEncoding
         self.pe = encoding(config.d_model, config.n_heads, config.max_len)
+        self.types = nn.Embedding(config.token_types, config.d_model) if config.token_types else None
+        if self.types is not None:
+            nn.init.normal_(self.types.weight, std=0.02)  # BERT's initializer_range
+        self.norm = None
+        if config.embedding_norm:
+            self.norm = nn.LayerNorm(config.d_model, eps=config.norm_eps, bias=config.bias)
         self.dropout = nn.Dropout(config.dropout)
 
     @property
@@ -44,11 +50,18 @@ class Embedder(nn.Module):
         """The rotary encoding for self-attention, or ``None``."""
         return self.pe.rotary
 
-    def forward(self, tokens: Tensor, start: int = 0) -> Tensor:
-        """Embed ``(B, T)`` ids at positions ``start, ...`` -> ``(B, T, D)``.
+    def forward(self, tokens: Tensor, start: int = 0, token_types: Tensor | None = None) -> Tensor:
+        """Embed ``(B, T)`` ids at positions ``start, ...`` -> ``(B, T, D)``: the scaled token embedding, the
+        positional encoding, the token-type embedding (``model.token_types``; ``token_types`` ``(B, T)`` long,
+        ``None``: type 0 everywhere), the embedding norm (``model.embedding_norm``), then dropout.
 
         Raises:
             ValueError: with ``pe=learned``, for positions at or beyond ``max_len``.
         """
         embedded = self.tokens(tokens) * self.scale
-        return self.dropout(checked_shape(self.pe, "forward", self.pe(embedded, start), tuple(embedded.shape)))
+        x = checked_shape(self.pe, "forward", self.pe(embedded, start), tuple(embedded.shape))
+        if self.types is not None:
+            x = x + (self.types.weight[0] if token_types is None else self.types(token_types))
+        if self.norm is not None:
+            x = self.norm(x)
+        return self.dropout(x)

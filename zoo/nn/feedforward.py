@@ -16,7 +16,7 @@ class Activation(nn.Module):
     gate_factor = 1
 
 
-@ACTIVATIONS.register("relu")
+@ACTIVATIONS.register("relu", synonyms=("rectifier",))
 class ReLU(Activation):
     """max(0, x): the paper's FFN (Vaswani et al. 2017, eq. 2)."""
 
@@ -24,15 +24,16 @@ class ReLU(Activation):
         return F.relu(x)
 
 
-@ACTIVATIONS.register("gelu")
+@ACTIVATIONS.register("gelu", synonyms=("gelu_erf", "gelu_exact", "gaussian"))
 class GELU(Activation):
-    """x * Phi(x) (Hendrycks and Gimpel 2016), as in BERT and GPT-2."""
+    """x * Phi(x) with the exact normal CDF, Phi(x) = (1 + erf(x / sqrt(2))) / 2 (Hendrycks and Gimpel 2016,
+    section 2), as BERT (Hugging Face's ``gelu``); GPT-2's tanh approximation is ``gelu_tanh``."""
 
     def forward(self, x: Tensor) -> Tensor:
         return F.gelu(x)
 
 
-@ACTIVATIONS.register("swiglu")
+@ACTIVATIONS.register("swiglu", synonyms=("swish_glu", "silu_glu", "swi_glu"))
 class SwiGLU(Activation):
     """Swish(x W) * (x V) (Shazeer 2020, "GLU Variants Improve Transformer", eq. 6): the input holds both
     projections side by side, ``(..., 2 * d_ff)`` -> ``(..., d_ff)``."""

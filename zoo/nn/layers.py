@@ -34,8 +34,10 @@ class LayerCache:
 
 def build_norm(config: TransformerConfig, is_causal: bool) -> nn.Module:
     """The ``model.norm`` of a ``D``-wide stack (causal-safe in decoders), with a shift unless ``model.bias``
-    is false."""
-    return NORMS.build(config.norm, config.d_model, causal=is_causal, max_len=config.max_len, bias=config.bias)
+    is false, and ``model.norm_eps``."""
+    return NORMS.build(
+        config.norm, config.d_model, causal=is_causal, max_len=config.max_len, bias=config.bias, eps=config.norm_eps
+    )
 
 
 class TransformerLayer(nn.Module):
@@ -58,7 +60,7 @@ class TransformerLayer(nn.Module):
             return build_norm(config, is_causal)
 
         def attention() -> MultiHeadAttention:
-            return MultiHeadAttention(d_model, config.n_heads, config.dropout, bias=config.bias)
+            return MultiHeadAttention(d_model, config.n_heads, config.dropout, config.bias, config.n_kv_heads)
 
         self.self_attn = attention()
         self.self_attn_norm = norm()

@@ -17,7 +17,7 @@ from zoo.nn.prefix_stats import batch_statistics, prefix_statistics, real_tokens
 from zoo.registry import NORMS
 
 
-@NORMS.register("layernorm")
+@NORMS.register("layernorm", synonyms=("ln", "layer_norm", "layer"))
 class LayerNorm(nn.LayerNorm):
     """Layer normalisation over the feature dimension (Ba et al. 2016), as in Vaswani et al. 2017, 3.1.
 
@@ -41,7 +41,7 @@ class LayerNorm(nn.LayerNorm):
         return super().forward(x)
 
 
-@NORMS.register("rmsnorm")
+@NORMS.register("rmsnorm", synonyms=("rms", "rms_norm", "rmslayernorm", "t5_layernorm"))
 class RMSNorm(nn.RMSNorm):
     """Root-mean-square normalisation, no centring (Zhang and Sennrich 2019).
 
@@ -68,7 +68,7 @@ class RMSNorm(nn.RMSNorm):
         return super().forward(x.float()).to(x.dtype)
 
 
-@NORMS.register("batchnorm")
+@NORMS.register("batchnorm", synonyms=("bn", "batch_norm", "batch"))
 class MaskedBatchNorm(nn.Module):
     """Batch normalisation of each feature over the real (non-padding) tokens of a batch of sequences
     (Ioffe and Szegedy 2015, applied per token as in Shen et al. 2020, "PowerNorm", section 3).

@@ -8,7 +8,7 @@ from zoo.nn.masks import check_padding_mask
 from zoo.registry import POOLINGS
 
 
-@POOLINGS.register("mean")
+@POOLINGS.register("mean", synonyms=("avg", "average", "mean_pooling", "avg_pooling"))
 def mean_pooling(hidden: Tensor, padding_mask: Tensor) -> Tensor:
     """The mean over the real tokens: ``(B, S, D)`` and a ``(B, S)`` padding mask (``True`` at padding) ->
     ``(B, D)``.
@@ -28,7 +28,7 @@ def mean_pooling(hidden: Tensor, padding_mask: Tensor) -> Tensor:
     return (hidden * real).sum(dim=1) / real.sum(dim=1).clamp(min=1)
 
 
-@POOLINGS.register("cls")
+@POOLINGS.register("cls", synonyms=("first", "cls_token", "cls_pooling", "bos"))
 def first_token_pooling(hidden: Tensor, padding_mask: Tensor) -> Tensor:
     """The first token's state (``[CLS]``, Devlin et al. 2019, section 3): ``(B, S, D)`` -> ``(B, D)``; the
     ``(B, S)`` bool ``padding_mask`` is checked (a ``ValueError``), as every pooling does, and not needed."""

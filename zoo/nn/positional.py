@@ -123,7 +123,7 @@ class PositionalEncoding(nn.Module):
         return None
 
 
-POSITIONAL_ENCODINGS.register("none")(PositionalEncoding)
+POSITIONAL_ENCODINGS.register("none", synonyms=("nope", "nopos", "no_pe", "null_pe"))(PositionalEncoding)
 
 
 def sinusoid_table(
@@ -175,7 +175,7 @@ class PositionTable:
         return table[start : start + length]
 
 
-@POSITIONAL_ENCODINGS.register("sinusoidal")
+@POSITIONAL_ENCODINGS.register("sinusoidal", synonyms=("sin", "sine", "sinusoid", "sinusoids", "fixed", "vaswani"))
 class SinusoidalPositionalEncoding(PositionalEncoding):
     """Fixed sinusoids added to the embeddings (Vaswani et al. 2017, section 3.5); any length works."""
 
@@ -187,7 +187,7 @@ class SinusoidalPositionalEncoding(PositionalEncoding):
         return x + self._table.rows(start, x.shape[1], x.device, x.dtype)
 
 
-@POSITIONAL_ENCODINGS.register("learned")
+@POSITIONAL_ENCODINGS.register("learned", synonyms=("learnable", "learned_absolute", "trainable", "embedding"))
 class LearnedPositionalEncoding(PositionalEncoding):
     """A learned embedding per absolute position, ``max_len`` of them (Gehring et al. 2017; Vaswani et al.
     2017, section 3.5 and Table 3, row E).
@@ -248,7 +248,7 @@ class Rotation(nn.Module):
         return torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1).flatten(-2)
 
 
-@POSITIONAL_ENCODINGS.register("rope")
+@POSITIONAL_ENCODINGS.register("rope", synonyms=("rotary", "rotary_embedding", "rotary_embeddings", "roformer"))
 class RotaryPositionalEncoding(PositionalEncoding):
     """Rotary position embedding (Su et al. 2021, RoFormer): queries and keys of self-attention are rotated
     by their position; nothing is added to the embeddings. Any length works.

@@ -17,7 +17,7 @@ from zoo.nn.prefix_stats import real_tokens
 from zoo.nn.running_norm import running_normalise
 
 
-@NORMS.register("powernorm")
+@NORMS.register("powernorm", synonyms=("pn", "power_norm", "power"))
 class PowerNorm(nn.Module):
     """Power normalisation of each feature: ``y = weight * x / psi + bias`` with ``psi^2`` a running
     quadratic mean of ``x`` over real (non-padding) tokens (Shen et al. 2020, Algorithm 1, with ``alpha``

@@ -51,7 +51,7 @@ def relative_position_bucket(
     return bucket + torch.where(distance < max_exact, distance, large)
 
 
-@POSITIONAL_ENCODINGS.register("t5")
+@POSITIONAL_ENCODINGS.register("t5", synonyms=("relative", "relative_bias", "t5_bias", "rpe", "bucketed"))
 class T5RelativeBias(PositionalEncoding):
     """A learned bias per head and relative-position bucket (Raffel et al. 2020, section 2.1): 32 buckets up to
     distance 128, bidirectional in an encoder and unidirectional in a decoder. Nothing is added to the

@@ -17,11 +17,12 @@ from zoo.nn.masks import check_padding_mask
 
 def init_linear_weights(module: nn.Module) -> None:
     """Xavier-uniform weights and zero biases for every ``nn.Linear`` (as ``torch.nn.Transformer``). A linear
-    layer that stacks ``stacked`` projections (attention's ``in_proj``: W^Q, W^K, W^V) is initialised as that
-    many separate matrices, so that each gets the scale of a ``(D, D)`` matrix, not of a ``(3 D, D)`` one."""
+    layer that stacks projections (attention's ``in_proj``: W^Q, W^K, W^V) names their rows in ``stacked`` and
+    is initialised as that many separate matrices, so that each gets the scale of a ``(D, D)`` (``(D_kv, D)``)
+    matrix, not of a ``(3 D, D)`` one."""
     for sub in module.modules():
         if isinstance(sub, nn.Linear):
-            for block in sub.weight.data.chunk(getattr(sub, "stacked", 1)):
+            for block in sub.weight.data.split(list(getattr(sub, "stacked", [sub.out_features]))):
                 nn.init.xavier_uniform_(block)
             if sub.bias is not None:
                 nn.init.zeros_(sub.bias)
@@ -29,21 +30,30 @@ def init_linear_weights(module: nn.Module) -> None:
 
 class OutputProjection(nn.Module):
     """Hidden states -> vocabulary logits, optionally sharing its weight with an embedding
-    (Vaswani et al. 2017, section 3.4; Press and Wolf 2017). No bias.
+    (Vaswani et al. 2017, section 3.4; Press and Wolf 2017). No bias unless ``bias`` (``model.output_bias``:
+    Marian's ``final_logits_bias``, zero at the start).
 
     Args:
         d_model: ``D``.
         vocab_size: ``V``.
         tied_to: an ``nn.Embedding`` of shape ``(P, D)`` whose weight is reused, or ``None``.
         padded_size: ``P >= V``, the rows of the weight (``TransformerConfig.vocab_multiple``); ``None``: ``V``.
+        bias: a learned ``(P,)`` bias of the logits, initialised to zero.
     """
 
     def __init__(
-        self, d_model: int, vocab_size: int, tied_to: nn.Embedding | None = None, padded_size: int | None = None
+        self,
+        d_model: int,
+        vocab_size: int,
+        tied_to: nn.Embedding | None = None,
+        padded_size: int | None = None,
+        bias: bool = False,
     ) -> None:
         super().__init__()
         self.vocab_size = vocab_size
-        self.linear = nn.Linear(d_model, padded_size or vocab_size, bias=False)
+        self.linear = nn.Linear(d_model, padded_size or vocab_size, bias=bias)
+        if bias:
+            nn.init.zeros_(self.linear.bias)
         self.linear.padding_rows = self.linear.out_features - vocab_size
         if tied_to is not None:
             self.linear.weight = tied_to.weight
@@ -102,7 +112,9 @@ class EncoderDecoder(nn.Module):
         self.src_embed = Embedder(src_vocab_size, config, pad_id)
         self.tgt_embed = self.src_embed if share_embeddings else Embedder(tgt_vocab_size, config, pad_id)
         tied = self.tgt_embed.tokens if tie_embeddings else None
-        self.output = OutputProjection(config.d_model, tgt_vocab_size, tied, config.padded_vocab(tgt_vocab_size))
+        self.output = OutputProjection(
+            config.d_model, tgt_vocab_size, tied, config.padded_vocab(tgt_vocab_size), config.output_bias
+        )
         if not tie_embeddings:
             nn.init.normal_(self.output.linear.weight, std=config.d_model**-0.5)
 
@@ -209,7 +221,9 @@ class DecoderOnly(nn.Module):
         init_linear_weights(self)
         self.embed = Embedder(vocab_size, config, pad_id)
         tied = self.embed.tokens if tie_embeddings else None
-        self.output = OutputProjection(config.d_model, vocab_size, tied, config.padded_vocab(vocab_size))
+        self.output = OutputProjection(
+            config.d_model, vocab_size, tied, config.padded_vocab(vocab_size), config.output_bias
+        )
         if not tie_embeddings:
             nn.init.normal_(self.output.linear.weight, std=config.d_model**-0.5)
 

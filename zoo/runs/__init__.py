@@ -4,6 +4,7 @@ uses, the launch it belongs to, what it records locally and on W&B.
 - ``identity``: a config made canonical, the fields that make a run another, its hash and name
 - ``folders``: making, finding (``--ckpt_path last``) and removing run folders; their checkpoints
 - ``resolution``: which folder and checkpoint a command uses, and the checks of both
+- ``data_seed``: a ``data.seed`` left out: the run's seed, or the one a recorded run trained with
 - ``lock``: one command at a time writes a folder
 - ``launch``: one launch (``torchrun``, ``srun``, ``mpirun``, several nodes), one folder, from Lightning's
   cluster environments

@@ -46,12 +46,30 @@ def check_is_file(ckpt_path: str, field: str = "ckpt_path") -> None:
     """Raise :class:`CheckpointFileError` naming ``field`` if ``ckpt_path`` is not a file: the first check of
     :func:`read_checkpoint_file`, which the commands on a trained model make before torch loads (seconds)."""
     if not Path(ckpt_path).is_file():
-        raise CheckpointFileError(not_a_file(ckpt_path, field))
+        raise CheckpointFileError(not_a_checkpoint_file(ckpt_path, field))
 
 
 def not_a_file(path: str, field: str) -> str:
-    """The line for a ``field`` (``ckpt_path``) that names no file, with the files beside it nearest to it."""
+    """The line for a ``field`` (``--input``) that names no file, with the files beside it nearest to it."""
     return f"{field}={path!r} is not a file{nearest_paths(path, folders=False)}"
+
+
+LISTED = 6  # the checkpoints of a folder named in the line of a checkpoint field given the folder
+
+
+def not_a_checkpoint_file(path: str, field: str) -> str:
+    """The line for a checkpoint ``field`` (``ckpt_path``, ``--ckpt``) that names no file: for a folder (a run
+    folder, its ``checkpoints/``), the checkpoints in it, newest first; else the files beside it nearest to it."""
+    folder = Path(path)
+    if not folder.is_dir():
+        return not_a_file(path, field)
+    files = [*folder.glob("*.ckpt"), *folder.glob("checkpoints/*.ckpt")]
+    found = sorted(files, key=lambda file: file.stat().st_mtime, reverse=True)
+    if not found:
+        return f"{field}={path!r} is a folder, with no checkpoint (*.ckpt) in it or in its checkpoints/"
+    more = f" and {len(found) - LISTED} more" if len(found) > LISTED else ""
+    listed = ", ".join(str(file) for file in found[:LISTED])
+    return f"{field}={path!r} is a folder, not a checkpoint file; give one of its checkpoints: {listed}{more}"
 
 
 def read_checkpoint_file(ckpt_path: str, field: str = "ckpt_path", mmap: bool = False) -> dict:

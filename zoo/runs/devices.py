@@ -119,7 +119,8 @@ def run_devices(trainer: Trainer, datamodule: ZooDataModule) -> dict:
     """The fields a run records of where it ran (in ``summary.json``, and under :data:`RUN_PREFIX` in W&B's
     config: ``run.world_size``, ``run.effective_batch.per_step``): ``world_size``, ``num_nodes``, ``devices``
     (``accelerator``, ``count`` per node, ``names``; on the CPU also ``cores``, :func:`cpu_cores`, and ``threads``
-    per process, :func:`cpu_threads`), ``precision`` and ``effective_batch`` (:func:`effective_batch`)."""
+    per process, :func:`cpu_threads`), ``precision``, ``effective_batch`` (:func:`effective_batch`) and the
+    ``libraries`` whose versions the numbers and the speed depend on (:func:`library_versions`)."""
     devices = {"accelerator": trainer.strategy.root_device.type, "count": trainer.num_devices}
     devices["names"] = device_names(trainer)
     if devices["accelerator"] == "cpu":  # what a CPU run's speed depends on
@@ -130,7 +131,17 @@ def run_devices(trainer: Trainer, datamodule: ZooDataModule) -> dict:
         "devices": devices,
         "precision": str(trainer.precision),
         "effective_batch": effective_batch(datamodule, trainer),
+        "libraries": library_versions(),
     }
+
+
+def library_versions() -> dict:
+    """``{"torch": "2.13.0+cpu", "lightning": "2.6.6"}``, and ``cuda`` where torch was built with it: the kernels a
+    run's numbers and speed come from (``zoo compare`` says where the arms differ in them)."""
+    import lightning
+
+    versions = {"torch": torch.__version__, "lightning": lightning.__version__}
+    return {**versions, "cuda": torch.version.cuda} if torch.version.cuda else versions
 
 
 def unpinned_devices(typed: object, trainer: Trainer, batch: dict) -> str | None:

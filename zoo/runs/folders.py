@@ -153,6 +153,7 @@ def find_resumable(
     family: str | None = None,
     prefix: str = "",
     preferred: tuple[Path, ...] = (),
+    given: tuple[Path, ...] = (),
 ) -> Path:
     """The run folder with ``checkpoints/last.ckpt`` whose recorded configuration fits ``flat_config``: equals it
     but for the budget (or, with ``prefix``, in the fields of ``prefix``). Of several, one of ``preferred``,
@@ -167,6 +168,7 @@ def find_resumable(
         prefix: compare only the fields starting with it (``"model."`` to evaluate a run's checkpoint with
             other evaluation settings).
         preferred: run folders to take first where they fit (those whose ``config.yaml`` the command was given).
+        given: the run folders whose ``config.yaml`` the command was given (the advice of the error).
 
     Raises:
         RunFolderError: if there is none, naming the fields in which the latest run of that name differs; or
@@ -189,20 +191,32 @@ def find_resumable(
         records = {folder: recorded_config(folder) for folder in folders}
     nearest = _nearest_record({f: r for f, r in records.items() if r is not None}, flat_config, prefix)
     if nearest is not None:
+        differs = differences(records[nearest], flat_config, prefix)
         raise RunFolderError(
             f"ckpt_path='last': no run of this configuration; the nearest, {nearest}, was trained with another "
-            f"configuration: {', '.join(differences(records[nearest], flat_config, prefix))}; "
-            + (
-                f"evaluate it with its own config (--config {nearest / 'config.yaml'})"
-                if prefix  # an evaluation's fields: it starts no run
-                else f"resume it with its own config (--config {nearest / 'config.yaml'}), or start a new run "
-                "without --ckpt_path"
-            )
+            f"configuration: {', '.join(differs)}; "
+            + own_config(nearest, differs, given, "evaluate" if prefix else "resume")  # prefix: an evaluation
         )
     raise RunFolderError(
         f"ckpt_path='last': no {runs_dir}/{name}*/checkpoints/last.ckpt of this configuration to load; "
         f"train it first, or pass --ckpt_path with a checkpoint file"
     )
+
+
+def own_config(folder: Path, differs: list[str], given: tuple[Path, ...], verb: str) -> str:
+    """How to ``verb`` (``resume``, ``evaluate``, ``continue``) the run of ``folder`` with the configuration it
+    was trained with, which ``differs`` (``model.n_heads=8 (the run has 4)``) from the command's: with its
+    ``config.yaml``, or, where the command was ``given`` that file already (its folder is one of them), without
+    what changes it; a resume may also start a new run instead."""
+    if folder.resolve() in {path.resolve() for path in given}:
+        keys = ", ".join(dict.fromkeys(change.partition("=")[0] for change in differs))
+        advice = (
+            f"{folder / 'config.yaml'} is the --config given: drop what sets {keys} (a flag, or a later --config) "
+            f"to {verb} it"
+        )
+    else:
+        advice = f"{verb} it with its own config (--config {folder / 'config.yaml'})"
+    return advice if verb == "evaluate" else f"{advice}, or start a new run without --ckpt_path"
 
 
 def _same_classes(runs_dir: Path, flat_config: dict) -> list[Path]:

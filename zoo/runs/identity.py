@@ -7,6 +7,8 @@ import hashlib
 import json
 import os
 
+from zoo.registry import said
+
 # Fields that say how long to train, not what is trained: a resumed run may change them.
 BUDGET_FIELDS = ("trainer.max_steps", "trainer.max_time", "trainer.max_epochs")
 
@@ -55,7 +57,25 @@ DECODING_FIELDS = (
 # trained with biases before model.bias existed, and unpadded vocabularies before model.vocab_multiple): at that
 # value a field leaves a run's identity and name as they were, so a run recorded before it still resumes, and
 # ``zoo compare`` reads it into the older records (tests/runs/test_earlier_folders.py).
-ADDED_FIELDS = {"model.bias": True, "model.vocab_multiple": 1}
+# data.generation_seed: the synthetic pairs were drawn with data.seed before it followed seed_everything (issue
+# 51), and data.seed was 0 in every shipped config.
+ADDED_FIELDS = {
+    "model.bias": True,
+    "model.vocab_multiple": 1,
+    "data.generation_seed": 0,
+    # model.architecture and the recurrent knobs (issue 47): every run before them was a Transformer
+    "model.architecture": "transformer",
+    "model.rnn_cell": "lstm",
+    "model.bidirectional": True,
+    "model.rnn_attention": "additive",
+    "model.input_feeding": False,
+    "model.teacher_forcing": 1.0,
+    # the knobs of published checkpoints (issue 48): every run before them had these values
+    "model.norm_eps": 1e-5,
+    "model.token_types": 0,
+    "model.embedding_norm": False,
+    "model.output_bias": False,
+}
 
 
 # Trainer fields whose unset value (``None``) stands for a value Lightning's Trainer fills in: unset and that
@@ -204,8 +224,8 @@ def shown(config: dict, key: str) -> str:
     """``repr`` of ``config[key]`` for a message; a field left out is shown at the value it has unset
     (:data:`DEFAULTS`: ``model.bias`` ``True``, ``trainer.precision`` ``'32-true'``), or as ``unset``."""
     if key in config:
-        return repr(config[key])
-    return repr(DEFAULTS[key]) if key in DEFAULTS else "unset"
+        return said(config[key])
+    return said(DEFAULTS[key]) if key in DEFAULTS else "unset"
 
 
 def changed_fields(then: dict, now: dict) -> list[str]:
@@ -230,11 +250,18 @@ def differences(recorded: dict, current: dict, prefix: str = "") -> list[str]:
 
 # The headline knobs of a run name and how each is written: fields of zoo.nn.TransformerConfig (a test checks).
 RUN_NAME_KNOBS = {"pe": "{}", "norm": "{}", "norm_position": "{}", "n_heads": "h{}"}
+# a recurrent network's (model.architecture=rnn): the Transformer's knobs do not apply to it
+RECURRENT_NAME_KNOBS = {"architecture": "{}", "rnn_cell": "{}", "rnn_attention": "{}"}
 
 
 def run_family(short_name: str, data_name: str, flat_config: dict) -> str:
-    """``<task>-<data>-<pe>-<norm>-<norm position>-h<heads>-s<seed>``: the :data:`RUN_NAME_KNOBS` of a run name."""
-    knobs = [form.format(flat_config.get(f"model.{name}")) for name, form in RUN_NAME_KNOBS.items()]
+    """``<task>-<data>-<pe>-<norm>-<norm position>-h<heads>-s<seed>``: the :data:`RUN_NAME_KNOBS` of a run name;
+    ``<task>-<data>-rnn-<cell>[-<attention>]-s<seed>`` for a recurrent network (:data:`RECURRENT_NAME_KNOBS`)."""
+    if flat_config.get("model.architecture") == "rnn":
+        values = [(form, flat_config.get(f"model.{name}")) for name, form in RECURRENT_NAME_KNOBS.items()]
+        knobs = [form.format(value) for form, value in values if value is not None]
+    else:
+        knobs = [form.format(flat_config.get(f"model.{name}")) for name, form in RUN_NAME_KNOBS.items()]
     return "-".join(str(part) for part in [short_name, data_name, *knobs, f"s{flat_config.get('seed_everything')}"])
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from jsonargparse import Namespace
 
-from zoo.runs.checkpoint_file import import_class, load_checkpoint, not_a_file
-from zoo.runs.folders import RunFolderError, find_resumable, new_run_dir, recorded_config
+from zoo.runs.checkpoint_file import import_class, load_checkpoint, not_a_checkpoint_file
+from zoo.runs.folders import RunFolderError, find_resumable, new_run_dir, own_config, recorded_config
 from zoo.runs.identity import differences, run_family, run_name
 from zoo.runs.lock import FolderInUse, hold
 from zoo.runs.wandb_agent import (
@@ -31,18 +31,18 @@ from zoo.runs.wandb_agent import (
 EVALUATING = ("validate", "test", "predict")
 
 
-def check_same_run(run_dir: Path, flat: dict, prefix: str) -> None:
+def check_same_run(run_dir: Path, flat: dict, prefix: str, given: tuple[Path, ...] = ()) -> None:
     """Raise ``RunFolderError`` if the run recorded in ``run_dir`` has another configuration (fields starting
     with ``prefix``) than the command that would continue or evaluate it, so its record is never rewritten by
-    another configuration."""
+    another configuration; ``given``: the run folders whose ``config.yaml`` the command was given."""
     recorded = run_dir / "config.json"
     differs = differences(json.loads(recorded.read_text()), flat, prefix) if recorded.exists() else []
     if differs:
         new_run = "" if prefix else ", or start a new run without --ckpt_path"  # prefix: an evaluation's fields
-        raise RunFolderError(
-            f"{run_dir} was trained with another configuration: {', '.join(differs)}; use its own config "
-            f"(--config {run_dir / 'config.yaml'}){new_run}"
-        )
+        advice = f"use its own config (--config {run_dir / 'config.yaml'}){new_run}"
+        if run_dir.resolve() in {folder.resolve() for folder in given}:
+            advice = own_config(run_dir, differs, given, "evaluate" if prefix else "continue")
+        raise RunFolderError(f"{run_dir} was trained with another configuration: {', '.join(differs)}; {advice}")
 
 
 def check_budget_left(config: Namespace) -> None:
@@ -89,12 +89,15 @@ def check_same_model(config: Namespace, evaluating: bool = False) -> None:
         if key in saved and key in current and saved[key] != current[key]
     ]
     if differs:
-        own = Path(str(config.ckpt_path)).resolve().parent.parent / "config.yaml"  # runs/<name>/checkpoints/x.ckpt
+        owner = Path(str(config.ckpt_path)).resolve().parent.parent  # runs/<name>/checkpoints/x.ckpt
+        own = owner / "config.yaml"
         where = f"--config {own}" if own.is_file() else "in its run folder's config.yaml"
         new_run = "" if evaluating else ", or start a new run without --ckpt_path"
+        advice = f"pass the values it was trained with ({where}){new_run}"
+        if owner in {folder.resolve() for folder in _given_runs(config)}:
+            advice = own_config(owner, differs, _given_runs(config), "evaluate" if evaluating else "continue")
         raise RunFolderError(
-            f"ckpt_path={config.ckpt_path!r} was trained with another architecture: {', '.join(differs)}; "
-            f"pass the values it was trained with ({where}){new_run}"
+            f"ckpt_path={config.ckpt_path!r} was trained with another architecture: {', '.join(differs)}; {advice}"
         )
 
 
@@ -139,9 +142,10 @@ def resolve_run_dir(subcommand: str, config: Namespace, flat: dict) -> Path | No
             f"--ckpt_path last for the latest run of this config"
         )
     if ckpt_path == "last":
-        preferred = (*_given_runs(config), *_agent_folder(runs_dir, evaluating))
+        given = _given_runs(config)
+        preferred = (*given, *_agent_folder(runs_dir, evaluating))
         try:
-            found = find_resumable(runs_dir, name, flat, family, prefix=prefix, preferred=preferred)
+            found = find_resumable(runs_dir, name, flat, family, prefix, preferred, given)
         except RunFolderError as error:
             raise RunFolderError(f"{error}{_moved_run_hint(config, runs_dir)}") from None
         config.ckpt_path = str(found / "checkpoints" / "last.ckpt")
@@ -153,12 +157,12 @@ def resolve_run_dir(subcommand: str, config: Namespace, flat: dict) -> Path | No
         return found
     if ckpt_path:
         if not Path(ckpt_path).is_file():
-            raise RunFolderError(not_a_file(ckpt_path, "ckpt_path"))
+            raise RunFolderError(not_a_checkpoint_file(ckpt_path, "ckpt_path"))
         owner = Path(ckpt_path).resolve().parent.parent
         recorded = (owner / "summary.json").exists()
         check_same_model(config, evaluating)
         if recorded:  # another configuration before the budget: a larger budget would not make it right
-            check_same_run(owner, flat, prefix)
+            check_same_run(owner, flat, prefix, _given_runs(config))
         if not evaluating:
             check_resumable(ckpt_path)
             check_budget_left(config)

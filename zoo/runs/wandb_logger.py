@@ -42,6 +42,26 @@ def wandb_mode() -> str:
     return mode
 
 
+def wandb_project(configured: str | None, default: str) -> str:
+    """The W&B project of a run: ``configured`` (``--wandb_project``, or a config file's), else W&B's own
+    ``$WANDB_PROJECT``, else ``default``. Outside a sweep a configured project wins over the variable,
+    as ``wandb.init(project=...)`` does.
+
+    Raises:
+        ValueError: under a W&B sweep (``$WANDB_SWEEP_ID``, set by ``wandb agent``), a configured project other
+            than the sweep's ``$WANDB_PROJECT``: W&B ignores ``init``'s project there, and the run would be logged
+            to another project than its record says.
+    """
+    exported = os.environ.get("WANDB_PROJECT") or None
+    if configured and exported and configured != exported and os.environ.get("WANDB_SWEEP_ID"):
+        raise ValueError(
+            f"wandb_project={configured!r} is not the project of the W&B sweep this run joins (WANDB_SWEEP_ID, "
+            f"WANDB_PROJECT={exported!r}), where W&B would log it instead; leave --wandb_project out, or pass "
+            f"--wandb_project={exported} where a config file sets it"
+        )
+    return configured or exported or default
+
+
 def make_wandb_logger(
     run_dir: Path, name: str, project: str, on_failure: Callable[[str], None] | None = None
 ) -> GuardedWandbLogger:

@@ -23,7 +23,9 @@ def _dry_run(config: dict, trials: list[Trial], command_for, options, console: C
     count = f"{len(trials)} trial{'s' * (len(trials) != 1)}"
     console.print(f"sweep {config['name']} ({config['method']}): {count}, metric {_metric(config)}")
     placement = Placement(options.gpus, options.parallel, options.cpu_reason)
-    console.print(f"trials run {placement.describe()}, {options.parallel} at once")
+    threads, source = trial_threads(options.threads, options.parallel)
+    console.print(f"trials run {placement.describe()}, {options.parallel} at once, {_threads(threads)} each ({source})")
+    _say_crowded(console, placement, options.parallel, threads, source)
     for number, trial in enumerate(trials, 1):
         done = "to run"
         if is_finished(runs_dir / trial.name):
@@ -55,8 +57,38 @@ def trial_threads(threads: int | None, parallel: int) -> tuple[int, str]:
                 f"cores among the trials; --threads T sets it)"
             )
         return int(exported), "OMP_NUM_THREADS"
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    from zoo.runs.devices import cpu_cores  # torch: not before the sweep's arguments are checked
+
+    cores = cpu_cores()
     return max(1, cores // parallel), f"{cores} core{'s' * (cores != 1)} // --parallel {parallel}"
+
+
+def crowded_cores(placement: Placement, parallel: int, threads: int, source: str) -> str | None:
+    """The line a sweep says before its trials start (and in ``--dry-run``) when its trials on the CPU would
+    together run more threads than the machine has cores (``OMP_NUM_THREADS=2`` exported, ``--parallel 2`` on 2
+    cores: each trial ran 16x slower), with the ``--threads`` that fits; ``None`` where they fit, or where the
+    trials run on GPUs."""
+    from zoo.runs.devices import cpu_cores
+
+    cores = cpu_cores()
+    if placement.gpus or threads * parallel <= cores:
+        return None
+    fits = f"--threads {cores // parallel}" if parallel <= cores else f"--parallel {cores} --threads 1"
+    return (
+        f"{parallel} trials at once x {_threads(threads)} each ({source}) = {threads * parallel} threads on "
+        f"{cores} core{'s' * (cores != 1)}: they take turns on the cores and each trial runs several times slower; "
+        f"{fits} fits"
+    )
+
+
+def _say_crowded(console: Console, placement: Placement, parallel: int, threads: int, source: str) -> None:
+    crowded = crowded_cores(placement, parallel, threads, source)
+    if crowded:
+        console.print(crowded)
+
+
+def _threads(count: int) -> str:
+    return f"{count} thread{'s' * (count != 1)}"
 
 
 def _run(config: dict, trials: list[Trial], command_for, state: SweepState, options, console: Console) -> int:
@@ -82,9 +114,9 @@ def _run(config: dict, trials: list[Trial], command_for, state: SweepState, opti
     )
     console.print(
         f"sweep {config['name']} ({config['method']}, metric {_metric(config)}): {options.parallel} at once "
-        f"{runner.placement.describe()}, {threads} thread{'s' * (threads != 1)} each ({source}); state and logs "
-        f"in {state.folder}"
+        f"{runner.placement.describe()}, {_threads(threads)} each ({source}); state and logs in {state.folder}"
     )
+    _say_crowded(console, runner.placement, options.parallel, threads, source)
     _close_stale_entries(state, runs_dir)
     pending = _pending(trials, runs_dir, state, runner, _metric_name(config))
     total = options.count or config.get("run_cap") if config["method"] == "bayes" else len(trials)

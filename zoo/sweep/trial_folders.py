@@ -40,6 +40,7 @@ def check_finished_trials(trials, command_for, runs_dir) -> None:
     Raises:
         SweepError: naming the trial and the fields that differ.
     """
+    from zoo.runs.data_seed import settle
     from zoo.runs.identity import BUDGET_FIELDS, differences
     from zoo.runs.record import flatten
     from zoo.sweep.command import zoo_arguments
@@ -50,7 +51,9 @@ def check_finished_trials(trials, command_for, runs_dir) -> None:
         run_dir = runs_dir / trial.name
         if not is_finished(run_dir) or not (run_dir / "config.json").exists():
             continue
-        command = flatten(parse(parser, zoo_arguments(command_for(trial.params))).as_dict())
+        config = parse(parser, zoo_arguments(command_for(trial.params)))
+        settle(config, None)  # a data.seed left out is the trial's seed, as a new run of it would train
+        command = flatten(config.as_dict())
         recorded = json.loads((run_dir / "config.json").read_text())
         differs = differences(recorded, command) + [
             f"{key}={command.get(key)!r} (the run has {recorded.get(key)!r})"

@@ -132,8 +132,9 @@ def field_names(namespace) -> list[str]:
 
 
 SEED_FIELDS = {  # what each seed of a fit config seeds, for a sweep that names neither
-    SEED_KEY: "the training seed (torch, numpy, random: initial weights, dropout), which every shipped sweep varies",
-    "data.seed": "the data's shuffling seed only",
+    SEED_KEY: "the run's seed (initial weights, dropout, and the data order unless data.seed is given), which every "
+    "shipped sweep varies",
+    "data.seed": "the data order only (by default the run's seed_everything)",
 }
 
 

@@ -11,10 +11,10 @@ from zoo.nn import ARCHITECTURE_KNOBS, TransformerConfig, count_parameters
 from zoo.tasks.compiling import CompiledNetwork
 from zoo.tasks.data_checks import DataChecks
 from zoo.tasks.gradients import clip_by_norm, step_gradient_norm
-from zoo.tasks.knob_types import Activation, Norm, NormPosition, PositionalEncoding, Schedule
+from zoo.tasks.knob_types import Activation, Architecture, Norm, NormPosition, PositionalEncoding, RnnCell, Schedule
 from zoo.tasks.metric_states import apply_keeping_metric_dtypes
-from zoo.tasks.network_size import check_fits_in_memory
 from zoo.tasks.optimizer import adamw_with_schedule, check_optimizer_knobs, plain_norm_clipping
+from zoo.tasks.recurrence import network_configs
 from zoo.tasks.train_tokens import TrainTokens
 
 # The architecture knobs are the fields of TransformerConfig, with its defaults (tests/cli/test_knobs.py checks that
@@ -53,6 +53,12 @@ class TaskModule(DataChecks, pl.LightningModule):
         vocab_multiple: pad the embedding and output matrices to a multiple of this many rows (64: GPT-2's
             50257 to 50304, as nanoGPT, for faster GPU matmuls); the padding is never predicted, never in the
             loss, and left out of the logged ``parameters``.
+        n_kv_heads: key/value heads; ``None``: ``n_heads`` (multi-head); 1: multi-query attention (Shazeer
+            2019); between: grouped-query attention (Ainslie et al. 2023). It must divide ``n_heads``.
+        norm_eps: the epsilon of every norm (BERT's 1e-12, Llama's 1e-6).
+        token_types: rows of BERT's token-type embedding (0: none); every token is of type 0.
+        embedding_norm: a LayerNorm on the embeddings before dropout (BERT).
+        output_bias: a learned bias on the vocabulary logits (Marian's ``final_logits_bias``).
         lr: the peak learning rate.
         weight_decay: AdamW's decoupled weight decay (Loshchilov and Hutter 2019) on matrices only.
         betas: Adam's (beta1, beta2); the paper's (0.9, 0.98) (section 5.3).
@@ -63,6 +69,11 @@ class TaskModule(DataChecks, pl.LightningModule):
         compile: run the network through ``torch.compile`` (``nn.Module.compile``: the weights and checkpoints
             are the same as without it), one graph for training and one for evaluation whatever the batch
             shapes (:mod:`zoo.tasks.compiling`). Measured in docs/performance.md.
+        architecture: ``transformer`` (self-attention) or ``rnn`` (torch's LSTM/GRU layers,
+            :mod:`zoo.nn.recurrent`); the knobs of the other one do not apply (said and recorded by ``fit``).
+        rnn_cell: ``lstm`` (Hochreiter and Schmidhuber 1997) or ``gru`` (Cho et al. 2014), for ``rnn``.
+        rnn_hidden: the recurrent state's width per direction (``None``: ``d_model``, the embedding's width).
+        bidirectional: a recurrent encoder reads both ways (Bahdanau et al. 2015, section 3.2).
 
     Raises:
         ValueError: for any bad knob, naming the field, the value and what is valid.
@@ -98,7 +109,7 @@ class TaskModule(DataChecks, pl.LightningModule):
         return [*cls.training_metrics, *(f"val_{name}" for name in cls.evaluation_metrics)]
 
     # The knobs a checkpoint is tied to (a resumed or evaluated run cannot change them); tasks add their own.
-    architecture: tuple[str, ...] = ARCHITECTURE_KNOBS
+    architecture: tuple[str, ...] = (*ARCHITECTURE_KNOBS, "architecture", "rnn_cell", "rnn_hidden", "bidirectional")
 
     # The evaluation metrics that depend on evaluation_settings (a translation's BLEU on its decoder); the others
     # (a teacher-forced loss) do not, and keep their names when only those settings differ from the run's.
@@ -128,6 +139,11 @@ class TaskModule(DataChecks, pl.LightningModule):
         scale_embedding: bool = DEFAULT.scale_embedding,
         bias: bool = DEFAULT.bias,
         vocab_multiple: int = DEFAULT.vocab_multiple,
+        n_kv_heads: int | None = DEFAULT.n_kv_heads,
+        norm_eps: float = DEFAULT.norm_eps,
+        token_types: int = DEFAULT.token_types,
+        embedding_norm: bool = DEFAULT.embedding_norm,
+        output_bias: bool = DEFAULT.output_bias,
         lr: float = 5e-4,
         weight_decay: float = 0.0,
         betas: tuple[float, float] = (0.9, 0.98),
@@ -136,15 +152,20 @@ class TaskModule(DataChecks, pl.LightningModule):
         warmup_steps: int = 4000,
         min_lr_ratio: float = 0.1,
         compile: bool = False,
+        architecture: Architecture = "transformer",
+        rnn_cell: RnnCell = "lstm",
+        rnn_hidden: int | None = None,
+        bidirectional: bool = True,
     ) -> None:
         super().__init__()
         self.save_hyperparameters(logger=False)  # the CLI logs the whole resolved config once
-        self.config = TransformerConfig.from_knobs(self.hparams)
         check_optimizer_knobs(self.hparams)
-        if vocab_size <= 0:
-            raise ValueError(f"model.vocab_size={vocab_size} is not valid; the CLI sets it from the data module")
-        check_fits_in_memory(self.config, self.hparams)
+        self.config, self.recurrent = network_configs(self.hparams)  # one is None: model.architecture's
         self.network = self.build_network()
+        self._start_counters(compile)
+
+    def _start_counters(self, compile: bool) -> None:
+        """The compiled network (``model.compile``), and the clock and the counters of the steps logged, empty."""
         self.compiled = CompiledNetwork(self.network) if compile else None
         self._clock: float | None = None
         self._step_metrics: dict[str, float | Tensor] = {}  # this step's lr, tokens/s, grad norm, until logged

@@ -1,4 +1,5 @@
-"""Sentence classification with the encoder-only Transformer."""
+"""Sentence classification with the encoder-only Transformer or a (bi)LSTM/GRU encoder (``model.architecture=rnn``;
+Tai et al. 2015's recurrent baselines), its states pooled as ``model.pooling`` says."""
 
 from __future__ import annotations
 
@@ -7,14 +8,16 @@ from typing import Literal
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
-from torchmetrics import MeanMetric, MetricCollection
+from torchmetrics import MetricCollection
 from torchmetrics.classification import MulticlassAccuracy, MulticlassF1Score
 
 from zoo.data.classification import ClassificationDataModule
 from zoo.data.tokenizer import PAD_ID
 from zoo.nn import EncoderOnly
+from zoo.nn.recurrent import RecurrentEncoderOnly
 from zoo.registry import POOLINGS, check_at_least
 from zoo.tasks.base import TaskModule
+from zoo.tasks.metric_states import count_metric, sum_metric
 
 Pooling = Literal[tuple(POOLINGS.names())]
 
@@ -25,7 +28,8 @@ class ClassificationTask(TaskModule):
     Args:
         num_layers: encoder depth.
         num_classes: the number of labels (checked against the data before training).
-        pooling: ``mean`` (over real tokens) or ``cls`` (the first token).
+        pooling: ``mean`` (over real tokens) or ``cls`` (the first token: for a bidirectional recurrent encoder,
+            its backward direction has read the whole sentence there).
         **kwargs: the knobs of :class:`zoo.tasks.base.TaskModule`.
     """
 
@@ -40,7 +44,8 @@ class ClassificationTask(TaskModule):
         if num_classes < 2:
             raise ValueError(f"model.num_classes={num_classes} is not valid; it must be at least 2")
         super().__init__(**kwargs)
-        self.head = nn.Sequential(nn.Dropout(self.config.dropout), nn.Linear(self.config.d_model, num_classes))
+        width = getattr(self.network, "output_size", self.hparams.d_model)  # a bidirectional RNN's: 2 x rnn_hidden
+        self.head = nn.Sequential(nn.Dropout(self.hparams.dropout), nn.Linear(width, num_classes))
         self.metrics = nn.ModuleDict(
             {
                 stage: MetricCollection(
@@ -53,10 +58,14 @@ class ClassificationTask(TaskModule):
                 for stage in ("val", "test")
             }
         )
-        self.losses = nn.ModuleDict({stage: MeanMetric() for stage in ("val", "test")})
+        # the summed loss and the examples: torchmetrics' weighted mean reads back at every update (mean_metric)
+        sums = {"nll": sum_metric, "examples": count_metric}
+        self.losses = nn.ModuleDict({f"{stage}_{k}": sums[k]() for stage in ("val", "test") for k in sums})
 
-    def build_network(self) -> EncoderOnly:
+    def build_network(self) -> EncoderOnly | RecurrentEncoderOnly:
         hp = self.hparams
+        if self.recurrent is not None:
+            return RecurrentEncoderOnly(self.recurrent, hp.vocab_size, hp.num_layers, PAD_ID)
         return EncoderOnly(self.config, hp.vocab_size, hp.num_layers, PAD_ID)
 
     def check_data(self, datamodule) -> None:
@@ -88,19 +97,22 @@ class ClassificationTask(TaskModule):
 
     def evaluate(self, stage: str, batch: dict, batch_idx: int) -> None:
         logits = self(batch["tokens"], batch["padding_mask"])
-        self.losses[stage].update(F.cross_entropy(logits.float(), batch["labels"]), weight=len(batch["labels"]))
+        labels = batch["labels"]
+        self.losses[f"{stage}_nll"].update(F.cross_entropy(logits.float(), labels, reduction="sum"))
+        self.losses[f"{stage}_examples"].update(torch.full((), labels.numel(), dtype=torch.long, device=labels.device))
         self.metrics[stage].update(logits, batch["labels"])
 
     def log_stage(self, stage: str) -> None:
-        self.log(f"{stage}_loss", self.losses[stage].compute())
+        self.log(f"{stage}_loss", self.losses[f"{stage}_nll"].compute() / self.losses[f"{stage}_examples"].compute())
         self.log_dict(self.metrics[stage].compute(), prog_bar=True)
-        self.losses[stage].reset()
-        self.metrics[stage].reset()
+        for metric in (self.losses[f"{stage}_nll"], self.losses[f"{stage}_examples"], self.metrics[stage]):
+            metric.reset()
 
     def predict_step(self, batch: dict, batch_idx: int) -> dict:
-        """The predicted label of each example: ``{"index": (B,), "prediction": B ints}``."""
+        """The predicted label of each example: ``{"index": (B,), "prediction": (B,) labels}``, left on the device
+        (:class:`zoo.training.predictions.PredictionWriter` reads them all at the end)."""
         labels = self(batch["tokens"], batch["padding_mask"]).argmax(dim=-1)
-        return {"index": batch["index"], "prediction": labels.tolist()}
+        return {"index": batch["index"], "prediction": labels}
 
 
 __all__ = ["ClassificationTask"]

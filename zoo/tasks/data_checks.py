@@ -4,7 +4,7 @@ that its settings fit the model (a ``data.block_size`` beyond a learned position
 from __future__ import annotations
 
 from zoo.nn.positional import unlimited_encodings
-from zoo.registry import POSITIONAL_ENCODINGS
+from zoo.tasks.recurrence import position_limit
 
 
 class DataChecks:
@@ -36,8 +36,7 @@ class DataChecks:
         checks every trial before the first starts."""
         self._check_data_module(datamodule)
         longest, field = getattr(datamodule, "longest_sequence", (None, None))
-        limited = POSITIONAL_ENCODINGS.get(self.hparams.pe).length_limited
-        if limited and longest is not None and longest > self.hparams.max_len:
+        if position_limit(self.hparams) and longest is not None and longest > self.hparams.max_len:
             raise ValueError(
                 f"model.max_len={self.hparams.max_len} is shorter than the {longest}-token sequences that "
                 f"{field} allows, and model.pe={self.hparams.pe!r} has no position beyond max_len; raise model.max_len "

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 from zoo.nn import NORM_POSITIONS
-from zoo.registry import ACTIVATIONS, NORMS, POSITIONAL_ENCODINGS, SCHEDULES
+from zoo.registry import ACTIVATIONS, ARCHITECTURES, NORMS, POSITIONAL_ENCODINGS, RNN_ATTENTIONS, RNN_CELLS, SCHEDULES
 
 # The valid names of each string knob, as types: the CLI's parser checks them and --help lists them.
 Activation = Literal[tuple(ACTIVATIONS.names())]
@@ -22,3 +22,12 @@ PositionalEncoding = Literal[tuple(POSITIONAL_ENCODINGS.names())]
 
 
 Schedule = Literal[tuple(SCHEDULES.names())]
+
+
+Architecture = Literal[tuple(ARCHITECTURES)]
+
+
+RnnCell = Literal[tuple(RNN_CELLS.names())]
+
+
+RnnAttention = Literal[tuple(RNN_ATTENTIONS.names())]

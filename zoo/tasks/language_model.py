@@ -1,4 +1,5 @@
-"""Language modelling with the decoder-only Transformer."""
+"""Language modelling with the decoder-only Transformer or an LSTM/GRU (``model.architecture=rnn``; Zaremba et al.
+2014, Karpathy's char-rnn)."""
 
 from __future__ import annotations
 
@@ -7,17 +8,17 @@ import math
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
-from torchmetrics import SumMetric
 
 from zoo.data.detokenize import decode_batch
 from zoo.data.language_model import LanguageModelDataModule
 from zoo.data.tokenizer import EOS_ID, PAD_ID
-from zoo.decoding import DecoderOnlyStep, sample, strip_after_eos
+from zoo.decoding import decoder_only_step, sample, strip_after_eos
 from zoo.decoding.settings import check_sampling
 from zoo.nn import DecoderOnly
+from zoo.nn.recurrent import RecurrentLanguageModel
 from zoo.registry import check_at_least
 from zoo.tasks.base import TaskModule
-from zoo.tasks.metric_states import count_metric
+from zoo.tasks.metric_states import count_metric, sum_metric
 
 
 class LanguageModelTask(TaskModule):
@@ -57,11 +58,13 @@ class LanguageModelTask(TaskModule):
         check_at_least("model.max_new_tokens", max_new_tokens, 1)
         check_sampling(temperature, top_k, top_p, prefix="model.")
         super().__init__(**kwargs)
-        sums = {"nll": SumMetric, "tokens": count_metric}
+        sums = {"nll": sum_metric, "tokens": count_metric}
         self.sums = nn.ModuleDict({f"{stage}_{k}": sums[k]() for stage in ("val", "test") for k in sums})
 
-    def build_network(self) -> DecoderOnly:
+    def build_network(self) -> DecoderOnly | RecurrentLanguageModel:
         hp = self.hparams
+        if self.recurrent is not None:
+            return RecurrentLanguageModel(self.recurrent, hp.vocab_size, hp.num_layers, hp.tie_embeddings, PAD_ID)
         return DecoderOnly(self.config, hp.vocab_size, hp.num_layers, hp.tie_embeddings, PAD_ID)
 
     def forward(self, tokens: Tensor) -> Tensor:
@@ -107,7 +110,7 @@ class LanguageModelTask(TaskModule):
         (``model.max_new_tokens``, ``model.temperature``, ``model.top_k``, ``model.top_p``; the context slides
         over the last ``model.max_len`` tokens): ``{"index": (B,), "prediction": B strings}``."""
         hp = self.hparams
-        step = DecoderOnlyStep(self.network, window=hp.max_len)
+        step = decoder_only_step(self.network, window=hp.max_len)
         ids = sample(step, batch["tokens"], hp.max_new_tokens, EOS_ID, PAD_ID, hp.temperature, hp.top_k, hp.top_p)
         continuations = strip_after_eos(ids, EOS_ID, hp.max_new_tokens)
         return {"index": batch["index"], "prediction": decode_batch(self.trainer.datamodule.tokenizer, continuations)}

@@ -6,6 +6,9 @@ Under ``--trainer.precision bf16-true`` (``16-true``) Lightning casts the whole 
 any ``.to`` (it guards only ``.half()``, ``.float()``, ``.double()`` and ``.type()``): the validation sums became
 bfloat16, whose 8 mantissa bits round each batch's loss added to a sum of thousands away (a validation loss of
 4.625 where float32 reads 4.963), and float16 sums overflowed to ``inf`` past 65504.
+
+The sums and means are made by :func:`sum_metric`, :func:`mean_metric` and :func:`count_metric`, which update
+without reading a value back to the host (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from collections.abc import Callable
 import torch
 from lightning_utilities import apply_to_collection
 from torch import Tensor, nn
-from torchmetrics import Metric, SumMetric
+from torchmetrics import MeanMetric, Metric, SumMetric
 
 CACHES = ("_computed", "_forward_cache")  # torchmetrics' cached results, cast with the states
 
@@ -56,6 +59,23 @@ def _kept(now: Tensor | list, before: Tensor | list, device) -> Tensor | list:
     return [_kept(n, b, device) for n, b in zip(now, before, strict=True)]
 
 
+# torchmetrics' aggregations check each update for NaN (nan_strategy="warn": ``bool(isnan(x).any())``, a read
+# that makes the host wait for the device at every batch) and then leave the NaN out of the sum. A NaN loss
+# must show in the number logged, not vanish from it: no check, the NaN is summed.
+NO_NAN_CHECK = "disable"
+
+
+def sum_metric() -> SumMetric:
+    """A float32 sum whose updates stay on the device (no NaN check: a NaN is summed, and shows)."""
+    return SumMetric(nan_strategy=NO_NAN_CHECK)
+
+
+def mean_metric() -> MeanMetric:
+    """An unweighted mean whose updates stay on the device (no NaN check: a NaN is averaged, and shows). Not for
+    a weighted mean: without the check, torchmetrics 1.9 replaces every weight by 1 (a sum and a count do it)."""
+    return MeanMetric(nan_strategy=NO_NAN_CHECK)
+
+
 def count_metric() -> SumMetric:
     """A sum of counts (tokens) held as int64: exact at any size, where a float32 sum stops counting at 2^24."""
-    return SumMetric().set_dtype(torch.int64)
+    return sum_metric().set_dtype(torch.int64)

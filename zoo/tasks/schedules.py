@@ -9,7 +9,7 @@ import math
 from zoo.registry import SCHEDULES
 
 
-@SCHEDULES.register("inverse_sqrt")
+@SCHEDULES.register("inverse_sqrt", synonyms=("rsqrt", "noam", "inv_sqrt", "inverse_square_root"))
 def inverse_sqrt(step: int, warmup_steps: int, total_steps: int = 0, min_ratio: float = 0.0) -> float:
     """Linear warm-up, then decay with the inverse square root of the step (Vaswani et al. 2017, eq. 3):
     lrate = d_model^-0.5 * min(step^-0.5, step * warmup_steps^-1.5), here scaled so that the peak, reached at
@@ -25,7 +25,7 @@ def inverse_sqrt(step: int, warmup_steps: int, total_steps: int = 0, min_ratio: 
     return min(step / warmup, math.sqrt(warmup / step))
 
 
-@SCHEDULES.register("cosine")
+@SCHEDULES.register("cosine", synonyms=("cos", "cosine_annealing", "cosine_decay", "cosine_with_warmup"))
 def cosine(step: int, warmup_steps: int, total_steps: int, min_ratio: float = 0.1) -> float:
     """Linear warm-up to 1, then half a cosine down to ``min_ratio`` at ``total_steps`` (Loshchilov and
     Hutter 2017, without restarts), flat afterwards."""
@@ -36,7 +36,7 @@ def cosine(step: int, warmup_steps: int, total_steps: int, min_ratio: float = 0.
     return min_ratio + (1 - min_ratio) * 0.5 * (1 + math.cos(math.pi * progress))
 
 
-@SCHEDULES.register("constant")
+@SCHEDULES.register("constant", synonyms=("const", "constant_with_warmup", "flat"))
 def constant(step: int, warmup_steps: int, total_steps: int = 0, min_ratio: float = 0.0) -> float:
     """Linear warm-up to 1, then 1."""
     return min(1.0, (step + 1) / max(1, warmup_steps))

@@ -1,11 +1,11 @@
-"""Translation with the encoder-decoder Transformer (Vaswani et al. 2017)."""
+"""Translation with the encoder-decoder Transformer (Vaswani et al. 2017) or a recurrent encoder-decoder
+(``model.architecture=rnn``: Sutskever et al. 2014, Cho et al. 2014, Bahdanau et al. 2015, Luong et al. 2015)."""
 
 from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor
-from torchmetrics import MeanMetric, SumMetric
 
 from zoo.data.detokenize import decode_batch
 from zoo.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
@@ -13,10 +13,13 @@ from zoo.data.translation import TranslationDataModule
 from zoo.decoding import Hypothesis, max_lengths, translate_ids
 from zoo.decoding.settings import check_decoder_settings
 from zoo.nn import EncoderDecoder
-from zoo.registry import POSITIONAL_ENCODINGS, check_at_least, check_between
+from zoo.nn.recurrent import RecurrentEncoderDecoder
+from zoo.registry import check_at_least, check_between
 from zoo.tasks.base import TaskModule
 from zoo.tasks.corpus_scores import CorpusScores
-from zoo.tasks.metric_states import count_metric
+from zoo.tasks.knob_types import RnnAttention
+from zoo.tasks.metric_states import count_metric, mean_metric, sum_metric
+from zoo.tasks.recurrence import position_limit
 
 
 class TranslationTask(TaskModule):
@@ -39,6 +42,12 @@ class TranslationTask(TaskModule):
         max_len_a: a hypothesis has at most ``max_len_a * source length + max_len_b`` tokens (fairseq's
             ``--max-len-a/b``; the paper: source length + 50).
         max_len_b: see ``max_len_a``.
+        rnn_attention: with ``model.architecture=rnn``: ``none`` (Sutskever et al. 2014), ``context`` (Cho et al.
+            2014), ``additive`` (Bahdanau et al. 2015), ``dot``, ``general``, ``concat`` (Luong et al. 2015).
+        input_feeding: feed Luong et al.'s attentional vector into the next step (section 3.3; dot, general and
+            concat only).
+        teacher_forcing: the probability that a recurrent decoder's training step reads the reference token
+            rather than its own previous prediction (1: always, the default; bentrevett's anchors: 0.5).
         **kwargs: the knobs of :class:`zoo.tasks.base.TaskModule`.
     """
 
@@ -52,6 +61,8 @@ class TranslationTask(TaskModule):
         "num_decoder_layers",
         "tie_embeddings",
         "share_embeddings",
+        "rnn_attention",
+        "input_feeding",
     )
 
     def __init__(
@@ -66,6 +77,9 @@ class TranslationTask(TaskModule):
         length_penalty: float = 0.6,
         max_len_a: float = 1.0,
         max_len_b: int = 20,
+        rnn_attention: RnnAttention = "additive",
+        input_feeding: bool = False,
+        teacher_forcing: float = 1.0,
         **kwargs,
     ) -> None:
         check_between("model.label_smoothing", label_smoothing, 0.0, 1.0)
@@ -78,7 +92,7 @@ class TranslationTask(TaskModule):
         self.corpus = {stage: CorpusScores() for stage in ("val", "test")}
         self.metrics = torch.nn.ModuleDict(
             {
-                stage: torch.nn.ModuleDict({"nll": SumMetric(), "tokens": count_metric(), "exact": MeanMetric()})
+                stage: torch.nn.ModuleDict({"nll": sum_metric(), "tokens": count_metric(), "exact": mean_metric()})
                 for stage in ("val", "test")
             }
         )
@@ -88,8 +102,13 @@ class TranslationTask(TaskModule):
         """sacreBLEU's signature of the last test BLEU (``None`` before one), recorded beside it."""
         return self.corpus["test"].signature
 
-    def build_network(self) -> EncoderDecoder:
+    def build_network(self) -> EncoderDecoder | RecurrentEncoderDecoder:
         hp = self.hparams
+        if self.recurrent is not None:
+            layers = (hp.num_encoder_layers, hp.num_decoder_layers)
+            return RecurrentEncoderDecoder(
+                self.recurrent, hp.vocab_size, hp.vocab_size, *layers, hp.share_embeddings, PAD_ID, hp.teacher_forcing
+            )
         return EncoderDecoder(
             self.config,
             hp.vocab_size,
@@ -139,7 +158,7 @@ class TranslationTask(TaskModule):
         at padding), best first, as token ids; every setting left ``None`` is the model's own
         (``model.beam_size``, ...)."""
         hp = self.hparams
-        positions = hp.max_len if POSITIONAL_ENCODINGS.get(hp.pe).length_limited else None
+        positions = position_limit(hp)
         a, b = hp.max_len_a if max_len_a is None else max_len_a, hp.max_len_b if max_len_b is None else max_len_b
         limit = max_lengths(src_padding_mask, a, b, positions)
         beam_size = hp.beam_size if beam_size is None else beam_size

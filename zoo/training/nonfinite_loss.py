@@ -11,6 +11,7 @@ from typing import Literal
 import lightning.pytorch as pl
 import torch
 from lightning.pytorch.callbacks import Callback
+from lightning.pytorch.strategies import DDPStrategy, DeepSpeedStrategy
 
 from zoo.tasks.gradients import step_gradient_norm
 from zoo.training.callbacks import run_checkpoint
@@ -24,10 +25,11 @@ class NonFiniteLossError(RuntimeError):
 
 class NonFiniteLoss(Callback):
     """Check the loss and the gradients of every optimiser step before the step is taken (after the gradients
-    are averaged over ranks, and the decision is shared, so that every rank does the same). With a fused AdamW
-    on one process the check is decided on the device (:func:`decided_on_device`: the optimiser drops the step
-    itself) and read at the steps that log, before a validation or checkpoint and when training ends, so that
-    the host never waits for the device in between; the outcome is the same.
+    are averaged over ranks, and the decision is shared, so that every rank does the same: under DDP the averaged
+    gradients decide, the same on every rank, without a vote). With a fused AdamW on one process or under DDP the
+    check is decided on the device (:func:`decided_on_device`: the optimiser drops the step itself) and read at
+    the steps that log, before a validation or checkpoint and when training ends, so that the host never waits
+    for the device in between; the outcome is the same.
 
     Args:
         action: ``stop`` raises :class:`NonFiniteLossError` (the weights are left as they were after the last
@@ -57,11 +59,18 @@ class NonFiniteLoss(Callback):
     def on_before_optimizer_step(self, trainer: pl.Trainer, pl_module, optimizer) -> None:
         norm = step_gradient_norm(optimizer, trainer.global_step)  # finite when every gradient is (zoo.tasks.gradients)
         finite, self._loss_finite = self._loss_finite, None
+        shared = gradients_shared(trainer)
         if norm is not None:
-            finite = torch.isfinite(norm) if finite is None else finite & torch.isfinite(norm)
+            # gradients averaged over the ranks are the same on each: their norm alone decides alike everywhere
+            finite = torch.isfinite(norm) if finite is None or shared else finite & torch.isfinite(norm)
         if decided_on_device(trainer, optimizer):
             return self._mask_on_device(trainer.global_step, finite, optimizer)
-        if finite is None or trainer.strategy.reduce_boolean_decision(bool(finite), all=True):
+        if finite is None:
+            return
+        if trainer.world_size == 1 or shared:
+            if bool(finite):
+                return
+        elif trainer.strategy.reduce_boolean_decision(bool(finite), all=True):
             return
         if self.action == "skip":
             optimizer.zero_grad(set_to_none=True)  # parameters without a gradient are left alone by the step
@@ -150,12 +159,22 @@ def _loss(loss: torch.Tensor) -> str:
     return str(value) if not math.isfinite(value) else f"{value:.4g} with non-finite gradients"
 
 
+def gradients_shared(trainer: pl.Trainer) -> bool:
+    """Whether every rank holds the same gradients when the optimiser steps: DDP (``ddp``, ``ddp_spawn``, ...)
+    averages them over the ranks during the backward pass, so a non-finite gradient of one rank (which a
+    non-finite loss gives) is non-finite on every rank, and each rank decides a step as the others do without
+    a vote. Not FSDP (each rank holds a shard) nor DeepSpeed (which steps its own optimiser)."""
+    strategy = trainer.strategy
+    return trainer.world_size > 1 and isinstance(strategy, DDPStrategy) and not isinstance(strategy, DeepSpeedStrategy)
+
+
 def decided_on_device(trainer: pl.Trainer, optimizer) -> bool:
     """Whether a step's finiteness can be decided on the device, so that the host never waits for it: one
-    process (several would have to share the decision) and an optimiser that drops a step itself when told
-    ``found_inf`` (AdamW with ``fused=True``), with no ``GradScaler`` (``16-mixed``), which sets that itself."""
+    process, or ranks whose gradients are the same (:func:`gradients_shared`; other ranks would have to vote),
+    and an optimiser that drops a step itself when told ``found_inf`` (AdamW with ``fused=True``), with no
+    ``GradScaler`` (``16-mixed``), which sets that itself."""
     return (
-        trainer.world_size == 1
+        (trainer.world_size == 1 or gradients_shared(trainer))
         and getattr(optimizer, "_step_supports_amp_scaling", False)
         and getattr(trainer.precision_plugin, "scaler", None) is None
     )

@@ -1,7 +1,8 @@
 """``predict`` writes its predictions to a file: one JSON line per input example, in the order of the split.
 
-Each task's ``predict_step`` returns ``{"index": (B,) example indices, "prediction": B JSON values}`` (the
-translation's greedy output, the classifier's label, the language model's next-token text); batches arrive
+Each task's ``predict_step`` returns ``{"index": (B,) example indices, "prediction": B JSON values or a (B,)
+tensor}`` (the translation's greedy output, the classifier's labels, the language model's next-token text), kept
+as they are until the end, where the tensors are read in one transfer; batches arrive
 in any order (length-bucketed, and shared across DDP ranks), so the lines are put back in example order here.
 """
 
@@ -42,13 +43,27 @@ class PredictionWriter(BasePredictionWriter):
         super().__init__(write_interval="batch")
         self.folder, self.record = Path(folder), record
         self.recorded, self.current = recorded or {}, current or {}
-        self.rows: dict[int, object] = {}
+        self.batches: list[tuple[torch.Tensor, object]] = []  # (index, prediction) of each batch, read at the end
 
     def write_on_batch_end(self, trainer, pl_module, prediction, batch_indices, batch, batch_idx, dataloader_idx):
-        self.rows.update(zip(prediction["index"].tolist(), prediction["prediction"], strict=True))
+        self.batches.append((prediction["index"], prediction["prediction"]))  # a read here would wait at every batch
+
+    def read_rows(self) -> dict[int, object]:
+        """Every prediction so far by example index, read from the device in one transfer per kind of value
+        (the indices; a task's label tensors), then forgotten."""
+        batches, self.batches = self.batches, []
+        if not batches:
+            return {}
+        indices = torch.cat([index for index, _ in batches]).tolist()
+        tensors = [prediction for _, prediction in batches if isinstance(prediction, torch.Tensor)]
+        if len(tensors) == len(batches):
+            values = torch.cat(tensors).tolist()
+        else:
+            values = [value for _, prediction in batches for value in prediction]
+        return dict(zip(indices, values, strict=True))
 
     def on_predict_epoch_end(self, trainer: pl.Trainer, pl_module) -> None:
-        rows = self.rows
+        rows = self.read_rows()
         if trainer.world_size > 1 and torch.distributed.is_initialized():
             shares = [None] * trainer.world_size
             torch.distributed.all_gather_object(shares, rows)

@@ -1,0 +1,80 @@
+"""The recurrent knobs through the CLI: bad values are one line before training (a mistyped architecture with
+the nearest name), --help lists them, and every knob is either shared or one architecture's own."""
+
+import dataclasses
+
+import pytest
+
+from tests.cli.helpers import CONFIGS
+from zoo.cli.knobs import knob_help
+from zoo.cli.main import main
+from zoo.nn import TransformerConfig
+from zoo.registry import RECURRENT_ONLY, TRANSFORMER_ONLY, not_applying
+from zoo.tasks import TaskModule, TranslationTask
+
+RNN = str(CONFIGS / "encoder_decoder" / "multi30k-rnn.yaml")
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("--model.architecture=rnnn", "zoo: error: model.architecture='rnnn' is not valid; choose one of: "),
+        ("--model.rnn_cell=lstmm", "zoo: error: model.rnn_cell='lstmm' is not valid; choose one of: "),
+        (
+            "--model.rnn_attention=bahdanau",
+            "zoo: error: model.rnn_attention='bahdanau' is not valid; choose one of: 'none', 'context', 'additive', "
+            "'dot', 'general', 'concat'",
+        ),
+        (
+            "--model.input_feeding=true",
+            "zoo: error: model.input_feeding=true feeds Luong et al.'s attentional vector; "
+            "model.rnn_attention='additive' has none (use dot, general, concat)\n",
+        ),
+        (
+            "--model.teacher_forcing=1.5",
+            "zoo: error: model.teacher_forcing=1.5 is not valid; it must be in [0.0, 1.0]\n",
+        ),
+        (
+            "--model.rnn_hidden=0",
+            "zoo: error: model.rnn_hidden=0 is not valid; it must be an integer >= 1 (or null)\n",
+        ),
+    ],
+)
+def test_a_bad_recurrent_knob_is_one_line_before_training(override, message, data_dir, cli_env, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["fit", "--config", RNN, f"--data.path={data_dir / 'multi30k'}", override])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1, err
+    assert not (cli_env / "runs").exists()
+
+
+def test_an_rnn_ignores_the_transformer_checks():
+    """d_model 30 is not divisible by n_heads 8, which only a Transformer has: an RNN of that width is built."""
+    task = TranslationTask(vocab_size=50, architecture="rnn", d_model=30, rnn_hidden=20)
+    assert task.config is None and task.recurrent.d_embed == 30 and task.recurrent.hidden_size == 20
+    with pytest.raises(ValueError, match=r"^model.d_model=30 is not divisible by model.n_heads=8"):
+        TranslationTask(vocab_size=50, d_model=30)
+
+
+def test_help_lists_the_recurrent_knobs():
+    text = knob_help()
+    for line in ("--model.architecture", "{transformer,rnn}", "--model.rnn_attention", "{lstm,gru}"):
+        assert line in text
+
+
+def test_every_knob_is_shared_or_one_architectures():
+    """A new Transformer knob (a field of TransformerConfig) must be listed in zoo.registry.TRANSFORMER_ONLY,
+    or an RNN would silently ignore it without saying so."""
+    shared = {"d_model", "dropout"}
+    transformer = {field.name for field in dataclasses.fields(TransformerConfig)} - shared
+    assert transformer <= set(TRANSFORMER_ONLY), transformer - set(TRANSFORMER_ONLY)
+    assert not set(TRANSFORMER_ONLY) & set(RECURRENT_ONLY)
+    assert {"architecture", "rnn_cell", "rnn_hidden", "bidirectional"} <= set(TaskModule.architecture)
+
+
+def test_not_applying_per_task():
+    fields = ["pe", "tie_embeddings", "bidirectional", "rnn_attention", "d_model"]
+    assert not_applying("TranslationTask", "rnn", fields) == ["pe", "tie_embeddings"]
+    assert not_applying("LanguageModelTask", "rnn", fields) == ["pe", "bidirectional"]
+    assert not_applying("ClassificationTask", "transformer", fields) == ["bidirectional", "rnn_attention"]

@@ -1,0 +1,152 @@
+"""What the user typed is what runs: a flag wins over a config file wherever the file stands on the command line
+(``--config``, ``-c``, several of them, a group's own file), and a config file never chooses what one command did
+(the checkpoint it started from or evaluated, the folder it wrote)."""
+
+import json
+import shutil
+
+import pytest
+import yaml
+
+from tests.cli.helpers import CONFIGS, read_run, shakespeare_args
+from tests.cli.test_wandb_agent_env import agent_arguments, wandb_settings_of_this_test  # noqa: F401
+from zoo.cli.main import main
+
+QUICKSTART = str(CONFIGS / "quickstart.yaml")
+SHAKESPEARE = str(CONFIGS / "decoder_only" / "tinyshakespeare.yaml")
+TYPED = ["--seed_everything=7", "--model.d_model=32"]
+
+
+def printed_config(args: list[str], capsys) -> dict:
+    """The config ``--print_config`` shows for a run command."""
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as done:
+        main([*args, "--print_config"])
+    assert done.value.code == 0
+    return yaml.safe_load(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize(
+    "order",
+    [
+        [*TYPED, "--config", QUICKSTART, "--trainer.max_steps=2"],  # the issue's command
+        ["--config", QUICKSTART, *TYPED, "--trainer.max_steps=2"],
+        ["--trainer.max_steps=2", *TYPED, f"--config={QUICKSTART}"],
+        [TYPED[0], "-c", QUICKSTART, TYPED[1], "--trainer.max_steps=2"],
+    ],
+    ids=["flags-first", "config-first", "config-last-with-equals", "short-c-between"],
+)
+def test_a_flag_wins_over_the_config_file_wherever_it_stands(order, cli_env, capsys):
+    """jsonargparse applied the command line in order: the config after the flags trained seed 1, d_model 64."""
+    printed = printed_config(["fit", *order], capsys)
+    assert (printed["seed_everything"], printed["model"]["init_args"]["d_model"]) == (7, 32)
+    assert printed["trainer"]["max_steps"] == 2
+
+
+def test_config_files_apply_in_their_order_and_flags_after_all_of_them(cli_env, capsys, tmp_path):
+    later = tmp_path / "later.yaml"
+    later.write_text(yaml.safe_dump({"seed_everything": 3, "model": {"init_args": {"d_model": 48, "n_heads": 2}}}))
+    model = tmp_path / "model.yaml"
+    model.write_text(yaml.safe_dump({"class_path": "zoo.tasks.TranslationTask", "init_args": {"d_ff": 96}}))
+    trainer = tmp_path / "trainer.yaml"
+    trainer.write_text(yaml.safe_dump({"max_steps": 9, "val_check_interval": 3}))
+    args = ["fit", *TYPED, "--trainer.max_steps=2", "--config", QUICKSTART, "--config", str(later)]
+    printed = printed_config([*args, "--model.d_ff=64", "--model", str(model), "--trainer", str(trainer)], capsys)
+    init_args = printed["model"]["init_args"]
+    assert (printed["seed_everything"], init_args["d_model"], init_args["d_ff"]) == (7, 32, 64)  # typed
+    assert init_args["n_heads"] == 2 and printed["trainer"]["val_check_interval"] == 3  # the later file's
+    assert printed["trainer"]["max_steps"] == 2 and init_args["pe"] == "sinusoidal"  # typed; the first file's
+
+
+def test_the_issues_command_trains_the_typed_seed_and_width(cli_env):
+    main(["fit", *TYPED, "--config", QUICKSTART, "--trainer.max_steps=2", "--trainer.val_check_interval=2",
+          "--trainer.limit_val_batches=1", "--trainer.enable_progress_bar=false"])  # fmt: skip
+    (run_dir,) = (cli_env / "runs").iterdir()
+    config = json.loads((run_dir / "config.json").read_text())
+    assert (config["seed_everything"], config["model.d_model"]) == (7, 32)
+    assert "-s7-" in run_dir.name
+
+
+def test_a_restarted_agent_trial_whose_command_puts_args_before_the_config_keeps_its_parameters(cli_env, capsys):
+    """A sweep's ``command: [..., fit, ${args}, --config, X]`` restarted by ``wandb agent`` (the whole logged config
+    as flags): the config file replaced every logged value (tinyshakespeare.yaml has pe learned)."""
+    printed = printed_config(["fit", *agent_arguments("args", restart=True), "--config", SHAKESPEARE], capsys)
+    assert (printed["model"]["init_args"]["pe"], printed["seed_everything"]) == ("rope", 1)
+
+
+def last_validation(run_dir) -> float:
+    return [line["val_loss"] for line in read_run(run_dir)["metrics"] if "val_loss" in line][-1]
+
+
+def test_a_recorded_config_never_chooses_the_checkpoint(data_dir, cli_env, capsys):
+    """After a resume, runs/<a>/config.yaml records ckpt_path: .../last.ckpt; `validate --ckpt_path <b's>
+    --config runs/<a>/config.yaml` validated a's checkpoint and wrote the number into a's folder."""
+    args = [*shakespeare_args(data_dir), "--trainer.max_steps=3"]
+    main(args)
+    main([*shakespeare_args(data_dir), "--trainer.max_steps=6", "--ckpt_path=last"])  # a resumed: records it
+    (resumed,) = (cli_env / "runs").iterdir()
+    recorded = yaml.safe_load((resumed / "config.yaml").read_text())["ckpt_path"]
+    assert recorded == f"runs/{resumed.name}/checkpoints/last.ckpt"
+    main([*args, "--seed_everything=2"])
+    (other,) = [folder for folder in (cli_env / "runs").iterdir() if folder != resumed]
+    before = (resumed / "metrics.jsonl").read_text()
+    main(["validate", "--ckpt_path", str(other / "checkpoints" / "last.ckpt")])  # its own config
+    alone = last_validation(other)
+    capsys.readouterr()
+    main(["validate", "--ckpt_path", str(other / "checkpoints" / "last.ckpt"), f"--config={resumed / 'config.yaml'}"])
+    assert last_validation(other) == alone and (resumed / "metrics.jsonl").read_text() == before
+
+    with pytest.raises(SystemExit) as refused:  # no checkpoint named: none is chosen for the user
+        main(["validate", "--config", str(resumed / "config.yaml")])
+    assert refused.value.code == 2
+    said, error = capsys.readouterr().err.strip().splitlines()
+    assert said == (
+        f"zoo: {resumed / 'config.yaml'} sets ckpt_path={recorded!r}, the "
+        f"checkpoint one command started from or evaluated, which a config file does not choose: left out (name "
+        f"it with --ckpt_path)"
+    )
+    assert error.startswith("zoo: error: validate needs a trained model: pass --ckpt_path")
+    assert (resumed / "metrics.jsonl").read_text() == before
+
+
+def test_a_run_made_from_a_recorded_config_is_a_new_run_under_its_own_name(data_dir, cli_env, capsys):
+    """A sweep trial's config.yaml records its run_name, a resumed run's its ckpt_path: `fit --config` of it
+    continued the old run (a changed flag was refused), or took the trial's name with `-2`."""
+    main([*shakespeare_args(data_dir), "--trainer.max_steps=3", "--run_name=trial-a"])
+    main([*shakespeare_args(data_dir), "--trainer.max_steps=4", "--run_name=trial-a", "--ckpt_path=last"])
+    trial = cli_env / "runs" / "trial-a"
+    recorded = yaml.safe_load((trial / "config.yaml").read_text())
+    assert recorded["run_name"] == "trial-a" and recorded["ckpt_path"].endswith("last.ckpt")
+    shutil.copy(trial / "config.yaml", cli_env / "trial-a.yaml")  # a copy, out of the run folder
+    main(["fit", "--config", str(cli_env / "trial-a.yaml"), "--model.lr=0.002", "--trainer.max_steps=2"])
+    (new,) = [folder for folder in (cli_env / "runs").iterdir() if folder.name != "trial-a"]
+    assert not new.name.startswith("trial-a") and read_run(new)["config"]["model.lr"] == 0.002
+    assert [line["step"] for line in read_run(new)["metrics"] if "train_loss" in line] == [0, 1]
+    err = capsys.readouterr().err
+    assert "sets run_name='trial-a', the run folder one command wrote, which a config file does not choose" in err
+
+
+def test_an_exported_w_and_b_project_is_the_runs_unless_a_flag_names_another(data_dir, cli_env, monkeypatch):
+    """``--wandb_project`` defaulted to ``zoo``, which ``wandb.init`` takes over W&B's own ``$WANDB_PROJECT``."""
+    monkeypatch.setenv("WANDB_PROJECT", "ablations")
+    main([*shakespeare_args(data_dir), "--trainer.max_steps=1", "--trainer.val_check_interval=1"])
+    main([*shakespeare_args(data_dir), "--trainer.max_steps=1", "--trainer.val_check_interval=1", "--model.lr=0.002",
+          "--wandb_project=typed"])  # fmt: skip
+    projects = sorted(read_run(folder)["config"]["wandb_project"] for folder in (cli_env / "runs").iterdir())
+    assert projects == ["ablations", "typed"]
+
+
+def test_a_project_w_and_b_would_ignore_under_a_sweep_is_refused_before_anything_runs(data_dir, cli_env, monkeypatch,
+                                                                                      capsys):  # fmt: skip
+    """Under ``wandb agent`` W&B logs to the sweep's project whatever ``init`` is given: the record said another."""
+    monkeypatch.setenv("WANDB_SWEEP_ID", "sweep42")
+    monkeypatch.setenv("WANDB_PROJECT", "ablations")
+    with pytest.raises(SystemExit) as refused:
+        main([*shakespeare_args(data_dir), "--wandb_project=mine"])
+    assert refused.value.code == 2
+    assert capsys.readouterr().err.strip() == (
+        "zoo: error: wandb_project='mine' is not the project of the W&B sweep this run joins (WANDB_SWEEP_ID, "
+        "WANDB_PROJECT='ablations'), where W&B would log it instead; leave --wandb_project out, or pass "
+        "--wandb_project=ablations where a config file sets it"
+    )
+    assert not (cli_env / "runs").exists() or not any((cli_env / "runs").iterdir())

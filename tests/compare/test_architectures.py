@@ -1,0 +1,34 @@
+"""Runs of two architectures (``model.architecture``): a knob one of them does not use is never a variation."""
+
+from tests.compare.conftest import ROPE, SINUSOIDAL, write_config
+from zoo.compare.configurations import differing_knobs
+from zoo.compare.records import NOT_APPLYING, load_run_folder, mark_not_applying
+
+RNN = {"model.architecture": "rnn", "model.rnn_cell": "gru", "model.rnn_attention": "additive"}
+
+
+def test_a_sweep_over_the_architecture_varies_the_architecture_alone(tmp_path, compare_json):
+    runs = tmp_path / "runs"  # the Transformer's pe and the RNN's attention differ: each unused by the other
+    write_config(runs, "sinusoidal", SINUSOIDAL, **{"model.architecture": "transformer", "model.rnn_attention": "dot"})
+    write_config(runs, "rope", ROPE, **RNN)
+    result = compare_json(runs)
+    assert result["knobs"] == ["model.architecture"]
+
+
+def test_a_knob_that_applies_to_some_runs_only_varies_among_them(tmp_path):
+    runs = tmp_path / "runs"
+    folders = write_config(runs, "sinusoidal", SINUSOIDAL[:1], **{"model.architecture": "transformer"})
+    folders += write_config(runs, "learned", SINUSOIDAL[:1], **RNN)
+    folders += write_config(runs, "rope", SINUSOIDAL[:1], **{**RNN, "model.rnn_attention": "dot"})
+    loaded = [load_run_folder(folder) for folder in folders]
+    assert loaded[1].config["model.pe"] == NOT_APPLYING and loaded[0].config["model.rnn_attention"] == NOT_APPLYING
+    assert differing_knobs(loaded) == ["model.architecture", "model.rnn_attention"]
+    assert differing_knobs(loaded[1:]) == ["model.rnn_attention"]  # model.pe learned vs rope: trained alike
+
+
+def test_marking_reads_the_task_and_the_architecture():
+    config = {"model.class_path": "zoo.tasks.TranslationTask", "model.architecture": "rnn", "model.pe": "rope",
+              "model.tie_embeddings": True, "model.d_model": 64, "data.path": "x"}  # fmt: skip
+    assert mark_not_applying(config) == {**config, "model.pe": NOT_APPLYING, "model.tie_embeddings": NOT_APPLYING}
+    old = {"model.class_path": "zoo.tasks.LanguageModelTask", "model.pe": "rope", "model.rnn_cell": "lstm"}
+    assert mark_not_applying(old) == {**old, "model.rnn_cell": NOT_APPLYING}  # before the knob: a Transformer

@@ -1,0 +1,13 @@
+"""Weights in and out of zoo's backbones: Hugging Face model folders (``config.json`` and ``*.safetensors`` or
+``pytorch_model.bin``) of the GPT-2, BERT, Llama and Marian families read into :mod:`zoo.nn`'s backbones with the
+knobs that reproduce them, and zoo backbones written back as those families' folders. ``transformers`` is not
+needed for either (the parity tests use it as the reference).
+
+- ``errors``: the one-line error of bad input; ``folder``: reading and writing a Hugging Face folder
+- ``rules``: how one family's parameters map to a backbone's (renamed, transposed, stacked, permuted)
+- ``family``: what the families share; ``gpt2``, ``bert``, ``llama`` (grouped-query attention included),
+  ``marian``: each family's knobs and rules
+- ``convert``: a backbone from a folder, and a folder from a backbone
+- ``vocabulary``: a checkpoint's ids in zoo's order (``<pad>`` 0, ``<bos>`` 1, ``<eos>`` 2, ``<unk>`` 3)
+- ``importer``, ``export``: the commands ``python -m zoo import`` and ``python -m zoo export``
+"""

@@ -1,0 +1,130 @@
+"""``python -m zoo import SOURCE --out DIR``: a Hugging Face model folder (or hub id, online) of the GPT-2,
+BERT, Llama or Marian family written as a zoo run folder: ``config.yaml`` with the knobs that reproduce the
+architecture and ``checkpoints/imported.ckpt`` with the weights and the checkpoint's own tokenizer, in zoo's
+id order (:mod:`zoo.weights.vocabulary`), on which ``generate``, ``translate``, ``attention``, ``validate``,
+``test`` and ``predict`` work as on any zoo run. A decoder becomes a language model, an encoder a classifier
+(with a new head of ``--num_classes``, pooling the first token, BERT's ``[CLS]``), an encoder-decoder a
+translation model. Every check runs before anything is written."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from pathlib import Path
+
+from zoo.inference.command import OneLineParser, main_of
+from zoo.inference.errors import InferenceError
+from zoo.weights.errors import WeightsError
+from zoo.weights.export import check_out
+
+TASKS = {  # backbone -> the task, its data module, and the name its data module gives its tokenizer
+    "decoder_only": ("zoo.tasks.LanguageModelTask", "zoo.data.LanguageModelDataModule", "text"),
+    "encoder_only": ("zoo.tasks.ClassificationTask", "zoo.data.ClassificationDataModule", "text"),
+    "encoder_decoder": ("zoo.tasks.TranslationTask", "zoo.data.TranslationDataModule", "joint"),
+}
+VOCABULARY_ROWS = ("embed.tokens.weight", "src_embed.tokens.weight", "tgt_embed.tokens.weight", "output.linear.weight")
+
+
+def arguments():
+    p = OneLineParser(prog="python -m zoo import", description="Import a Hugging Face model as a zoo run folder.")
+    p.add_argument("source", metavar="SOURCE", help="a Hugging Face model folder, or a hub id (online)")
+    p.add_argument("--out", required=True, help="the new run folder (config.yaml, checkpoints/imported.ckpt)")
+    p.add_argument("--num_classes", type=int, default=2, help="labels of an encoder's new classifier head (2)")
+    return p
+
+
+def class_of(path: str):
+    module, _, name = path.rpartition(".")
+    return getattr(__import__(module, fromlist=[name]), name)
+
+
+def task_of(knobs: dict, vocabulary, backbone: str, num_classes: int):
+    """The zoo task of the imported backbone, its vocabulary in zoo's order (extra rows: a logits bias)."""
+    task_class = class_of(TASKS[backbone][0])
+    accepted = set(inspect.signature(task_class.__init__).parameters)
+    accepted |= set(inspect.signature(class_of("zoo.tasks.base.TaskModule").__init__).parameters)
+    hparams = {name: value for name, value in knobs.items() if name in accepted}
+    has_logits = backbone != "encoder_only"  # extra rows of an encoder are only looked up, never predicted
+    hparams.update(
+        vocab_size=vocabulary.size, output_bias=knobs["output_bias"] or (has_logits and bool(vocabulary.extra))
+    )
+    if backbone == "encoder_only":
+        hparams.update(num_classes=num_classes, pooling="cls")
+    return task_class(**hparams)
+
+
+def zoo_state(network_state: dict, vocabulary, output_bias: bool) -> dict:
+    """The backbone's parameters with their vocabulary rows in zoo's order, and the logits bias (the
+    checkpoint's, ``EXTRA_LOGIT`` at extra rows) where the task has one (``output_bias``)."""
+    state = {name: vocabulary.rows_of(t) if name in VOCABULARY_ROWS else t for name, t in network_state.items()}
+    if output_bias:
+        state["output.linear.bias"] = vocabulary.logits_bias(network_state.get("output.linear.bias"))
+    return state
+
+
+def read_tokenizer(folder: Path) -> str:
+    path = folder / "tokenizer.json"
+    if not path.is_file():
+        raise WeightsError(
+            f"{str(folder)!r} has no tokenizer.json; convert a SentencePiece-only folder with transformers' "
+            f"AutoTokenizer.from_pretrained(...).save_pretrained(...) (its fast tokenizer) first"
+        )
+    return path.read_text(encoding="utf-8")
+
+
+def run(argv: list[str]) -> None:
+    args = arguments().parse_args(argv)
+    if args.num_classes < 2:
+        raise InferenceError(f"--num_classes={args.num_classes} is not valid; it must be at least 2")
+    out = check_out(args.out)
+    try:
+        written = import_to(args.source, out, args.num_classes)
+    except WeightsError as error:
+        raise InferenceError(str(error)) from None
+    print(f"imported {args.source} ({written}) into {out}: config.yaml, checkpoints/imported.ckpt")
+
+
+def import_to(source: str, out: Path, num_classes: int) -> str:
+    """Write the run folder ``out`` of ``source``; the architecture's name back."""
+    from zoo.weights.convert import family_of, import_backbone, knobs_of
+    from zoo.weights.folder import local_folder, read_config, read_weights
+    from zoo.weights.vocabulary import Vocabulary, permuted_tokenizer, tokenizer_roles
+
+    folder = local_folder(source)
+    hf_config = read_config(folder)
+    family = family_of(hf_config)
+    knobs = knobs_of(family, hf_config)
+    tokenizer = read_tokenizer(folder)
+    vocabulary = Vocabulary.of(tokenizer_roles(json.loads(tokenizer), knobs), knobs["vocab_size"])
+    zoo_tokenizer = permuted_tokenizer(tokenizer, vocabulary)
+    network, knobs, family = import_backbone(hf_config, read_weights(folder))
+    task = task_of(knobs, vocabulary, family.backbone, num_classes)
+    task.network.load_state_dict(zoo_state(network.state_dict(), vocabulary, task.hparams.output_bias))
+    write_run(out, task, family.backbone, zoo_tokenizer, {"source": source, "architecture": family.architecture})
+    return family.architecture
+
+
+def write_run(out: Path, task, backbone: str, tokenizer: str, imported: dict) -> None:
+    """``config.yaml`` and ``checkpoints/imported.ckpt`` (as Lightning writes one, at step 0) into ``out``."""
+    import lightning
+    import torch
+    import yaml
+
+    task_path, data_path, name = TASKS[backbone]
+    hparams = {k: v for k, v in dict(task.hparams).items() if k != "vocab_size"}
+    (out / "checkpoints").mkdir(parents=True)
+    checkpoint = {
+        "state_dict": task.state_dict(),
+        "hyper_parameters": {**dict(task.hparams), "_class_path": task_path},
+        "pytorch-lightning_version": lightning.__version__,
+        "epoch": 0,
+        "global_step": 0,
+        data_path.rpartition(".")[2]: {"tokenizers": {name: tokenizer}},
+        "zoo_imported": imported,
+    }
+    torch.save(checkpoint, out / "checkpoints" / "imported.ckpt")
+    config = {"model": {"class_path": task_path, "init_args": hparams}, "data": {"class_path": data_path}}
+    (out / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+
+
+main = main_of("import", run)
