@@ -82,9 +82,11 @@ def test_fit_validate_test_on_real_data(variant, data_dir, cli_env, monkeypatch)
         assert re.fullmatch(
             r"trainer\.limit_test_batches=2 \(2 of \d+ batches\)", summary["partial_evaluations"]["partial/test_loss"]
         )
-        decoded = []  # translate() calls: bleu_batches=1 limits validation's BLEU, never the test's
-        translate = TranslationTask.translate
-        monkeypatch.setattr(TranslationTask, "translate", lambda *a, **k: decoded.append(1) or translate(*a, **k))
+        decoded = []  # batches decoded: bleu_batches=1 limits validation's BLEU, never the test's
+        translate = TranslationTask.pending_translations
+        monkeypatch.setattr(
+            TranslationTask, "pending_translations", lambda *a, **k: decoded.append(1) or translate(*a, **k)
+        )
         main(["test", *common, f"--ckpt_path={last}", "--trainer.limit_test_batches=1.0"])  # the whole split
         assert task_metric != "val_bleu" or len(decoded) > 1
         summary = read_run(run_dir)["summary"]

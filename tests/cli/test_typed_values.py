@@ -150,3 +150,19 @@ def test_a_project_w_and_b_would_ignore_under_a_sweep_is_refused_before_anything
         "--wandb_project=ablations where a config file sets it"
     )
     assert not (cli_env / "runs").exists() or not any((cli_env / "runs").iterdir())
+
+
+def test_an_exported_w_and_b_name_names_the_run_in_w_and_b_unless_run_name_is_typed(data_dir, cli_env, monkeypatch):
+    """The W&B run was always named after the run folder, over W&B's own ``$WANDB_NAME``; the folder still is."""
+    import zoo.cli.session as session
+
+    names, make = [], session.make_wandb_logger
+    monkeypatch.setattr(session, "make_wandb_logger", lambda *a, **k: names.append(a[1]) or make(*a, **k))
+    monkeypatch.setenv("WANDB_NAME", "exported")
+    args = [*shakespeare_args(data_dir), "--trainer.max_steps=1", "--trainer.val_check_interval=1"]
+    main(args)
+    main([*args, "--run_name=typed"])
+    monkeypatch.delenv("WANDB_NAME")
+    main([*args, "--model.lr=0.002"])
+    folders = sorted(folder.name for folder in (cli_env / "runs").iterdir())
+    assert names[:2] == ["exported", "typed"] and names[2] in folders and "typed" in folders and len(folders) == 3

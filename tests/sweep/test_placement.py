@@ -2,6 +2,8 @@
 count faked (``torch.cuda.device_count``), and a ``trainer.devices`` that one GPU cannot run refused; trials on
 the CPU that together run more threads than there are cores (a faked core count) are said before they start."""
 
+from types import SimpleNamespace
+
 import pytest
 import torch
 
@@ -145,3 +147,19 @@ def test_more_threads_than_cores_is_said_before_the_first_trial_starts(
     main([write_sweep(tmp_path), "--runs_dir", str(tmp_path / "runs"), "--parallel", "2"])
     (before,) = said
     assert "2 at once on the CPU, 2 threads each (OMP_NUM_THREADS)" in before and f"\n{CROWDED}\n" in before
+
+
+def test_an_exported_w_and_b_name_is_not_every_trials_and_the_sweep_says_so(gpus, tmp_path, capsys, monkeypatch):
+    """``WANDB_NAME`` exported for one run would have named every trial alike in W&B, without a word."""
+    gpus(0)
+    monkeypatch.setenv("WANDB_NAME", "my-run")
+    assert dry_run(tmp_path) == 0, capsys.readouterr().err
+    assert (
+        "\nWANDB_NAME='my-run' is not passed to the trials (every trial would have that name in W&B): each is named "
+        "after its run folder; unset it, or name single runs with fit --run_name\n"
+    ) in capsys.readouterr().out
+    runner = SimpleNamespace(state=SimpleNamespace(data={"name": "bad"}), threads=1)
+    environment = Runner.environment(runner, SimpleNamespace(job_type="model.pe"), "cpu")
+    assert "WANDB_NAME" not in environment and environment["WANDB_RUN_GROUP"] == "bad"
+    monkeypatch.delenv("WANDB_NAME")
+    assert dry_run(tmp_path) == 0 and "WANDB_NAME" not in capsys.readouterr().out

@@ -13,6 +13,7 @@ from torchmetrics.text import SacreBLEUScore
 from tests.cli.helpers import CONFIGS, TINY_MODEL, read_run, small_copy
 from zoo.cli.main import main
 from zoo.tasks.corpus_scores import CorpusScores
+from zoo.tasks.pending_text import texts
 from zoo.tasks.translation import TranslationTask
 
 
@@ -31,10 +32,12 @@ def test_corpus_scores_over_batches_equal_sacrebleu_where_smoothing_matters(data
     scores = CorpusScores()
     for start in range(0, 60, 25):
         scores.update(hypotheses[start : start + 25], references[start : start + 25])
-    bleu, chrf = scores.compute()
+    assert len(scores) == 60
+    bleu, chrf, exact = scores.compute()
     assert bleu == expected.score
     assert chrf == sacrebleu.corpus_chrf(hypotheses, [references]).score
-    assert scores.hypotheses == [] and scores.signature.startswith("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp")
+    assert exact == 0.0  # every hypothesis has an extra "so"
+    assert len(scores) == 0 and scores.signature.startswith("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp")
 
 
 def _score_share(rank: int, port: int, hypotheses: list[str], references: list[str], folder) -> None:
@@ -54,8 +57,9 @@ def test_corpus_scores_over_two_ranks_equal_sacrebleu_on_the_whole(data_dir, tmp
     bleu, chrf = sacrebleu.corpus_bleu(hypotheses, [references]), sacrebleu.corpus_chrf(hypotheses, [references])
     port = 29500 + os.getpid() % 1000
     mp.start_processes(_score_share, args=(port, hypotheses, references, tmp_path), nprocs=2, start_method="fork")
+    exact = sum(k % 3 != 0 for k in range(41)) / 41  # the hypotheses that are their reference
     for rank in (0, 1):
-        assert tuple(json.loads((tmp_path / f"rank{rank}.json").read_text())) == (bleu.score, chrf.score)
+        assert tuple(json.loads((tmp_path / f"rank{rank}.json").read_text())) == (bleu.score, chrf.score, exact)
 
 
 def test_logged_val_bleu_is_sacrebleu_of_the_decoded_translations(data_dir, cli_env, tmp_path, monkeypatch):
@@ -65,17 +69,17 @@ def test_logged_val_bleu_is_sacrebleu_of_the_decoded_translations(data_dir, cli_
     (torchmetrics' unsmoothed score, logged before, was 0)."""
     data = small_copy(data_dir, "multi30k", tmp_path / "multi30k", {"train": 300, "validation": 48})
     hypotheses, references = [], []
-    translate, evaluate = TranslationTask.translate, TranslationTask.evaluate
+    translate, evaluate = TranslationTask.pending_translations, TranslationTask.evaluate
 
     def recording_translate(self, *args):
-        hypotheses.extend(found := [f"{text} man is in" for text in translate(self, *args)])
+        hypotheses.extend(found := [f"{text} man is in" for text in texts(translate(self, *args))])
         return found
 
     def recording_evaluate(self, stage, batch, batch_idx):
         references.extend(batch["tgt_text"])
         evaluate(self, stage, batch, batch_idx)
 
-    monkeypatch.setattr(TranslationTask, "translate", recording_translate)
+    monkeypatch.setattr(TranslationTask, "pending_translations", recording_translate)
     monkeypatch.setattr(TranslationTask, "evaluate", recording_evaluate)
     clear = lambda self: [hypotheses.clear(), references.clear()]  # noqa: E731 (the last validation's only)
     monkeypatch.setattr(TranslationTask, "on_validation_epoch_start", clear)

@@ -76,3 +76,23 @@ def test_a_gpu_run_loads_batches_in_workers_into_pinned_memory(data_dir, cli_env
     assert loader_probe.SEEN["pin_memory"] is True
     assert 1 <= loader_probe.SEEN["num_workers"] <= MAX_AUTO_WORKERS
     assert loader_probe.SEEN["devices"] == {"cuda"}
+
+
+def test_a_decoding_loop_on_cuda_stops_where_the_cpu_one_does():
+    """The lagged stop flag (a pinned host buffer, filled without waiting, read after its copy's event) gives on
+    the GPU the ids the CPU gives, for rows that end with ``<eos>`` at different steps and rows cut at a limit."""
+    from tests.decoding.test_stopping import EOS, Scripted
+    from zoo.decoding.sampling import sample
+
+    script = [[4, 5, EOS], [4, EOS], [5, 5, 5, 5, 5, 5, EOS], [6] * 12]
+    limit = torch.tensor([9, 9, 9, 5])
+
+    def on(device):
+        step = Scripted(script)
+        moved = lambda tokens: step(tokens).to(device)  # noqa: E731 (the step's log-probabilities on the device)
+        start = torch.zeros(len(script), 1, dtype=torch.long, device=device)
+        return sample(moved, start, limit.to(device), EOS, PAD, max_steps=9)
+
+    on_gpu = on(CUDA)
+    assert on_gpu.device.type == "cuda"
+    assert torch.equal(on_gpu.cpu(), on(torch.device("cpu")))

@@ -24,7 +24,7 @@ from zoo.runs.devices import RUN_PREFIX, moved_devices
 from zoo.runs.folders import recorded_config, remove_untrained_run_dir
 from zoo.runs.partial_evaluations import EvaluationsApart, base_metric
 from zoo.runs.record import EVALUATION_METRICS, RunRecord, flatten, record_checkpoints
-from zoo.runs.wandb_logger import define_summaries, make_wandb_logger
+from zoo.runs.wandb_logger import define_summaries, make_wandb_logger, wandb_run_name
 from zoo.tasks.schedules import changed_horizon
 from zoo.training.callbacks import (
     EvaluationSummaries,
@@ -76,7 +76,8 @@ class RunSession:
         if self.subcommand == "fit":
             callbacks += self._training_callbacks()
         record_failure = functools.partial(_record_wandb_failure, self.record)
-        wandb_logger = make_wandb_logger(self.run_dir, self.run_dir.name, self.config.wandb_project, record_failure)
+        name = wandb_run_name(self.run_dir.name, getattr(self.config, "run_name", None))
+        wandb_logger = make_wandb_logger(self.run_dir, name, self.config.wandb_project, record_failure)
         wandb_logger.command = None if self.subcommand == "fit" else self.subcommand
         self.interrupted = InterruptedRun(self.record)
         callbacks.append(self.interrupted)

@@ -1,7 +1,7 @@
 """Decoding shared by every generating task: greedy search, sampling and beam search over one step
 interface (:mod:`.steps`), and the entry points on the encoder-decoder and the language model
 (:mod:`.sequences`). Modules: ``steps``, ``recurrent`` (the recurrent networks' steps), ``sequences``,
-``sampling`` (and greedy search), ``beam``, and
+``sampling`` (and greedy search), ``stopping`` (when every row has finished, without a wait per token), ``beam``, and
 ``settings``: the checks of the decoders' settings, which import no torch.
 
 ``from zoo.decoding import generate_ids`` (or any name of ``__all__``) loads its module, and torch, on first use
@@ -16,7 +16,8 @@ _MODULES = {  # each public name and the module that holds it
     "beam": ("Hypothesis", "beam_search", "length_penalty"),
     "sampling": ("filter_logits", "next_token", "sample", "strip_after_eos"),
     "recurrent": ("decoder_only_step", "encoder_decoder_step"),
-    "sequences": ("generate_ids", "greedy_decode", "max_lengths", "translate_ids"),
+    "sequences": ("generate_ids", "greedy_decode", "longest", "max_lengths", "translate_ids"),
+    "stopping": ("LaggedStop",),
     "steps": ("DecoderOnlyStep", "EncoderDecoderStep", "Step"),
 }
 _HOMES = {name: module for module, names in _MODULES.items() for name in names}

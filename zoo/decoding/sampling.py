@@ -6,6 +6,7 @@ import torch
 from torch import Tensor
 
 from zoo.decoding.steps import Step
+from zoo.decoding.stopping import LaggedStop
 
 
 def filter_logits(logits: Tensor, top_k: int | None = None, top_p: float | None = None) -> Tensor:
@@ -59,8 +60,13 @@ def sample(
     top_k: int | None = None,
     top_p: float | None = None,
     generator: torch.Generator | None = None,
+    max_steps: int | None = None,
 ) -> Tensor:
     """Extend each row of ``start`` one token at a time until ``eos_id`` or its limit.
+
+    The loop never reads the device to decide whether to go on: whether every row has finished is known a few
+    steps late (:class:`zoo.decoding.stopping.LaggedStop`), and the steps after it are cut off, so the ids are
+    those of a loop that checks at every step.
 
     Args:
         step: the model (:mod:`zoo.decoding.steps`), built for ``N`` rows.
@@ -69,22 +75,31 @@ def sample(
         eos_id: ends a row (kept in the output).
         pad_id: fills a row after its end.
         temperature, top_k, top_p, generator: see :func:`next_token`; ``temperature=0`` is greedy search.
+        max_steps: at least ``max(max_new_tokens)``, known on the host (e.g. from the batch's shape), so that a
+            per-row ``max_new_tokens`` is not read from the device; ``None``: ``max(max_new_tokens)``, read.
 
     Returns:
-        ``(N, T)`` generated ids, ``T <= max(max_new_tokens)``.
+        ``(N, T)`` generated ids, ``T <= max_steps``: where every row had finished before ``max_steps``,
+        the columns after the step that finished the last one are padding (cut off unless the loop reached
+        ``max_steps`` less than :data:`zoo.decoding.stopping.LAG` steps after it).
     """
     rows = start.shape[0]
     limit = torch.as_tensor(max_new_tokens, device=start.device).expand(rows)
-    finished = limit <= 0
+    if max_steps is None:
+        max_steps = max_new_tokens if isinstance(max_new_tokens, int) else int(limit.max()) if rows else 0
+    finished, stop = limit <= 0, LaggedStop(start.device)
     tokens, generated = start, []
-    for position in range(int(limit.max()) if rows else 0):
+    for position in range(max_steps if rows else 0):
         chosen = next_token(step(tokens), temperature, top_k, top_p, generator).masked_fill(finished, pad_id)
         generated.append(chosen)
-        finished |= (chosen == eos_id) | (limit <= position + 1)
-        if finished.all():
+        finished = finished | (chosen == eos_id) | (limit <= position + 1)
+        if stop.after(position, finished):
             break
         tokens = chosen[:, None]
-    return torch.stack(generated, dim=1) if generated else start.new_zeros(rows, 0)
+    if not generated:
+        return start.new_zeros(rows, 0)
+    ids = torch.stack(generated, dim=1)  # the steps after every row had finished are padding only: cut
+    return ids if stop.finished_at is None else ids[:, : stop.finished_at + 1]
 
 
 def strip_after_eos(ids: Tensor, eos_id: int, max_len: int | Tensor | None = None) -> list[list[int]]:

@@ -23,6 +23,14 @@ def max_lengths(src_padding_mask: Tensor, max_len_a: float, max_len_b: int, max_
     return limit if max_positions is None else limit.clamp(max=max_positions)
 
 
+def longest(source_length: int, max_len_a: float, max_len_b: int, max_positions: int | None = None) -> int:
+    """The largest of :func:`max_lengths` for a batch whose sources are ``source_length`` tokens long with their
+    padding (``S``, known on the host from the batch's shape), so that a decoding loop's bound needs no read
+    from the device."""
+    limit = max(int(math.floor(max_len_a * source_length + max_len_b)), 1)
+    return limit if max_positions is None else min(limit, max_positions)
+
+
 @torch.no_grad()
 def greedy_decode(
     model: EncoderDecoder,
@@ -32,6 +40,7 @@ def greedy_decode(
     eos_id: int,
     pad_id: int,
     max_len: int | Tensor,
+    max_steps: int | None = None,
 ) -> Tensor:
     """Greedy decoding with cached keys and values (the decoder runs on the new token only).
 
@@ -43,13 +52,14 @@ def greedy_decode(
         eos_id: ends a hypothesis; later positions are ``pad_id``.
         pad_id: fills finished hypotheses.
         max_len: the most tokens generated per hypothesis: an int or ``(B,)``.
+        max_steps: at least ``max(max_len)``, known on the host (:func:`longest`); ``None``: read from ``max_len``.
 
     Returns:
         ``(B, T)`` generated ids, ``T <= max_len``, ``<eos>`` included where produced.
     """
     step = encoder_decoder_step(model, src, src_padding_mask)
     start = torch.full((src.shape[0], 1), bos_id, dtype=torch.long, device=src.device)
-    return sample(step, start, max_len, eos_id, pad_id)
+    return sample(step, start, max_len, eos_id, pad_id, max_steps=max_steps)
 
 
 @torch.no_grad()

@@ -62,6 +62,14 @@ def wandb_project(configured: str | None, default: str) -> str:
     return configured or exported or default
 
 
+def wandb_run_name(folder_name: str, typed: str | None = None) -> str:
+    """The name a run shows in W&B: ``--run_name`` where typed (as ``wandb.init(name=...)`` wins over the
+    variable), else W&B's own ``$WANDB_NAME`` where exported, else the run folder's name. The local folder is
+    always ``folder_name``; a name exported for one run is not passed to a sweep's trials
+    (:data:`zoo.sweep.runner.NOT_PASSED`)."""
+    return typed or os.environ.get("WANDB_NAME") or folder_name
+
+
 def make_wandb_logger(
     run_dir: Path, name: str, project: str, on_failure: Callable[[str], None] | None = None
 ) -> GuardedWandbLogger:

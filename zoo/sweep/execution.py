@@ -11,7 +11,7 @@ from pathlib import Path
 from rich.console import Console
 
 from zoo.sweep.placement import Placement
-from zoo.sweep.runner import Runner, trial_command_line
+from zoo.sweep.runner import Runner, names_not_passed, trial_command_line
 from zoo.sweep.search import BayesSource, list_source
 from zoo.sweep.signals import Terminated
 from zoo.sweep.spec import SweepError, Trial
@@ -82,9 +82,11 @@ def crowded_cores(placement: Placement, parallel: int, threads: int, source: str
 
 
 def _say_crowded(console: Console, placement: Placement, parallel: int, threads: int, source: str) -> None:
-    crowded = crowded_cores(placement, parallel, threads, source)
-    if crowded:
-        console.print(crowded)
+    """The lines said before trials start where what the shell exported does not apply as it would to one run:
+    threads that crowd the cores (:func:`crowded_cores`), a ``$WANDB_NAME`` (:func:`names_not_passed`)."""
+    for line in (crowded_cores(placement, parallel, threads, source), names_not_passed()):
+        if line:
+            console.print(line, markup=False, highlight=False)
 
 
 def _threads(count: int) -> str:

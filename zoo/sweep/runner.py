@@ -31,6 +31,22 @@ GRACE_S = 60.0  # how long an interrupted trial may take to shut down before it 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
+# variables of the shell that name one run, which every trial would share: each trial gets its own
+NOT_PASSED = ("WANDB_RUN_ID", "ZOO_RUN_DIR", "WANDB_NAME")
+
+
+def names_not_passed() -> str | None:
+    """The line a sweep says (and ``--dry-run``) where the shell exports ``$WANDB_NAME``: it would name every
+    trial alike in W&B, so each trial is named after its run folder instead; ``None`` where it is not set."""
+    name = os.environ.get("WANDB_NAME")
+    if not name:
+        return None
+    return (
+        f"WANDB_NAME={name!r} is not passed to the trials (every trial would have that name in W&B): each is "
+        f"named after its run folder; unset it, or name single runs with fit --run_name"
+    )
+
+
 @dataclass
 class Running:
     trial: Trial
@@ -89,7 +105,7 @@ class Runner:
         return trial_command_line(self.command_for, trial, self.runs_dir)
 
     def environment(self, trial: Trial, device: str) -> dict:
-        env = {key: value for key, value in os.environ.items() if key not in ("WANDB_RUN_ID", "ZOO_RUN_DIR")}
+        env = {key: value for key, value in os.environ.items() if key not in NOT_PASSED}
         env.update(WANDB_RUN_GROUP=self.state.data["name"], WANDB_JOB_TYPE=trial.job_type)
         env.update({name: str(self.threads) for name in THREAD_VARIABLES})
         env.update(Placement.environment(device))

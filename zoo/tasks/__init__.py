@@ -7,6 +7,7 @@
 - ``optimizer``, ``schedules``, ``gradients``: AdamW, the learning-rate schedules, the gradient norm and clipping
 - ``train_tokens``: the training tokens seen, counted on the device
 - ``metric_states``, ``corpus_scores``: evaluation metrics kept exact under every precision; corpus BLEU
+- ``pending_text``: generated ids left on the device until the epoch ends, then read as text
 """
 
 from zoo.tasks.base import TaskModule

@@ -1,15 +1,19 @@
-"""Corpus-level sacreBLEU and chrF over every rank's sentences, with sacreBLEU's signature (Post 2018)."""
+"""Corpus-level sacreBLEU, chrF and exact match over every rank's sentences, with sacreBLEU's signature
+(Post 2018)."""
 
 from __future__ import annotations
 
 import torch.distributed as dist
 from sacrebleu.metrics import BLEU, CHRF
 
+from zoo.tasks.pending_text import PendingText, texts
+
 
 class CorpusScores:
-    """Collect detokenised hypotheses and references, then score the whole corpus with sacreBLEU itself
+    """Collect hypotheses and references, then score the whole corpus with sacreBLEU itself
     (cased, 13a tokenisation, exponential smoothing: its defaults) and chrF (Popović 2015), so that the
-    signature describes exactly what was computed.
+    signature describes exactly what was computed. Hypotheses may stay on the device as :class:`PendingText`
+    until :meth:`compute`, so that no batch waits for the device to read its translations.
 
     Attributes:
         signature: sacreBLEU's BLEU signature after :meth:`compute`, e.g.
@@ -17,17 +21,24 @@ class CorpusScores:
     """
 
     def __init__(self) -> None:
-        self.hypotheses: list[str] = []
-        self.references: list[str] = []
+        self.batches: list[tuple[list[str] | PendingText, list[str]]] = []
         self.signature: str | None = None
 
-    def update(self, hypotheses: list[str], references: list[str]) -> None:
-        self.hypotheses += hypotheses
-        self.references += references
+    def __len__(self) -> int:
+        """How many sentences were collected since the last :meth:`compute`."""
+        return sum(len(references) for _, references in self.batches)
 
-    def compute(self) -> tuple[float, float]:
-        """BLEU and chrF (both 0-100) of the sentences of every rank, then reset; sets :attr:`signature`."""
-        pairs = list(zip(self.hypotheses, self.references, strict=True))
+    def update(self, hypotheses: list[str] | PendingText, references: list[str]) -> None:
+        """Add a batch: ``B`` detokenised hypotheses (or their ids, still on the device) and ``B`` references."""
+        if len(hypotheses) != len(references):
+            raise ValueError(f"{len(hypotheses)} hypotheses for {len(references)} references")
+        self.batches.append((hypotheses, list(references)))
+
+    def compute(self) -> tuple[float, float, float]:
+        """BLEU and chrF (both 0-100) and the share of exact matches (0-1, after stripping spaces) of the
+        sentences of every rank, then reset; sets :attr:`signature`."""
+        batches, self.batches = self.batches, []
+        pairs = [pair for found, references in batches for pair in zip(texts(found), references, strict=True)]
         if dist.is_available() and dist.is_initialized():
             gathered: list = [None] * dist.get_world_size()
             dist.all_gather_object(gathered, pairs)
@@ -35,6 +46,6 @@ class CorpusScores:
         hypotheses, references = [h for h, _ in pairs], [[r for _, r in pairs]]
         bleu, chrf = BLEU(), CHRF()
         scores = bleu.corpus_score(hypotheses, references).score, chrf.corpus_score(hypotheses, references).score
+        exact = sum(h.strip() == r.strip() for h, r in pairs) / max(len(pairs), 1)
         self.signature = str(bleu.get_signature())
-        self.hypotheses, self.references = [], []
-        return scores
+        return (*scores, exact)

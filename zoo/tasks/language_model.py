@@ -12,13 +12,14 @@ from torch import Tensor, nn
 from zoo.data.detokenize import decode_batch
 from zoo.data.language_model import LanguageModelDataModule
 from zoo.data.tokenizer import EOS_ID, PAD_ID
-from zoo.decoding import decoder_only_step, sample, strip_after_eos
+from zoo.decoding import decoder_only_step, sample
 from zoo.decoding.settings import check_sampling
 from zoo.nn import DecoderOnly
 from zoo.nn.recurrent import RecurrentLanguageModel
 from zoo.registry import check_at_least
 from zoo.tasks.base import TaskModule
 from zoo.tasks.metric_states import count_metric, sum_metric
+from zoo.tasks.pending_text import PendingText
 
 
 class LanguageModelTask(TaskModule):
@@ -112,5 +113,6 @@ class LanguageModelTask(TaskModule):
         hp = self.hparams
         step = decoder_only_step(self.network, window=hp.max_len)
         ids = sample(step, batch["tokens"], hp.max_new_tokens, EOS_ID, PAD_ID, hp.temperature, hp.top_k, hp.top_p)
-        continuations = strip_after_eos(ids, EOS_ID, hp.max_new_tokens)
-        return {"index": batch["index"], "prediction": decode_batch(self.trainer.datamodule.tokenizer, continuations)}
+        tokenizer = self.trainer.datamodule.tokenizer
+        continuations = PendingText(ids, EOS_ID, hp.max_new_tokens, lambda rows: decode_batch(tokenizer, rows))
+        return {"index": batch["index"], "prediction": continuations}  # read at the end, by the PredictionWriter

@@ -10,7 +10,7 @@ from torch import Tensor
 from zoo.data.detokenize import decode_batch
 from zoo.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
 from zoo.data.translation import TranslationDataModule
-from zoo.decoding import Hypothesis, max_lengths, translate_ids
+from zoo.decoding import Hypothesis, greedy_decode, longest, max_lengths, translate_ids
 from zoo.decoding.settings import check_decoder_settings
 from zoo.nn import EncoderDecoder
 from zoo.nn.recurrent import RecurrentEncoderDecoder
@@ -18,7 +18,8 @@ from zoo.registry import check_at_least, check_between
 from zoo.tasks.base import TaskModule
 from zoo.tasks.corpus_scores import CorpusScores
 from zoo.tasks.knob_types import RnnAttention
-from zoo.tasks.metric_states import count_metric, mean_metric, sum_metric
+from zoo.tasks.metric_states import count_metric, sum_metric
+from zoo.tasks.pending_text import PendingText
 from zoo.tasks.recurrence import position_limit
 
 
@@ -92,7 +93,7 @@ class TranslationTask(TaskModule):
         self.corpus = {stage: CorpusScores() for stage in ("val", "test")}
         self.metrics = torch.nn.ModuleDict(
             {
-                stage: torch.nn.ModuleDict({"nll": sum_metric(), "tokens": count_metric(), "exact": mean_metric()})
+                stage: torch.nn.ModuleDict({"nll": sum_metric(), "tokens": count_metric()})
                 for stage in ("val", "test")
             }
         )
@@ -158,9 +159,7 @@ class TranslationTask(TaskModule):
         at padding), best first, as token ids; every setting left ``None`` is the model's own
         (``model.beam_size``, ...)."""
         hp = self.hparams
-        positions = position_limit(hp)
-        a, b = hp.max_len_a if max_len_a is None else max_len_a, hp.max_len_b if max_len_b is None else max_len_b
-        limit = max_lengths(src_padding_mask, a, b, positions)
+        limit = max_lengths(src_padding_mask, *self._length_limit(max_len_a, max_len_b))
         beam_size = hp.beam_size if beam_size is None else beam_size
         alpha = hp.length_penalty if length_penalty is None else length_penalty
         mask = src_padding_mask
@@ -171,6 +170,24 @@ class TranslationTask(TaskModule):
         decoded."""
         decoder = ("beam_size", "length_penalty", "max_len_a", "max_len_b")
         return (*decoder, "bleu_batches") if stage == "val" else decoder
+
+    def _length_limit(self, max_len_a: float | None = None, max_len_b: int | None = None) -> tuple:
+        """``(max_len_a, max_len_b, positions)``: the model's own where ``None``, and learned positions' limit."""
+        hp = self.hparams
+        a, b = hp.max_len_a if max_len_a is None else max_len_a, hp.max_len_b if max_len_b is None else max_len_b
+        return a, b, position_limit(hp)
+
+    def pending_translations(self, src: Tensor, src_padding_mask: Tensor) -> PendingText | list[str]:
+        """:meth:`translate`, but greedy search's ids stay on the device (:class:`PendingText`, read when the
+        evaluation or prediction ends), so that no batch waits for the device to read them; beam search keeps
+        its finished hypotheses on the host as it goes, and gives strings."""
+        if self.hparams.beam_size > 1:
+            return self.translate(src, src_padding_mask)
+        limits = self._length_limit()
+        limit, bound = max_lengths(src_padding_mask, *limits), longest(src.shape[1], *limits)
+        ids = greedy_decode(self.network, src, src_padding_mask, BOS_ID, EOS_ID, PAD_ID, limit, max_steps=bound)
+        tokenizer = self.trainer.datamodule.target_tokenizer
+        return PendingText(ids, EOS_ID, limit, lambda rows: decode_batch(tokenizer, rows))
 
     def translate(self, src: Tensor, src_padding_mask: Tensor) -> list[str]:
         """The translations of ``(B, S)`` source ids (``src_padding_mask`` ``(B, S)``, ``True`` at padding) by the
@@ -193,27 +210,25 @@ class TranslationTask(TaskModule):
         metrics["tokens"].update(tokens)
         limit = self.hparams.bleu_batches
         if stage == "test" or limit is None or batch_idx < limit:
-            hypotheses = self.translate(batch["src"], batch["src_padding_mask"])
-            references = batch["tgt_text"]
-            self.corpus[stage].update(hypotheses, references)
-            metrics["exact"].update(
-                torch.tensor([h.strip() == r.strip() for h, r in zip(hypotheses, references, strict=True)]).float()
-            )
+            found = self.pending_translations(batch["src"], batch["src_padding_mask"])
+            self.corpus[stage].update(found, batch["tgt_text"])
 
     def log_stage(self, stage: str) -> None:
         metrics = self.metrics[stage]
         loss = metrics["nll"].compute() / metrics["tokens"].compute()
         self.log(f"{stage}_loss", loss, prog_bar=True)
         self.log(f"{stage}_ppl", torch.exp(loss))
-        if metrics["exact"].update_called:
-            bleu, chrf = self.corpus[stage].compute()
-            self.log(f"{stage}_bleu", bleu, prog_bar=True, sync_dist=False)  # already over every rank's text
+        if len(self.corpus[stage]):
+            bleu, chrf, exact = self.corpus[stage].compute()  # all over every rank's text
+            self.log(f"{stage}_bleu", bleu, prog_bar=True, sync_dist=False)
             if stage == "test":
                 self.log("test_chrf", chrf, sync_dist=False)
-            self.log(f"{stage}_exact_match", metrics["exact"].compute())
+            self.log(f"{stage}_exact_match", exact, sync_dist=False)
         for metric in metrics.values():
             metric.reset()
 
     def predict_step(self, batch: dict, batch_idx: int) -> dict:
-        """The translation of each source: ``{"index": (B,), "prediction": B strings}``."""
-        return {"index": batch["index"], "prediction": self.translate(batch["src"], batch["src_padding_mask"])}
+        """The translation of each source: ``{"index": (B,), "prediction": B strings}`` (greedy search's still on
+        the device, :class:`PendingText`: :class:`zoo.training.predictions.PredictionWriter` reads them at the end)."""
+        found = self.pending_translations(batch["src"], batch["src_padding_mask"])
+        return {"index": batch["index"], "prediction": found}

@@ -1,9 +1,10 @@
 """``predict`` writes its predictions to a file: one JSON line per input example, in the order of the split.
 
-Each task's ``predict_step`` returns ``{"index": (B,) example indices, "prediction": B JSON values or a (B,)
-tensor}`` (the translation's greedy output, the classifier's labels, the language model's next-token text), kept
-as they are until the end, where the tensors are read in one transfer; batches arrive
-in any order (length-bucketed, and shared across DDP ranks), so the lines are put back in example order here.
+Each task's ``predict_step`` returns ``{"index": (B,) example indices, "prediction": B JSON values, a (B,)
+tensor or a :class:`zoo.tasks.pending_text.PendingText`}`` (the classifier's labels; the translations' and the
+language model's generated ids, still on the device), kept as they are until the end, where they are read;
+batches arrive in any order (length-bucketed, and shared across DDP ranks), so the lines are put back in
+example order here.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from lightning.pytorch.utilities import rank_zero_info
 
 from zoo.runs.checkpoint_file import load_checkpoint
 from zoo.runs.partial_evaluations import coverage, data_differences, task_differences
+from zoo.tasks.pending_text import texts
 
 
 class PredictionWriter(BasePredictionWriter):
@@ -59,7 +61,7 @@ class PredictionWriter(BasePredictionWriter):
         if len(tensors) == len(batches):
             values = torch.cat(tensors).tolist()
         else:
-            values = [value for _, prediction in batches for value in prediction]
+            values = [value for _, prediction in batches for value in texts(prediction)]
         return dict(zip(indices, values, strict=True))
 
     def on_predict_epoch_end(self, trainer: pl.Trainer, pl_module) -> None:
