@@ -205,6 +205,13 @@ def test_help_of_every_command(capsys, cli_env, command):
             "its arguments",
         ),
         (["fit", "--modle.lr=1"], "zoo: error: modle.lr is not a field; did you mean model.lr?"),
+        # only groups that have the field: not help.d_model (no group) nor data.d_model (no data module's field)
+        (["fit", "--modle.d_model=32"], "zoo: error: modle.d_model is not a field; did you mean model.d_model?"),
+        (["fit", "--dta.src_column=de"], "zoo: error: dta.src_column is not a field; did you mean data.src_column?"),
+        (
+            ["fit", "--modle.nonsense=3"],
+            "zoo: error: modle.nonsense is not a field; python -m zoo fit --help lists every field",
+        ),
         (["fit", "--seed_everythin=1"], "zoo: error: seed_everythin is not a field; did you mean seed_everything?"),
         (["swep"], f"zoo: error: 'swep' is not a command; choose one of: {', '.join(COMMANDS)}; did you mean sweep?"),
     ],

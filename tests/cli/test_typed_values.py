@@ -166,3 +166,51 @@ def test_an_exported_w_and_b_name_names_the_run_in_w_and_b_unless_run_name_is_ty
     main([*args, "--model.lr=0.002"])
     folders = sorted(folder.name for folder in (cli_env / "runs").iterdir())
     assert names[:2] == ["exported", "typed"] and names[2] in folders and "typed" in folders and len(folders) == 3
+
+
+def test_a_command_that_continues_a_runs_w_and_b_run_keeps_its_project_or_says_why_not(
+    data_dir, cli_env, monkeypatch, capsys
+):
+    """A resume took the default project (or another typed one) over the one the run logged to, and rewrote its
+    record: one W&B run id split between projects, without a word. Evaluations of its checkpoint continue the
+    same W&B run: the same rule."""
+    args = [*shakespeare_args(data_dir), "--trainer.val_check_interval=1"]
+    monkeypatch.setenv("WANDB_PROJECT", "envproj")
+    main([*args, "--trainer.max_steps=1"])
+    (run_dir,) = (cli_env / "runs").iterdir()
+    recorded = (run_dir / "config.yaml").read_text()
+    monkeypatch.delenv("WANDB_PROJECT")
+    main([*args, "--trainer.max_steps=2", "--ckpt_path=last"])  # nothing names a project: the run's own
+    assert read_run(run_dir)["config"]["wandb_project"] == "envproj"
+    assert [line["step"] for line in read_run(run_dir)["metrics"] if "train_loss" in line] == [0, 1]
+    recorded, run_id = (run_dir / "config.yaml").read_text(), (run_dir / "wandb_id").read_text()
+    capsys.readouterr()
+    resume, checkpoint = [*args, "--trainer.max_steps=3", "--ckpt_path=last"], run_dir / "checkpoints" / "last.ckpt"
+    flag = ("wandb_project='otherproj'", "leave --wandb_project out")
+    exported = ("WANDB_PROJECT='another'", "unset WANDB_PROJECT")
+    refusals = [
+        ([*resume, "--wandb_project=otherproj"], {}, *flag),
+        (resume, {"WANDB_PROJECT": "another"}, *exported),
+    ]
+    for command, environment, named, change in refusals:
+        for key, value in environment.items():
+            monkeypatch.setenv(key, value)
+        with pytest.raises(SystemExit) as refused:
+            main(command)
+        for key in environment:
+            monkeypatch.delenv(key)
+        assert refused.value.code == 2
+        assert capsys.readouterr().err.strip() == (
+            f"zoo: error: {named} is not the W&B project of {run_dir.relative_to(cli_env)} ('envproj', "
+            f"W&B run {run_id}), which this command continues: one W&B run would be split between two projects; "
+            f"{change} to continue it in 'envproj', or start a new run (fit without --ckpt_path)"
+        )
+    assert (run_dir / "config.yaml").read_text() == recorded and (run_dir / "wandb_id").read_text() == run_id
+    assert [line["step"] for line in read_run(run_dir)["metrics"] if "train_loss" in line] == [0, 1]
+    import zoo.cli.session as session  # an evaluation reads the run's config.yaml: its project wins over the variable
+
+    projects, make = [], session.make_wandb_logger
+    monkeypatch.setattr(session, "make_wandb_logger", lambda *a, **k: projects.append(a[2]) or make(*a, **k))
+    monkeypatch.setenv("WANDB_PROJECT", "another")
+    main(["validate", f"--ckpt_path={checkpoint}"])
+    assert projects == ["envproj"]

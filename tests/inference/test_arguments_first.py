@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from tests.conftest import REPO
+from zoo.runs.checkpoint_file import CHECKPOINT_FILE
 
 HEAVY = ["torch", "lightning", "datasets", "tokenizers", "zoo.tasks", "zoo.data", "matplotlib"]
 
@@ -55,7 +56,7 @@ CASES = {
             "raise either",
         ),
         ([*WITH, "--beam_size", "2", "--n_best", "3"], "--n_best=3 is not valid; it must be at most --beam_size=2"),
-        (["--ckpt_path", "missing.ckpt"], "ckpt_path='missing.ckpt' is not a file"),
+        (["--ckpt_path", "missing.ckpt"], f"ckpt_path='missing.ckpt' is not a file; {CHECKPOINT_FILE}"),
         ([*WITH, "--input", "missing.txt"], "--input='missing.txt' is not a file"),
     ],
     "generate": [
@@ -81,7 +82,7 @@ CASES = {
             [*WITH, "--prompt", "a\udce4"],
             "--prompt is not UTF-8 text (character 1: byte 0xe4); zoo reads text as UTF-8",
         ),
-        (["--ckpt_path", "missing.ckpt"], "ckpt_path='missing.ckpt' is not a file"),
+        (["--ckpt_path", "missing.ckpt"], f"ckpt_path='missing.ckpt' is not a file; {CHECKPOINT_FILE}"),
     ],
     "attention": [
         (["--foo"], "--foo is not an option of attention; python -m zoo attention --help lists its options"),
@@ -92,13 +93,13 @@ CASES = {
         ),
         ([*WITH, "--text", "a", "--out", "no/maps.png"], "--out='no/maps.png': the folder 'no' does not exist"),
         ([*WITH, "--text", "a\udc80"], "--text is not UTF-8 text (character 1: byte 0x80); zoo reads text as UTF-8"),
-        (["--ckpt_path", "missing.ckpt", "--text", "a"], "ckpt_path='missing.ckpt' is not a file"),
+        (["--ckpt_path", "missing.ckpt", "--text", "a"], f"ckpt_path='missing.ckpt' is not a file; {CHECKPOINT_FILE}"),
     ],
     "average": [
         ([], "the following arguments are required: --ckpt_path, --out"),
         ([*WITH, "--out", "a.ckpt"], "--ckpt_path needs two or more checkpoints to average, got 1"),
         ([*WITH, CKPT, "--out", "a.ckpt"], "--ckpt_path lists 'model.ckpt' twice; each checkpoint is averaged once"),
-        ([*WITH, "missing.ckpt", "--out", "a.ckpt"], "--ckpt_path='missing.ckpt' is not a file"),
+        ([*WITH, "missing.ckpt", "--out", "a.ckpt"], f"--ckpt_path='missing.ckpt' is not a file; {CHECKPOINT_FILE}"),
         (
             [*WITH, "b.ckpt", "--out", CKPT],
             "--out='model.ckpt' is one of the checkpoints averaged; write the average elsewhere",

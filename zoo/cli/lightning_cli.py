@@ -40,7 +40,7 @@ from zoo.runs.data_seed import resolve_following, settle
 from zoo.runs.folders import remove_untrained_run_dir, remove_unused_run_dir
 from zoo.runs.launch import RankZeroFailed, shared_run_dir
 from zoo.runs.resolution import evaluation_tokenizers, hold_run_folder
-from zoo.runs.wandb_logger import wandb_mode, wandb_project
+from zoo.runs.wandb_logger import continued_project, wandb_mode, wandb_project
 from zoo.tasks import TaskModule
 from zoo.training.precision import set_matmul_precision
 from zoo.training.predictions import PredictionWriter
@@ -106,13 +106,11 @@ class ZooCLI(RunChecks, LightningCLI):
             settle(config, None)  # a data.seed left out: the run's seed (zoo.runs.data_seed)
         if self.subcommand is None:
             return
+        check_options(config, self.subcommand)  # before the run folder exists
+        configured = config.wandb_project
         try:
             wandb_mode()  # a W&B account problem stops the command before anything is created
-        except ValueError as error:
-            raise ConfigError(str(error)) from None
-        check_options(config, self.subcommand)  # before the run folder exists
-        try:
-            config.wandb_project = wandb_project(config.wandb_project, WANDB_PROJECT)  # the one it logs to, recorded
+            config.wandb_project = wandb_project(configured, WANDB_PROJECT)  # the one it logs to, recorded
         except ValueError as error:
             raise ConfigError(str(error)) from None
         set_matmul_precision(config.matmul_precision)
@@ -127,10 +125,13 @@ class ZooCLI(RunChecks, LightningCLI):
                 config.ckpt_path = str(inherited / "checkpoints" / "last.ckpt")
             run_dir = inherited or self._launch_run_dir(config)
             settle(config, run_dir)  # a rank that did not resolve the folder: the value its run recorded
+            config.wandb_project = continued_project(run_dir, configured, config.wandb_project)
         except OSError as error:  # runs_dir is a file, or cannot be created
             raise ConfigError(
                 f"runs_dir={config.runs_dir!r}: no run folder can be made there ({error.strerror})"
             ) from None
+        except ValueError as error:  # a W&B project that would split the run it continues
+            raise ConfigError(str(error)) from None
         self.owns_run_dir = inherited is None and not self.told_run_dir  # removes it if the run never starts
         if run_dir is not None:
             if self.owns_run_dir:

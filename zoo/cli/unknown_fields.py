@@ -46,7 +46,13 @@ def unknown_key_message(key: str, options: list[str]) -> str:
     if dot:  # a dotted key is one field of a group (--trainer.max_step), or a group mistyped (--modle.lr)
         groups = sorted({o.partition(".")[0] for o in options})
         dotted = [o for o in options if "." in o]
-        near = did_you_mean(key, dotted) or did_you_mean(key, [f"{group}.{rest}" for group in groups], cutoff=0.6)
+        fields = (load_index() or {}).get("fields", {})
+        field = rest.removeprefix("init_args.").partition(".")[0]
+        real = [  # a field of that group: an option, or one of a model's or data module's (``data.d_model`` is none)
+            f"{group}.{rest}" for group in groups
+            if f"{group}.{rest}" in options or (group in GROUPS and field in fields.get(group, [field]))
+        ]  # fmt: skip
+        near = did_you_mean(key, dotted) or did_you_mean(key, real, cutoff=0.6)
     else:
         near = did_you_mean(key, options)
     return f"{key} is not a field;{near or ' python -m zoo fit --help lists every field'}"

@@ -54,6 +54,7 @@ def not_a_file(path: str, field: str) -> str:
     return f"{field}={path!r} is not a file{nearest_paths(path, folders=False)}"
 
 
+CHECKPOINT_FILE = "name a checkpoint file (*.ckpt; a run keeps them in runs/<name>/checkpoints/)"
 LISTED = 6  # the checkpoints of a folder named in the line of a checkpoint field given the folder
 
 
@@ -62,7 +63,8 @@ def not_a_checkpoint_file(path: str, field: str) -> str:
     folder, its ``checkpoints/``), the checkpoints in it, newest first; else the files beside it nearest to it."""
     folder = Path(path)
     if not folder.is_dir():
-        return not_a_file(path, field)
+        near = nearest_paths(path, folders=False) or f"; {CHECKPOINT_FILE}"
+        return f"{field}={path!r} is not a file{near}"
     files = [*folder.glob("*.ckpt"), *folder.glob("checkpoints/*.ckpt")]
     found = sorted(files, key=lambda file: file.stat().st_mtime, reverse=True)
     if not found:

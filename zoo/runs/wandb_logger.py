@@ -11,6 +11,7 @@ from pathlib import Path
 
 from lightning.pytorch.utilities import rank_zero_only
 
+from zoo.runs.folders import recorded_config
 from zoo.runs.record import EVALUATION_METRICS, _forget_wandb_settings, lower_is_better, run_grouping
 from zoo.runs.wandb_guard import GuardedWandbLogger
 
@@ -60,6 +61,39 @@ def wandb_project(configured: str | None, default: str) -> str:
             f"--wandb_project={exported} where a config file sets it"
         )
     return configured or exported or default
+
+
+def continued_project(run_dir: Path | None, configured: str | None, project: str) -> str:
+    """The W&B project of a command on an existing run that continues its W&B run (a resumed ``fit``;
+    ``validate``, ``test`` and ``predict`` of its checkpoint: ``run_dir/wandb_id`` holds the id): the project the
+    run recorded, so that one W&B run is never split between projects; ``project`` (:func:`wandb_project`)
+    elsewhere.
+
+    Args:
+        run_dir: the command's run folder (``None``: none).
+        configured: ``wandb_project`` as the command line and its config files gave it (``None``: not given).
+        project: what :func:`wandb_project` resolved it to (``configured``, ``$WANDB_PROJECT`` or the default).
+
+    Raises:
+        ValueError: where the run recorded another project and this command names one, by ``--wandb_project``
+            (or a config file) or by ``$WANDB_PROJECT``: its logs would go to another project under the run's id.
+    """
+    if run_dir is None or not (run_dir / "wandb_id").is_file():
+        return project
+    recorded = (recorded_config(run_dir) or {}).get("wandb_project")
+    if not recorded or recorded == project:
+        return project
+    exported = os.environ.get("WANDB_PROJECT") or None
+    if configured or exported:
+        named = f"wandb_project={configured!r}" if configured else f"WANDB_PROJECT={exported!r}"
+        change = "leave --wandb_project out" if configured else "unset WANDB_PROJECT"
+        raise ValueError(
+            f"{named} is not the W&B project of {run_dir} ({recorded!r}, W&B run "
+            f"{(run_dir / 'wandb_id').read_text().strip()}), which this command continues: one W&B run would be split "
+            f"between two projects; {change} to continue it in {recorded!r}, or start a new run (fit without "
+            f"--ckpt_path)"
+        )
+    return recorded  # nothing named a project: the run's own, not the default
 
 
 def wandb_run_name(folder_name: str, typed: str | None = None) -> str:
