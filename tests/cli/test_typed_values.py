@@ -214,3 +214,14 @@ def test_a_command_that_continues_a_runs_w_and_b_run_keeps_its_project_or_says_w
     monkeypatch.setenv("WANDB_PROJECT", "another")
     main(["validate", f"--ckpt_path={checkpoint}"])
     assert projects == ["envproj"]
+
+
+def test_a_run_named_by_run_name_resumes_from_its_own_config_yaml(data_dir, cli_env):
+    """``run_name`` is never taken from a config file, so a sweep trial's folder (named by ``--run_name``) was no
+    longer found by ``--config runs/<trial>/config.yaml --ckpt_path last``: refused with an empty list of
+    differences. The run whose config.yaml is given is a candidate whatever its name."""
+    main([*shakespeare_args(data_dir), "--trainer.max_steps=1", "--trainer.val_check_interval=1", "--run_name=trial-b"])
+    trial = cli_env / "runs" / "trial-b"
+    main(["fit", "--config", str(trial / "config.yaml"), "--ckpt_path=last", "--trainer.max_steps=2"])
+    assert [folder.name for folder in (cli_env / "runs").iterdir()] == ["trial-b"]
+    assert [line["step"] for line in read_run(trial)["metrics"] if "train_loss" in line] == [0, 1]

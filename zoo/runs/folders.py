@@ -179,6 +179,9 @@ def find_resumable(
     # whose name has another hash of the same identity (recorded with an alias: precision 32-true, not unset)
     if family and (prefix or not folders):
         folders = _newest_first({*folders, *_with_checkpoint(runs_dir, f"{family}-*", None)})
+    known = {folder.resolve() for folder in folders}  # and a run here whose config.yaml was given, whatever its name
+    here = [p for p in preferred if p.parent.resolve() == runs_dir.resolve()]
+    folders += [p for p in here if (p / "checkpoints" / "last.ckpt").exists() and p.resolve() not in known]
     records = {folder: recorded_config(folder) for folder in folders}  # each read once
     fitting = [f for f in folders if records[f] is not None and not differences(records[f], flat_config, prefix)]
     chosen = [folder for folder in fitting if folder.resolve() in {p.resolve() for p in preferred}]
