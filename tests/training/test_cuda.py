@@ -96,3 +96,25 @@ def test_a_decoding_loop_on_cuda_stops_where_the_cpu_one_does():
     on_gpu = on(CUDA)
     assert on_gpu.device.type == "cuda"
     assert torch.equal(on_gpu.cpu(), on(torch.device("cpu")))
+
+
+def test_beam_search_on_cuda_finds_what_the_cpu_finds():
+    """Beam search with its finished hypotheses on the device (merged by a stable sort on the GPU, the stop read
+    a few steps late) finds on the GPU the translations it finds on the CPU, float64 both."""
+    from zoo.decoding import max_lengths, search_translations
+
+    src, mask = sources()
+    limit = max_lengths(mask, 1.2, 3)
+
+    def on(device):
+        model = encoder_decoder(seed=3, eos=0.12).to(device)
+        found = search_translations(model, src.to(device), mask.to(device), 1, 2, limit.to(device), 4, 0.6, 3, 12)
+        assert found.ids.device.type == device.type
+        return found.hypotheses()
+
+    on_gpu, on_cpu = on(CUDA), on(torch.device("cpu"))
+    assert [[(h.tokens, h.ended) for h in row] for row in on_gpu] == [
+        [(h.tokens, h.ended) for h in row] for row in on_cpu
+    ]
+    scores = lambda found: [h.score for row in found for h in row]  # noqa: E731
+    assert scores(on_gpu) == pytest.approx(scores(on_cpu), abs=1e-9)

@@ -106,8 +106,11 @@ def test_no_ddp_step_makes_a_collective_or_read_of_the_zoos_outside_the_steps_th
     assert math.isfinite(record["summary"]["final"]["val_loss"])  # rank 0 did not step on the NaN gradients
 
 
-@pytest.mark.parametrize("variant", ["encoder_decoder", "encoder_only", "decoder_only"])
-def test_no_evaluation_batch_reads_the_device_but_those_it_decodes_to_text(data_dir, cli_env, monkeypatch, variant):
+@pytest.mark.parametrize(
+    ("variant", "decoder"),
+    [("encoder_decoder", []), ("encoder_decoder", ["--model.beam_size=3"]), ("encoder_only", []), ("decoder_only", [])],
+)
+def test_no_evaluation_batch_reads_the_device(data_dir, cli_env, monkeypatch, variant, decoder):
     """torchmetrics' aggregations read ``bool(isnan(x).any())`` at every update (584 reads in one short
     validation of the language model); the classifier's predictions and every prediction's index were read
     batch by batch; greedy search read ``finished.all()`` at every generated token, and the translations and
@@ -121,7 +124,7 @@ def test_no_evaluation_batch_reads_the_device_but_those_it_decodes_to_text(data_
     limits = [f"--trainer.limit_{stage}_batches=3" for stage in ("val", "test", "predict")]
     common = ["--trainer.enable_model_summary=false", "--trainer.enable_progress_bar=false", *limits]
     main([
-        "fit", "--config", str(CONFIGS / config), f"--data.path={data_dir / folder}", *TINY_MODEL, *extra,
+        "fit", "--config", str(CONFIGS / config), f"--data.path={data_dir / folder}", *TINY_MODEL, *extra, *decoder,
         "--trainer.max_steps=2", "--trainer.val_check_interval=2", *common,
     ])  # fmt: skip
     (run_dir,) = (cli_env / "runs").iterdir()

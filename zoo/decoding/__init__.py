@@ -1,8 +1,9 @@
 """Decoding shared by every generating task: greedy search, sampling and beam search over one step
 interface (:mod:`.steps`), and the entry points on the encoder-decoder and the language model
 (:mod:`.sequences`). Modules: ``steps``, ``recurrent`` (the recurrent networks' steps), ``sequences``,
-``sampling`` (and greedy search), ``stopping`` (when every row has finished, without a wait per token), ``beam``, and
-``settings``: the checks of the decoders' settings, which import no torch.
+``sampling`` (and greedy search), ``stopping`` (when every row has finished, without a wait per token), ``beam``,
+``finished`` (beam search's finished hypotheses, kept on the device), and ``settings``:
+the checks of the decoders' settings, which import no torch.
 
 ``from zoo.decoding import generate_ids`` (or any name of ``__all__``) loads its module, and torch, on first use
 (PEP 562), so that :mod:`zoo.decoding.settings` alone, which a command checks its flags with, loads no torch.
@@ -13,10 +14,11 @@ from __future__ import annotations
 import importlib
 
 _MODULES = {  # each public name and the module that holds it
-    "beam": ("Hypothesis", "beam_search", "length_penalty"),
+    "beam": ("beam_search", "length_penalty", "search"),
+    "finished": ("Finished", "Hypothesis"),
     "sampling": ("filter_logits", "next_token", "sample", "strip_after_eos"),
     "recurrent": ("decoder_only_step", "encoder_decoder_step"),
-    "sequences": ("generate_ids", "greedy_decode", "longest", "max_lengths", "translate_ids"),
+    "sequences": ("generate_ids", "greedy_decode", "longest", "max_lengths", "search_translations", "translate_ids"),
     "stopping": ("LaggedStop",),
     "steps": ("DecoderOnlyStep", "EncoderDecoderStep", "Step"),
 }

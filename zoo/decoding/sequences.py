@@ -8,7 +8,8 @@ import math
 import torch
 from torch import Tensor
 
-from zoo.decoding.beam import Hypothesis, beam_search
+from zoo.decoding.beam import beam_search, search
+from zoo.decoding.finished import Finished, Hypothesis
 from zoo.decoding.recurrent import decoder_only_step, encoder_decoder_step
 from zoo.decoding.sampling import sample, strip_after_eos
 from zoo.nn import DecoderOnly, EncoderDecoder
@@ -93,9 +94,36 @@ def translate_ids(
             [Hypothesis(tokens, math.nan, math.nan, end)]
             for tokens, end in zip(strip_after_eos(ids, eos_id, max_len), ended, strict=True)
         ]
+    found = search_translations(
+        model, src, src_padding_mask, bos_id, eos_id, max_len, beam_size, length_penalty, n_best
+    )
+    return found.hypotheses()
+
+
+@torch.no_grad()
+def search_translations(
+    model: EncoderDecoder,
+    src: Tensor,
+    src_padding_mask: Tensor,
+    bos_id: int,
+    eos_id: int,
+    max_len: Tensor,
+    beam_size: int,
+    length_penalty: float = 0.0,
+    n_best: int = 1,
+    max_steps: int | None = None,
+) -> Finished:
+    """Beam search's translations of a batch, left on the device (:func:`zoo.decoding.beam.search`).
+
+    Args:
+        model, src, src_padding_mask, bos_id, eos_id: see :func:`greedy_decode`.
+        max_len: ``(B,)`` from :func:`max_lengths`.
+        beam_size, length_penalty, n_best: see :func:`zoo.decoding.beam.search` (``alpha`` there).
+        max_steps: at least ``max(max_len)``, known on the host (:func:`longest`); ``None``: read from ``max_len``.
+    """
     step = encoder_decoder_step(model, src, src_padding_mask, copies=beam_size)
     start = torch.full((src.shape[0], 1), bos_id, dtype=torch.long, device=src.device)
-    return beam_search(step, start, beam_size, max_len, eos_id, length_penalty, n_best)
+    return search(step, start, beam_size, max_len, eos_id, length_penalty, n_best, max_steps)
 
 
 @torch.no_grad()

@@ -10,7 +10,7 @@ from torch import Tensor
 from zoo.data.detokenize import decode_batch
 from zoo.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
 from zoo.data.translation import TranslationDataModule
-from zoo.decoding import Hypothesis, greedy_decode, longest, max_lengths, translate_ids
+from zoo.decoding import Hypothesis, greedy_decode, longest, max_lengths, search_translations, translate_ids
 from zoo.decoding.settings import check_decoder_settings
 from zoo.nn import EncoderDecoder
 from zoo.nn.recurrent import RecurrentEncoderDecoder
@@ -92,10 +92,7 @@ class TranslationTask(TaskModule):
         super().__init__(**kwargs)
         self.corpus = {stage: CorpusScores() for stage in ("val", "test")}
         self.metrics = torch.nn.ModuleDict(
-            {
-                stage: torch.nn.ModuleDict({"nll": sum_metric(), "tokens": count_metric()})
-                for stage in ("val", "test")
-            }
+            {stage: torch.nn.ModuleDict({"nll": sum_metric(), "tokens": count_metric()}) for stage in ("val", "test")}
         )
 
     @property
@@ -177,15 +174,19 @@ class TranslationTask(TaskModule):
         a, b = hp.max_len_a if max_len_a is None else max_len_a, hp.max_len_b if max_len_b is None else max_len_b
         return a, b, position_limit(hp)
 
-    def pending_translations(self, src: Tensor, src_padding_mask: Tensor) -> PendingText | list[str]:
-        """:meth:`translate`, but greedy search's ids stay on the device (:class:`PendingText`, read when the
-        evaluation or prediction ends), so that no batch waits for the device to read them; beam search keeps
-        its finished hypotheses on the host as it goes, and gives strings."""
-        if self.hparams.beam_size > 1:
-            return self.translate(src, src_padding_mask)
-        limits = self._length_limit()
+    def pending_translations(self, src: Tensor, src_padding_mask: Tensor) -> PendingText:
+        """:meth:`translate`, but the ids stay on the device (:class:`PendingText`, read when the evaluation or
+        prediction ends), so that no batch waits for the device to read them."""
+        hp, limits = self.hparams, self._length_limit()
         limit, bound = max_lengths(src_padding_mask, *limits), longest(src.shape[1], *limits)
-        ids = greedy_decode(self.network, src, src_padding_mask, BOS_ID, EOS_ID, PAD_ID, limit, max_steps=bound)
+        if hp.beam_size > 1:
+            found = search_translations(
+                self.network, src, src_padding_mask, BOS_ID, EOS_ID, limit, hp.beam_size, hp.length_penalty,
+                max_steps=bound,
+            )  # fmt: skip
+            ids = found.ids[:, 0]
+        else:
+            ids = greedy_decode(self.network, src, src_padding_mask, BOS_ID, EOS_ID, PAD_ID, limit, max_steps=bound)
         tokenizer = self.trainer.datamodule.target_tokenizer
         return PendingText(ids, EOS_ID, limit, lambda rows: decode_batch(tokenizer, rows))
 
