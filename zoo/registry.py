@@ -220,7 +220,7 @@ ARCHITECTURES = ["transformer", "rnn"]  # model.architecture: self-attention (Va
 TRANSFORMER_ONLY = (
     "n_heads", "d_ff", "activation_dropout", "activation", "norm", "norm_position", "pe", "max_len",
     "scale_embedding", "bias", "vocab_multiple", "n_kv_heads", "norm_eps", "token_types", "embedding_norm",
-    "output_bias",
+    "output_bias", "rope_theta",
 )  # fmt: skip
 RECURRENT_ONLY = ("rnn_cell", "rnn_hidden", "bidirectional", "rnn_attention", "input_feeding", "teacher_forcing")
 # per task (its class name), the knobs of its own a recurrent network does not use

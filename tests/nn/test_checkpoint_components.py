@@ -161,3 +161,39 @@ def test_output_bias_is_added_to_every_position_and_starts_at_zero():
     with torch.no_grad():
         bias.copy_(torch.arange(20.0))
     torch.testing.assert_close(model(tokens), before + torch.arange(20.0), atol=1e-5, rtol=0)
+
+
+@pytest.mark.parametrize("theta", [10000.0, 500000.0])
+def test_rope_theta_turns_each_channel_pair_by_pos_times_theta_to_the_minus_2i_over_d_head(theta):
+    """Su et al. 2021, eq. 34, with the base ``model.rope_theta`` (Llama 3: 500000), written out per pair."""
+    embed = Embedder(30, TransformerConfig(d_model=16, n_heads=2, pe="rope", rope_theta=theta))
+    x = torch.randn(1, 1, 5, 8, dtype=torch.float64)
+    rotated = embed.rotary(x, start=3)
+    for t in range(5):
+        for i in range(4):
+            angle = (3 + t) * theta ** (-2 * i / 8)
+            a, b = x[0, 0, t, 2 * i], x[0, 0, t, 2 * i + 1]
+            expected = torch.stack(
+                [a * math.cos(angle) - b * math.sin(angle), a * math.sin(angle) + b * math.cos(angle)]
+            )
+            torch.testing.assert_close(rotated[0, 0, t, 2 * i : 2 * i + 2], expected, atol=1e-12, rtol=0)
+
+
+@pytest.mark.parametrize(("pe", "moves"), [("rope", True), ("sinusoidal", False), ("alibi", False)])
+def test_rope_theta_moves_a_rope_model_only(pe, moves):
+    ids = torch.randint(4, 30, (2, 12))
+    outputs = []
+    for theta in (10000.0, 500.0):
+        torch.manual_seed(0)
+        config = TransformerConfig(d_model=16, n_heads=2, d_ff=32, pe=pe, rope_theta=theta, dropout=0.0)
+        outputs.append(DecoderOnly(config, 30, 2).eval()(ids))
+    assert (not torch.equal(*outputs)) == moves
+
+
+@pytest.mark.parametrize("theta", [1, 0.5, -10000.0, True, "500000"])
+def test_a_rope_theta_of_one_or_less_is_refused_naming_the_field(theta):
+    with pytest.raises(ValueError) as error:
+        TransformerConfig(d_model=16, n_heads=2, pe="rope", rope_theta=theta)
+    assert str(error.value) == (
+        f"model.rope_theta={theta!r} is not valid; it must be a number above 1 (10000, Llama 3's 500000)"
+    )

@@ -66,7 +66,7 @@ def gpt2(folder, seed: int = 0):
     return saved(perturbed(transformers.GPT2LMHeadModel(config), seed), folder)
 
 
-def llama(folder, seed: int = 0, tie: bool = False):
+def llama(folder, seed: int = 0, tie: bool = False, **settings):
     config = transformers.LlamaConfig(
         vocab_size=VOCAB,
         hidden_size=64,
@@ -79,6 +79,7 @@ def llama(folder, seed: int = 0, tie: bool = False):
         eos_token_id=EOS,
         pad_token_id=PAD,
         tie_word_embeddings=tie,
+        **settings,
     )
     torch.manual_seed(seed)
     return saved(perturbed(transformers.LlamaForCausalLM(config), seed), folder)

@@ -5,12 +5,16 @@ decoding (zoo.decoding, with its cache) equals ``generate`` token for token."""
 
 import pytest
 import torch
+import transformers
 
 from tests.weights import helpers
-from tests.weights.helpers import BOS, EOS, PAD, encode, lines
+from tests.weights.helpers import BOS, EOS, PAD, encode, lines, tokenizer_json
 from zoo.decoding import translate_ids
 from zoo.decoding.sequences import generate_ids
 from zoo.weights.convert import import_source
+from zoo.weights.errors import WeightsError
+from zoo.weights.export import main as export_main
+from zoo.weights.importer import main as import_main
 
 TOLERANCE = 1e-5
 
@@ -39,6 +43,34 @@ def test_llama_keeps_its_grouped_query_attention(tmp_path):
     network, knobs, _ = import_source(str(tmp_path))
     assert (knobs["n_heads"], knobs["n_kv_heads"]) == (8, 2)
     assert network.decoder.layers[0].self_attn.in_proj.weight.shape == (64 + 2 * 2 * 8, 64)
+
+
+def test_llama_3s_rope_base_is_kept_in_logits_and_on_export(tmp_path, capsys):
+    """Llama 3's rope_theta 500000 is ``model.rope_theta``: the logits equal with it (with zoo's default 10000 they
+    would not), and an export writes it back."""
+    hf = helpers.llama(tmp_path / "hf", seed=2, rope_theta=500000.0)
+    tokenizer_json(tmp_path / "hf")
+    network, knobs, _ = import_source(str(tmp_path / "hf"))
+    assert knobs["rope_theta"] == 500000.0 and network.embed.rotary.theta == 500000.0
+    ids, mask = encode(lines("tinyshakespeare", 4), start=[BOS])
+    with torch.no_grad():
+        theirs = hf(input_ids=ids, attention_mask=(~mask).long()).logits
+        assert_equal_where_real(network.eval()(ids, mask), theirs, mask)
+        helpers.llama(tmp_path / "base", seed=2)  # the same weights, rope_theta 10000
+        default, _, _ = import_source(str(tmp_path / "base"))
+        assert (default.eval()(ids, mask) - theirs)[~mask].abs().max() > 1e-3
+    assert import_main([str(tmp_path / "hf"), "--out", str(tmp_path / "run")]) == 0
+    ckpt = str(tmp_path / "run" / "checkpoints" / "imported.ckpt")
+    assert export_main(["--ckpt_path", ckpt, "--out", str(tmp_path / "out")]) == 0, capsys.readouterr().err
+    assert transformers.AutoConfig.from_pretrained(tmp_path / "out").rope_parameters["rope_theta"] == 500000.0
+
+
+def test_a_rope_scaling_zoo_does_not_have_is_refused(tmp_path):
+    scaling = {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0,
+               "high_freq_factor": 4.0, "original_max_position_embeddings": 128}  # fmt: skip
+    helpers.llama(tmp_path, rope_parameters=scaling)
+    with pytest.raises(WeightsError, match=r"^config.json's rope_type='llama3' has no zoo counterpart"):
+        import_source(str(tmp_path))
 
 
 def test_tied_llama_loads_its_one_embedding(tmp_path):

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
 from zoo.nn.attention import check_kv_heads
+from zoo.nn.positional import ROPE_THETA
 from zoo.registry import ACTIVATIONS, NORMS, POSITIONAL_ENCODINGS, add_synonyms, check_choice
 
 NORM_POSITIONS = ["post", "pre"]
@@ -53,6 +54,9 @@ class TransformerConfig:
             embeddings, before dropout, as BERT (Devlin et al. 2019; Hugging Face's ``BertEmbeddings.LayerNorm``).
         output_bias: a learned bias on the vocabulary logits, initialised to zero (Marian's
             ``final_logits_bias``, Junczys-Dowmunt et al. 2018); ``false`` (default): none, as the paper.
+        rope_theta: the base of rotary angles for ``pe=rope``, pos * theta^(-2i / d_head) (Su et al. 2021, eq. 34):
+            10000 (default, and Llama 2's), Llama 3's 500000 (``rope_theta`` of their configs); other encodings
+            do not read it.
 
     Raises:
         ValueError: naming the field, the value and what is valid, for an unknown component name,
@@ -83,6 +87,7 @@ class TransformerConfig:
     token_types: int = 0
     embedding_norm: bool = False
     output_bias: bool = False
+    rope_theta: float = ROPE_THETA
 
     @classmethod
     def field_names(cls) -> list[str]:
@@ -115,11 +120,21 @@ class TransformerConfig:
         self._check_weight_knobs()
 
     def _check_weight_knobs(self) -> None:
-        """The knobs of checkpoints from other code bases: key/value heads, the norms' epsilon, token types."""
+        """The knobs of checkpoints from other code bases: key/value heads, the norms' epsilon, rope's base, token
+        types."""
         if self.n_kv_heads is not None:
             check_kv_heads(self.n_heads, self.n_kv_heads)
         if isinstance(self.norm_eps, bool) or not isinstance(self.norm_eps, (int, float)) or not self.norm_eps > 0:
             raise ValueError(f"model.norm_eps={self.norm_eps!r} is not valid; it must be a positive number (1e-5)")
+        if (
+            isinstance(self.rope_theta, bool)
+            or not isinstance(self.rope_theta, (int, float))
+            or not self.rope_theta > 1
+        ):
+            raise ValueError(
+                f"model.rope_theta={self.rope_theta!r} is not valid; it must be a number above 1 "
+                "(10000, Llama 3's 500000)"
+            )
         if isinstance(self.token_types, bool) or not isinstance(self.token_types, int) or self.token_types < 0:
             raise ValueError(f"model.token_types={self.token_types!r} is not valid; it must be an integer >= 0")
 

@@ -36,7 +36,7 @@ class Embedder(nn.Module):
         # an encoding of scope "stack" (an attention bias) lives in the stacks; the embeddings get none
         encoding = POSITIONAL_ENCODINGS.get(config.pe)
         encoding = encoding if encoding.scope == "embedding" else PositionalEncoding
-        self.pe = encoding(config.d_model, config.n_heads, config.max_len)
+        self.pe = encoding.from_config(config)
         self.types = nn.Embedding(config.token_types, config.d_model) if config.token_types else None
         if self.types is not None:
             nn.init.normal_(self.types.weight, std=0.02)  # BERT's initializer_range

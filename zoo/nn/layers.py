@@ -162,7 +162,7 @@ class TransformerStack(nn.Module):
         encoding = POSITIONAL_ENCODINGS.get(config.pe)
         self.position_bias = None
         if encoding.scope == "stack":
-            self.position_bias = encoding(config.d_model, config.n_heads, config.max_len, causal=is_causal)
+            self.position_bias = encoding.from_config(config, causal=is_causal)
         self.final_norm = None
         if config.norm_position == "pre":
             self.final_norm = build_norm(config, is_causal)

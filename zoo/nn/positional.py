@@ -29,6 +29,7 @@ from torch import Tensor, nn
 from zoo.registry import POSITIONAL_ENCODINGS
 
 # How the zoo calls each hook (self first): the arguments of a trial call, and how they are named.
+ROPE_THETA = 10000.0  # the base of rotary angles (Su et al. 2021, eq. 34), model.rope_theta's default
 HOOK_CALLS = {"forward": ((None, 0), "x, start"), "attention_bias": ((1, 1, 0), "query_len, key_len, offset")}
 
 
@@ -63,6 +64,12 @@ class PositionalEncoding(nn.Module):
     def __init__(self, d_model: int, n_heads: int, max_len: int, causal: bool = False) -> None:
         super().__init__()
         self.d_model, self.n_heads, self.max_len, self.causal = d_model, n_heads, max_len, causal
+
+    @classmethod
+    def from_config(cls, config, causal: bool = False) -> PositionalEncoding:
+        """The encoding of a :class:`zoo.nn.TransformerConfig` (``d_model``, ``n_heads``, ``max_len``); an encoding
+        with a knob of its own (rope's ``rope_theta``) reads it here."""
+        return cls(config.d_model, config.n_heads, config.max_len, causal=causal)
 
     def __init_subclass__(cls, **kwargs) -> None:
         """Refuse, when the class is defined, a hook its ``scope`` never calls: the embedder calls ``forward``
@@ -214,13 +221,17 @@ class LearnedPositionalEncoding(PositionalEncoding):
 
 
 def rotary_angles(
-    length: int, d_head: int, function: Callable[[Tensor], Tensor] = torch.cos, device: torch.device | None = None
+    length: int,
+    d_head: int,
+    function: Callable[[Tensor], Tensor] = torch.cos,
+    device: torch.device | None = None,
+    theta: float = ROPE_THETA,
 ) -> Tensor:
-    """``(T, d_head / 2)`` float64 on ``device``: ``function(pos * 10000^(-2i / d_head))`` for positions
-    ``0 ... T - 1`` (Su et al. 2021, eq. 34)."""
+    """``(T, d_head / 2)`` float64 on ``device``: ``function(pos * theta^(-2i / d_head))`` for positions
+    ``0 ... T - 1`` (Su et al. 2021, eq. 34, where ``theta`` is 10000; Llama 3 uses 500000)."""
     position = torch.arange(length, dtype=torch.float64, device=device)[:, None]
     two_i = torch.arange(0, d_head, 2, dtype=torch.float64, device=device)
-    return function(position * torch.pow(10000.0, -two_i / d_head))
+    return function(position * torch.pow(float(theta), -two_i / d_head))
 
 
 def unlimited_encodings() -> str:
@@ -230,14 +241,14 @@ def unlimited_encodings() -> str:
 
 
 class Rotation(nn.Module):
-    """Rotates each pair of channels (2i, 2i + 1) of a head by the angle pos * 10000^(-2i / d_head)
-    (Su et al. 2021, RoFormer, eq. 34), so that q . k depends on the relative position only."""
+    """Rotates each pair of channels (2i, 2i + 1) of a head by the angle pos * theta^(-2i / d_head)
+    (Su et al. 2021, RoFormer, eq. 34: theta = 10000), so that q . k depends on the relative position only."""
 
-    def __init__(self, d_head: int) -> None:
+    def __init__(self, d_head: int, theta: float = ROPE_THETA) -> None:
         super().__init__()
-        self.d_head = d_head
-        self._cos = PositionTable(partial(rotary_angles, d_head=d_head, function=torch.cos))
-        self._sin = PositionTable(partial(rotary_angles, d_head=d_head, function=torch.sin))
+        self.d_head, self.theta = d_head, theta
+        self._cos = PositionTable(partial(rotary_angles, d_head=d_head, function=torch.cos, theta=theta))
+        self._sin = PositionTable(partial(rotary_angles, d_head=d_head, function=torch.sin, theta=theta))
 
     def forward(self, x: Tensor, start: int = 0) -> Tensor:
         """``(B, H, T, d_head)`` at positions ``start, ...`` -> the same shape, rotated."""
@@ -253,11 +264,17 @@ class RotaryPositionalEncoding(PositionalEncoding):
     """Rotary position embedding (Su et al. 2021, RoFormer): queries and keys of self-attention are rotated
     by their position; nothing is added to the embeddings. Any length works.
 
+    Args:
+        theta: the base of the angles, ``model.rope_theta`` (Su et al. 2021: 10000; Llama 3: 500000, whose larger
+            base turns the slowest pairs more slowly, for longer contexts).
+
     Raises:
         ValueError: if the head width ``d_model / n_heads`` is odd (channels are rotated in pairs).
     """
 
-    def __init__(self, d_model: int, n_heads: int, max_len: int, causal: bool = False) -> None:
+    def __init__(
+        self, d_model: int, n_heads: int, max_len: int, causal: bool = False, theta: float = ROPE_THETA
+    ) -> None:
         super().__init__(d_model, n_heads, max_len, causal)
         d_head = d_model // n_heads
         if d_head % 2:
@@ -265,7 +282,11 @@ class RotaryPositionalEncoding(PositionalEncoding):
                 f"model.pe='rope' needs an even head width, but model.d_model={d_model} / "
                 f"model.n_heads={n_heads} = {d_head}; change d_model or n_heads"
             )
-        self._rotation = Rotation(d_head)
+        self._rotation = Rotation(d_head, theta)
+
+    @classmethod
+    def from_config(cls, config, causal: bool = False) -> RotaryPositionalEncoding:
+        return cls(config.d_model, config.n_heads, config.max_len, causal=causal, theta=config.rope_theta)
 
     @property
     def rotary(self) -> nn.Module:

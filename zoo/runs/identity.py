@@ -75,6 +75,7 @@ ADDED_FIELDS = {
     "model.token_types": 0,
     "model.embedding_norm": False,
     "model.output_bias": False,
+    "model.rope_theta": 10000.0,
 }
 
 

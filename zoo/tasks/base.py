@@ -59,6 +59,7 @@ class TaskModule(DataChecks, pl.LightningModule):
         token_types: rows of BERT's token-type embedding (0: none); every token is of type 0.
         embedding_norm: a LayerNorm on the embeddings before dropout (BERT).
         output_bias: a learned bias on the vocabulary logits (Marian's ``final_logits_bias``).
+        rope_theta: the base of rotary angles for ``pe=rope`` (10000; Llama 3's 500000).
         lr: the peak learning rate.
         weight_decay: AdamW's decoupled weight decay (Loshchilov and Hutter 2019) on matrices only.
         betas: Adam's (beta1, beta2); the paper's (0.9, 0.98) (section 5.3).
@@ -144,6 +145,7 @@ class TaskModule(DataChecks, pl.LightningModule):
         token_types: int = DEFAULT.token_types,
         embedding_norm: bool = DEFAULT.embedding_norm,
         output_bias: bool = DEFAULT.output_bias,
+        rope_theta: float = DEFAULT.rope_theta,
         lr: float = 5e-4,
         weight_decay: float = 0.0,
         betas: tuple[float, float] = (0.9, 0.98),
@@ -159,6 +161,10 @@ class TaskModule(DataChecks, pl.LightningModule):
     ) -> None:
         super().__init__()
         self.save_hyperparameters(logger=False)  # the CLI logs the whole resolved config once
+        self._build_network(compile)
+
+    def _build_network(self, compile: bool) -> None:
+        """Check the knobs, then build the network of ``model.architecture`` and start the counters."""
         check_optimizer_knobs(self.hparams)
         self.config, self.recurrent = network_configs(self.hparams)  # one is None: model.architecture's
         self.network = self.build_network()

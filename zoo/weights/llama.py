@@ -5,15 +5,18 @@ rotary embeddings, no biases, and grouped-query attention where ``num_key_value_
 
 from __future__ import annotations
 
+from zoo.nn.positional import ROPE_THETA
 from zoo.weights.errors import WeightsError
 from zoo.weights.family import COMMON, Family, require, special_ids
 from zoo.weights.rules import Rule, linear, rotary_layout, stacked
 
-ROPE_THETA = 10000.0  # zoo's rope (Su et al. 2021)
+def rope_theta(hf: dict) -> float:
+    """The base of the rotary angles (``model.rope_theta``), from ``rope_theta`` or ``rope_parameters``.
 
-
-def check_rope(hf: dict) -> None:
-    """Refuse rotary settings other than zoo's: a base other than 10000, or a scaling (Llama 3's ``llama3``)."""
+    Raises:
+        WeightsError: for a rotary scaling zoo does not have (Llama 3.1's ``llama3``, ``linear``, ``dynamic``,
+            ``yarn``).
+    """
     rope = hf.get("rope_parameters") or {
         "rope_theta": hf.get("rope_theta", ROPE_THETA),
         **(hf.get("rope_scaling") or {}),
@@ -21,10 +24,7 @@ def check_rope(hf: dict) -> None:
     kind = rope.get("rope_type", rope.get("type", "default"))
     if kind != "default":
         raise WeightsError(f"config.json's rope_type={kind!r} has no zoo counterpart (zoo supports 'default')")
-    if float(rope.get("rope_theta", ROPE_THETA)) != ROPE_THETA:
-        raise WeightsError(
-            f"config.json's rope_theta={rope.get('rope_theta')!r} has no zoo counterpart (zoo's rope uses {ROPE_THETA})"
-        )
+    return float(rope.get("rope_theta", ROPE_THETA))
 
 
 class Llama(Family):
@@ -46,7 +46,6 @@ class Llama(Family):
         for key in ("attention_bias", "mlp_bias"):
             require(hf, key, (False,), False)
         require(hf, "pretraining_tp", (1, None), 1)
-        check_rope(hf)
         d_model, heads = hf["hidden_size"], hf["num_attention_heads"]
         require(hf, "head_dim", (None, d_model // heads))
         kv_heads = hf.get("num_key_value_heads") or heads
@@ -61,6 +60,7 @@ class Llama(Family):
             "num_layers": hf["num_hidden_layers"],
             "max_len": hf.get("max_position_embeddings", 2048),
             "norm_eps": hf.get("rms_norm_eps", 1e-6),
+            "rope_theta": rope_theta(hf),
             "dropout": hf.get("attention_dropout", 0.0),
             "activation_dropout": 0.0,
             "tie_embeddings": bool(hf.get("tie_word_embeddings", False)),
@@ -100,7 +100,7 @@ class Llama(Family):
             "hidden_act": "silu",
             "attention_bias": False,
             "mlp_bias": False,
-            "rope_theta": ROPE_THETA,
+            "rope_theta": knobs["rope_theta"],
             "tie_word_embeddings": knobs["tie_embeddings"],
             "vocab_size": knobs["vocab_size"],
             "bos_token_id": knobs.get("bos_id"),
