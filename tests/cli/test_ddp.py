@@ -1,5 +1,6 @@
 """Two-process DDP on CPU (gloo) through Lightning: one run record, one W&B run, disjoint data shares, and a
-validation split of 8 rows (one batch) that still gives each rank a batch and counts each row once."""
+validation split of 8 rows (one batch) that still gives each rank a batch and counts each row once; for the
+Transformer classifier and the recurrent one (a packed bidirectional LSTM, whose gradients DDP averages alike)."""
 
 import os
 import subprocess
@@ -12,7 +13,14 @@ from tests.conftest import REPO
 
 
 @pytest.mark.slow
-def test_ddp_two_ranks_on_cpu(data_dir, zoo_cache, tmp_path):
+@pytest.mark.parametrize(
+    ("config", "model"),
+    [
+        ("sst2.yaml", TINY_MODEL),
+        ("sst2-rnn.yaml", ["--model.d_model=32", "--model.rnn_hidden=32", "--model.warmup_steps=2"]),
+    ],
+)
+def test_ddp_two_ranks_on_cpu(data_dir, zoo_cache, tmp_path, config, model):
     data = small_copy(data_dir, "sst2", tmp_path / "sst2", {"train": 2000, "validation": 8})
     callbacks = tmp_path / "callbacks.yaml"
     shards = tmp_path / "shards"
@@ -27,11 +35,11 @@ def test_ddp_two_ranks_on_cpu(data_dir, zoo_cache, tmp_path):
         "zoo",
         "fit",
         "--config",
-        str(CONFIGS / "encoder_only" / "sst2.yaml"),
+        str(CONFIGS / "encoder_only" / config),
         "--config",
         str(callbacks),
         f"--data.path={data}",
-        *TINY_MODEL,
+        *model,
         "--model.num_layers=1",
         "--data.vocab_size=500",
         "--data.max_tokens=512",
