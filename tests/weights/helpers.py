@@ -12,6 +12,7 @@ from tests.conftest import REPO
 
 DATA = REPO.parent / "shared" / "data"
 VOCAB = 300  # zoo's four special ids, then the 256 bytes of UTF-8 text at 4 ...; the rest unused by text
+END = VOCAB - 1  # GPT-2's <|endoftext|>, its start and end of text (gpt2_with_its_own_specials)
 PAD, BOS, EOS = 0, 1, 2  # zoo's ids (zoo.data.tokenizer), which the configs below give the Hugging Face models
 
 
@@ -64,6 +65,15 @@ def gpt2(folder, seed: int = 0):
     )
     torch.manual_seed(seed)
     return saved(perturbed(transformers.GPT2LMHeadModel(config), seed), folder)
+
+
+def gpt2_with_its_own_specials(folder):
+    config = transformers.GPT2Config(
+        vocab_size=VOCAB, n_embd=64, n_layer=2, n_head=4, n_positions=256, bos_token_id=END, eos_token_id=END
+    )
+    torch.manual_seed(4)
+    model = saved(perturbed(transformers.GPT2LMHeadModel(config), 4), folder)
+    return model, tokenizer_json(folder, end_of_text=True)
 
 
 def llama(folder, seed: int = 0, tie: bool = False, **settings):

@@ -116,3 +116,22 @@ def test_init_weights_typed_for_an_evaluation_is_one_line_and_a_fine_tuned_run_v
     assert "init_weights is an option of `fit` (a new run from a checkpoint's weights); `validate` eval" in err
     main([*validate, "--trainer.limit_val_batches=1"])  # its own config.yaml records init_weights
     assert "val_loss" in json.loads((run_dir / "summary.json").read_text())["final"]
+
+
+def test_a_checkpoint_weight_the_model_has_no_place_for_is_said_and_recorded(cli_env, caplog):
+    """A GPT-2 with only ``<|endoftext|>`` imports with ``output_bias`` (its extra rows held at -1e4); fine-tuned
+    with ``--model.output_bias=false`` (to export it), the bias has no place in the new model: it is left out,
+    and said and recorded, where it was dropped without a word while the line said ``all of them``."""
+    helpers.gpt2_with_its_own_specials(cli_env / "hf")
+    assert import_main([str(cli_env / "hf"), "--out", str(cli_env / "imported")]) == 0
+    run = cli_env / "imported"
+    with caplog.at_level(logging.INFO):
+        run_dir, _ = fit(run, "tinyshakespeare", "--model.output_bias=false", "--trainer.max_steps=2", *SHORT)
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["init_weights"]["new"] == [] and summary["init_weights"]["unused"] == ["network.output.linear.bias"]
+    ckpt = run / "checkpoints" / "imported.ckpt"
+    said = (
+        f"zoo: the run starts from the weights of {ckpt} (a new run, not a resume; all of them; this model has no "
+        "place for the checkpoint's network.output.linear.bias, left out) and reads its data"
+    )
+    assert sum(message.startswith(said) for message in caplog.messages) == 1

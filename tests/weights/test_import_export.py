@@ -9,22 +9,11 @@ import torch
 import transformers
 
 from tests.weights import helpers
-from tests.weights.helpers import VOCAB, lines, tokenizer_json
+from tests.weights.helpers import END, VOCAB, gpt2_with_its_own_specials, lines, tokenizer_json
 from zoo.decoding.sequences import generate_ids
 from zoo.inference.checkpoint import load_trained
 from zoo.weights.export import main as export_main
 from zoo.weights.importer import main as import_main
-
-END = VOCAB - 1  # GPT-2's <|endoftext|>, its start and end of text
-
-
-def gpt2_with_its_own_specials(folder):
-    config = transformers.GPT2Config(
-        vocab_size=VOCAB, n_embd=64, n_layer=2, n_head=4, n_positions=256, bos_token_id=END, eos_token_id=END
-    )
-    torch.manual_seed(4)
-    model = helpers.saved(helpers.perturbed(transformers.GPT2LMHeadModel(config), 4), folder)
-    return model, tokenizer_json(folder, end_of_text=True)
 
 
 def test_an_imported_gpt2_computes_its_logits_under_zoo_ids_and_generates_as_transformers(tmp_path):

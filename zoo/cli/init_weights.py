@@ -3,9 +3,13 @@ Hugging Face model, ``python -m zoo import``, or any zoo run's checkpoint), not 
 schedule start afresh, the data is read with the checkpoint's own tokenizer, and the weights are loaded into the
 new run's model. A weight the new model has at another shape (a knob of the command line that changes it) is
 refused in one line before training; a weight the checkpoint lacks (a task head it has no counterpart for) is
-said in one line and keeps its fresh initialisation."""
+said in one line and keeps its fresh initialisation, and a weight of the checkpoint the new model has no place
+for (``--model.output_bias=false`` on a checkpoint with a logits bias, a language model's output layer under a
+classifier) is said in the same line and left out."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 FIELD = "init_weights"
 
@@ -39,9 +43,18 @@ def init_tokenizers(path: str) -> dict[str, str]:
     return tokenizers
 
 
-def load_init_weights(model, path: str) -> list[str]:
-    """Load the weights of the checkpoint at ``path`` into ``model`` (a :class:`zoo.tasks.TaskModule`), and the
-    names of the model's weights the checkpoint has none of (kept as initialised: a new task head) back.
+@dataclass
+class Loaded:
+    """What :func:`load_init_weights` did: ``fresh``, the model's weights the checkpoint has none of (kept as
+    initialised: a new task head); ``unused``, the checkpoint's weights the model has no place for (left out)."""
+
+    fresh: list[str] = field(default_factory=list)
+    unused: list[str] = field(default_factory=list)
+
+
+def load_init_weights(model, path: str) -> Loaded:
+    """Load the weights of the checkpoint at ``path`` into ``model`` (a :class:`zoo.tasks.TaskModule`), and say
+    which of the model's are new and which of the checkpoint's have no place in it (:class:`Loaded`).
 
     Raises:
         ValueError: in one line, each weight whose shape differs between the checkpoint and ``model`` (a knob
@@ -64,13 +77,19 @@ def load_init_weights(model, path: str) -> list[str]:
     if not shared:
         raise ValueError(f"{FIELD}={path!r} has none of this model's weights (another task or backbone)")
     model.load_state_dict(shared, strict=False)
-    return [name for name in own if name not in weights]
+    return Loaded([name for name in own if name not in weights], [name for name in weights if name not in own])
 
 
-def new_weights_line(path: str, fresh: list[str], tokenizer: str, vocab_size: int) -> str:
-    """The line said before training about the weights started from ``path``: which are new, and that the
-    data's ``tokenizer`` and ``vocab_size`` (as configured) give way to the checkpoint's tokenizer."""
-    weights = "all of them" if not fresh else f"the checkpoint has no {', '.join(fresh)}, initialised afresh"
+def new_weights_line(path: str, loaded: Loaded, tokenizer: str, vocab_size: int) -> str:
+    """The line said before training about the weights started from ``path``: which are new, which of the
+    checkpoint's are left out, and that the data's ``tokenizer`` and ``vocab_size`` (as configured) give way to
+    the checkpoint's tokenizer."""
+    said = [] if loaded.fresh else ["all of them"]
+    if loaded.fresh:
+        said.append(f"the checkpoint has no {', '.join(loaded.fresh)}, initialised afresh")
+    if loaded.unused:
+        said.append(f"this model has no place for the checkpoint's {', '.join(loaded.unused)}, left out")
+    weights = "; ".join(said)
     return (
         f"zoo: the run starts from the weights of {path} (a new run, not a resume; {weights}) and reads its data "
         f"with their tokenizer: data.tokenizer={tokenizer!r} and data.vocab_size={vocab_size} are not used"

@@ -99,7 +99,6 @@ class ZooCLI(RunChecks, LightningCLI):
     def _config(self) -> Namespace:
         return self.config[self.subcommand] if self.subcommand else self.config
 
-
     def before_instantiate_classes(self) -> None:
         config = self._config()
         if self.subcommand is None or config.trainer.get("fast_dev_run"):
@@ -194,7 +193,6 @@ class ZooCLI(RunChecks, LightningCLI):
             raise
         finally:
             restore_sigterm()
-
 
     def _say_adjusted(self) -> None:
         """Say, one line each, which knobs ``fit`` runs with another value than configured (recorded as used when
@@ -295,5 +293,3 @@ class ZooCLI(RunChecks, LightningCLI):
 
     def after_predict(self) -> None:
         self.after_validate()
-
-

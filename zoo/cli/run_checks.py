@@ -79,11 +79,12 @@ class RunChecks:
             return
         if "train" not in self.datamodule.splits:
             raise ValueError(f"data.path={self.datamodule.path!r} has no train split; `fit` needs one")
-        fresh = load_init_weights(self.model, path)
+        loaded = load_init_weights(self.model, path)
         data = self.datamodule
-        rank_zero_info(new_weights_line(path, fresh, data.tokenizer_kind, data.vocab_size))
+        rank_zero_info(new_weights_line(path, loaded, data.tokenizer_kind, data.vocab_size))
         imported = init_checkpoint(path).get("zoo_imported")
-        self.init_from = {"init_weights": {"path": path, "new": fresh, **({"imported": imported} if imported else {})}}
+        record = {"path": path, "new": loaded.fresh, "unused": loaded.unused}
+        self.init_from = {"init_weights": {**record, **({"imported": imported} if imported else {})}}
 
     def _check_weights_fit(self) -> None:
         """Refuse a ``ckpt_path`` whose weights do not fit the network this command built, before anything is
