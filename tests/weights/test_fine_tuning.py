@@ -121,12 +121,13 @@ def test_init_weights_typed_for_an_evaluation_is_one_line_and_a_fine_tuned_run_v
 def test_a_checkpoint_weight_the_model_has_no_place_for_is_said_and_recorded(cli_env, caplog):
     """A GPT-2 with only ``<|endoftext|>`` imports with ``output_bias`` (its extra rows held at -1e4); fine-tuned
     with ``--model.output_bias=false`` (to export it), the bias has no place in the new model: it is left out,
-    and said and recorded, where it was dropped without a word while the line said ``all of them``."""
+    and said and recorded, where it was dropped without a word while the line said ``all of them``; the
+    fine-tuned model exports, and ``from_pretrained`` gives its logits."""
     helpers.gpt2_with_its_own_specials(cli_env / "hf")
     assert import_main([str(cli_env / "hf"), "--out", str(cli_env / "imported")]) == 0
     run = cli_env / "imported"
     with caplog.at_level(logging.INFO):
-        run_dir, _ = fit(run, "tinyshakespeare", "--model.output_bias=false", "--trainer.max_steps=2", *SHORT)
+        run_dir, last = fit(run, "tinyshakespeare", "--model.output_bias=false", "--trainer.max_steps=2", *SHORT)
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["init_weights"]["new"] == [] and summary["init_weights"]["unused"] == ["network.output.linear.bias"]
     ckpt = run / "checkpoints" / "imported.ckpt"
@@ -135,3 +136,8 @@ def test_a_checkpoint_weight_the_model_has_no_place_for_is_said_and_recorded(cli
         "place for the checkpoint's network.output.linear.bias, left out) and reads its data"
     )
     assert sum(message.startswith(said) for message in caplog.messages) == 1
+    ids, mask = helpers.encode(lines("tinyshakespeare", 3), start=[1], end=[2])
+    logits = exported_logits(last, cli_env / "out", ids, mask)  # exportable now, as docs/weights.md says
+    with torch.no_grad():
+        ours = load_trained(str(last)).task.network(ids)
+    assert (logits - ours)[~mask].abs().max() <= 1e-5
