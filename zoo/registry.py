@@ -23,7 +23,7 @@ import difflib
 import importlib
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -227,15 +227,27 @@ RECURRENT_ONLY = ("rnn_cell", "rnn_hidden", "bidirectional", "rnn_attention", "i
 RECURRENT_UNUSED = {"TranslationTask": ("tie_embeddings",), "LanguageModelTask": ("bidirectional",)}
 
 
-def not_applying(task: str, architecture: str, fields: list[str] | tuple[str, ...]) -> list[str]:
-    """The knobs among ``fields`` (names without ``model.``) that the ``architecture`` of the task class named
-    ``task`` (``"TranslationTask"``) does not use.
+# Knobs read under some values of another knob only (names without "model."): knob -> (that knob, the values that
+# read it). Under any other value the knob trained nothing: said, recorded and never a variation, as above.
+READ_UNDER = {"rope_theta": ("pe", ("rope",)), "min_lr_ratio": ("schedule", ("cosine",))}
+
+
+def not_applying(task: str, values: Mapping[str, object]) -> dict[str, str]:
+    """The knobs among ``values`` (names without ``model.``, with their values) that the task class named ``task``
+    (``"TranslationTask"``) does not use, each with the knob whose value leaves it unused: ``architecture`` (the
+    Transformer's knobs in a recurrent network, and the other way round; a Transformer where ``values`` has no
+    ``architecture``), or the knob :data:`READ_UNDER` names (``pe`` for ``rope_theta`` unless ``pe`` is rope).
 
     Example:
-        >>> not_applying("TranslationTask", "rnn", ["pe", "d_model", "tie_embeddings", "rnn_cell"])
-        ['pe', 'tie_embeddings']
-        >>> not_applying("TranslationTask", "transformer", ["pe", "rnn_attention"])
-        ['rnn_attention']
+        >>> not_applying("TranslationTask", {"architecture": "rnn", "pe": "rope", "d_model": 64, "tie_embeddings": 1})
+        {'pe': 'architecture', 'tie_embeddings': 'architecture'}
+        >>> not_applying("LanguageModelTask", {"pe": "alibi", "rope_theta": 5e5, "rnn_attention": "dot"})
+        {'rnn_attention': 'architecture', 'rope_theta': 'pe'}
     """
+    architecture = values.get("architecture", "transformer")
     unused = RECURRENT_ONLY if architecture != "rnn" else (*TRANSFORMER_ONLY, *RECURRENT_UNUSED.get(task, ()))
-    return [field for field in fields if field in unused]
+    found = {field: "architecture" for field in values if field in unused}
+    for knob, (other, readers) in READ_UNDER.items():
+        if knob in values and knob not in found and other in values and values[other] not in readers:
+            found[knob] = other
+    return found

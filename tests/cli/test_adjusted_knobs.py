@@ -13,6 +13,7 @@ import pytest
 from tests.cli.helpers import CONFIGS, TINY_MODEL, read_run, small_copy
 from zoo.cli.adjusted_knobs import adjusted_knobs, say
 from zoo.cli.main import main
+from zoo.compare.records import NOT_APPLYING, load_run_folder
 from zoo.data import ClassificationDataModule
 from zoo.data.tokenizer import train_tokenizer
 
@@ -76,12 +77,32 @@ def test_knobs_the_data_or_the_machine_cannot_honour_are_said_and_recorded(data_
     )
 
 
+def test_knobs_that_another_knobs_value_leaves_unread_are_said_and_recorded(data_dir, cli_env, caplog):
+    """``model.rope_theta`` under ALiBi and ``model.min_lr_ratio`` under a constant schedule trained nothing."""
+    path = _small_wikitext(data_dir, cli_env / "small", lines=200)
+    args = [f"--data.path={path}", "--data.vocab_size=300", "--data.block_size=16", "--data.batch_size=4"]
+    unread = ["--model.pe=alibi", "--model.rope_theta=500000", "--model.schedule=constant", "--model.min_lr_ratio=0.5"]
+    main(["fit", "--config", WIKITEXT, *args, *TINY_MODEL, "--model.num_layers=1", *STEPS, *unread])
+    run_dir = next((cli_env / "runs").iterdir())
+    summary = read_run(run_dir)["summary"]
+    assert summary["not_applying"] == ["model.rope_theta", "model.min_lr_ratio"]
+    said = "trained without, recorded as not applying (summary.json's not_applying), and never a variation in compare"
+    for line in (
+        f"zoo: model.pe='alibi' does not use model.rope_theta=500000.0: {said}",
+        f"zoo: model.schedule='constant' does not use model.min_lr_ratio=0.5: {said}",
+    ):
+        assert caplog.text.count(line) == 1 and caplog.text.index(line) < caplog.text.index("zoo: best checkpoint")
+    run = load_run_folder(run_dir)
+    assert run.config["model.rope_theta"] == run.config["model.min_lr_ratio"] == NOT_APPLYING
+
+
 def test_a_run_that_honours_every_knob_records_no_adjustment(data_dir, cli_env, caplog):
     path = _small_wikitext(data_dir, cli_env / "small", lines=200)
     args = [f"--data.path={path}", "--data.vocab_size=300", "--data.block_size=16", "--data.batch_size=4"]
     main(["fit", "--config", WIKITEXT, *args, *TINY_MODEL, "--model.num_layers=1", *STEPS])
     summary = json.loads((next((cli_env / "runs").iterdir()) / "summary.json").read_text())
     assert "adjusted" not in summary and " is run as " not in caplog.text
+    assert "not_applying" not in summary and " does not use " not in caplog.text
 
 
 def test_a_wordpiece_alphabet_above_the_vocabulary_size_is_adjusted(data_dir, cli_env, zoo_cache):

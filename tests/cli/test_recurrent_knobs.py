@@ -9,10 +9,11 @@ from tests.cli.helpers import CONFIGS
 from zoo.cli.knobs import knob_help
 from zoo.cli.main import main
 from zoo.nn import TransformerConfig
-from zoo.registry import RECURRENT_ONLY, TRANSFORMER_ONLY, not_applying
+from zoo.registry import POSITIONAL_ENCODINGS, READ_UNDER, RECURRENT_ONLY, SCHEDULES, TRANSFORMER_ONLY, not_applying
 from zoo.tasks import TaskModule, TranslationTask
 
 RNN = str(CONFIGS / "encoder_decoder" / "multi30k-rnn.yaml")
+REGISTRIES = {"pe": POSITIONAL_ENCODINGS, "schedule": SCHEDULES}
 
 
 @pytest.mark.parametrize(
@@ -74,7 +75,24 @@ def test_every_knob_is_shared_or_one_architectures():
 
 
 def test_not_applying_per_task():
-    fields = ["pe", "tie_embeddings", "bidirectional", "rnn_attention", "d_model"]
-    assert not_applying("TranslationTask", "rnn", fields) == ["pe", "tie_embeddings"]
-    assert not_applying("LanguageModelTask", "rnn", fields) == ["pe", "bidirectional"]
-    assert not_applying("ClassificationTask", "transformer", fields) == ["bidirectional", "rnn_attention"]
+    fields = {"pe": "rope", "tie_embeddings": True, "bidirectional": True, "rnn_attention": "dot", "d_model": 8}
+    rnn, transformer = {**fields, "architecture": "rnn"}, {**fields, "architecture": "transformer"}
+    assert list(not_applying("TranslationTask", rnn)) == ["pe", "tie_embeddings"]
+    assert list(not_applying("LanguageModelTask", rnn)) == ["pe", "bidirectional"]
+    assert list(not_applying("ClassificationTask", transformer)) == ["bidirectional", "rnn_attention"]
+    assert set(not_applying("ClassificationTask", transformer).values()) == {"architecture"}
+
+
+@pytest.mark.parametrize(("knob", "other"), list(READ_UNDER.items()))
+def test_a_knob_read_under_some_values_of_another_applies_under_those_only(knob, other):
+    """``model.rope_theta`` is read by rope only: under sinusoidal it trained nothing (the knob-that-does-not-apply
+    rule, as for an architecture's knobs)."""
+    name, readers = other
+    every = REGISTRIES[name].names()
+    assert set(readers) <= set(every)
+    for value in every:
+        found = not_applying("LanguageModelTask", {name: value, knob: 1.0})
+        assert found == ({} if value in readers else {knob: name})
+    assert not_applying("LanguageModelTask", {knob: 1.0}) == {}  # an old record without the other knob
+    under_rnn = not_applying("LanguageModelTask", {"architecture": "rnn", name: readers[0], knob: 1.0})
+    assert under_rnn.get(knob) == ("architecture" if knob in TRANSFORMER_ONLY else None)

@@ -32,3 +32,12 @@ def test_marking_reads_the_task_and_the_architecture():
     assert mark_not_applying(config) == {**config, "model.pe": NOT_APPLYING, "model.tie_embeddings": NOT_APPLYING}
     old = {"model.class_path": "zoo.tasks.LanguageModelTask", "model.pe": "rope", "model.rnn_cell": "lstm"}
     assert mark_not_applying(old) == {**old, "model.rnn_cell": NOT_APPLYING}  # before the knob: a Transformer
+
+
+def test_rope_theta_varies_among_rope_runs_only():
+    """A sweep over ``model.pe`` from a base with ``rope_theta`` 500000 against one with 10000: only the rope runs
+    differ in it, so the sinusoidal runs of both are one configuration."""
+    base = {"model.class_path": "zoo.tasks.LanguageModelTask", "model.rope_theta": 5e5}
+    marked = [mark_not_applying({**base, "model.pe": pe, "model.rope_theta": theta}) for pe in ("rope", "sinusoidal")
+              for theta in (1e4, 5e5)]  # fmt: skip
+    assert [config["model.rope_theta"] for config in marked] == [1e4, 5e5, NOT_APPLYING, NOT_APPLYING]

@@ -101,17 +101,17 @@ def say(adjusted: dict[str, dict]) -> list[str]:
 
 
 def not_applying_knobs(model) -> tuple[dict, list[str]]:
-    """The knobs the task's ``model.architecture`` does not use (:func:`zoo.tasks.recurrence.knobs_not_applying`):
-    the record (``summary.json``'s ``not_applying``: every one for a recurrent network, the ones given another
-    value than their default for a Transformer) and the line that says those given, if any."""
+    """The knobs the other knobs of the task leave unused (:func:`zoo.tasks.recurrence.knobs_not_applying`): the
+    record (``summary.json``'s ``not_applying``: every one for a recurrent network, the ones given another value
+    than their default otherwise) and a line per knob that leaves some given ones unused, if any."""
     every, given = knobs_not_applying(type(model), model.hparams)
-    architecture = model.hparams["architecture"]
-    recorded = every if architecture == "rnn" else given
+    recorded = list(every) if model.hparams["architecture"] == "rnn" else given
     record = {"not_applying": recorded} if recorded else {}
-    if not given:
-        return record, []
-    values = ", ".join(f"{name}={model.hparams[name.removeprefix('model.')]!r}" for name in given)
+    by_cause: dict[str, list[str]] = {}
+    for name in given:
+        by_cause.setdefault(every[name], []).append(f"{name}={model.hparams[name.removeprefix('model.')]!r}")
     return record, [
-        f"zoo: model.architecture={architecture!r} does not use {values}: trained without, recorded as not "
-        f"applying (summary.json's not_applying), and never a variation in compare"
+        f"zoo: {cause}={model.hparams[cause.removeprefix('model.')]!r} does not use {', '.join(values)}: trained "
+        f"without, recorded as not applying (summary.json's not_applying), and never a variation in compare"
+        for cause, values in by_cause.items()
     ]

@@ -121,16 +121,16 @@ def _read_json(file: Path, default):
         ) from None
 
 
-NOT_APPLYING = "n/a"  # the value of a knob the run's model.architecture does not use (model.pe of an RNN)
+NOT_APPLYING = "n/a"  # the value of a knob the run's other knobs leave unused (model.pe of an RNN)
 
 
 def mark_not_applying(flat_config: dict) -> dict:
-    """``flat_config`` with the value of each knob its ``model.architecture`` does not use
-    (:func:`zoo.registry.not_applying`) as :data:`NOT_APPLYING`: it trained nothing, so it is no variation."""
+    """``flat_config`` with the value of each knob that its other knobs leave unused (:func:`zoo.registry.not_applying`:
+    an RNN's ``model.pe``, ``model.rope_theta`` without rope) as :data:`NOT_APPLYING`: it trained nothing, so it is
+    no variation."""
     task = str(flat_config.get("model.class_path", "")).rpartition(".")[2]
-    architecture = flat_config.get("model.architecture", "transformer")
-    knobs = [key.removeprefix("model.") for key in flat_config if key.startswith("model.")]
-    unused = {f"model.{name}" for name in not_applying(task, architecture, knobs)}
+    knobs = {key.removeprefix("model."): value for key, value in flat_config.items() if key.startswith("model.")}
+    unused = {f"model.{name}" for name in not_applying(task, knobs)}
     return {key: NOT_APPLYING if key in unused else value for key, value in flat_config.items()}
 
 

@@ -56,17 +56,19 @@ def network_configs(hparams: Mapping) -> tuple[TransformerConfig | None, Recurre
     return config, None
 
 
-def knobs_not_applying(task: type, hparams: Mapping) -> tuple[list[str], list[str]]:
-    """The knobs of ``task`` (a class; ``model.<knob>``) that its ``model.architecture`` does not use: all of
-    them, and those set to another value than the task's default (which a user may think trained)."""
+def knobs_not_applying(task: type, hparams: Mapping) -> tuple[dict[str, str], list[str]]:
+    """The knobs of ``task`` (a class; ``model.<knob>``) that the other knobs leave unused
+    (:func:`zoo.registry.not_applying`; ``model.pe`` for a recurrent network, ``model.rope_theta`` under a ``pe``
+    other than rope), each with the knob that leaves it unused, and those of them set to another value than the
+    task's default (which a user may think trained)."""
     defaults: dict = {}
     for klass in reversed(task.__mro__):
         if "__init__" in vars(klass):
             parameters = inspect.signature(klass.__init__).parameters.values()
             defaults.update({p.name: p.default for p in parameters if p.default is not p.empty})
-    names = not_applying(task.__name__, hparams["architecture"], list(hparams))
+    names = not_applying(task.__name__, hparams)
     given = [name for name in names if name in defaults and hparams[name] != defaults[name]]
-    return [f"model.{name}" for name in names], [f"model.{name}" for name in given]
+    return {f"model.{name}": f"model.{why}" for name, why in names.items()}, [f"model.{name}" for name in given]
 
 
 def position_limit(hparams: Mapping) -> int | None:

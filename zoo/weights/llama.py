@@ -10,6 +10,7 @@ from zoo.weights.errors import WeightsError
 from zoo.weights.family import COMMON, Family, require, special_ids
 from zoo.weights.rules import Rule, linear, rotary_layout, stacked
 
+
 def rope_theta(hf: dict) -> float:
     """The base of the rotary angles (``model.rope_theta``), from ``rope_theta`` or ``rope_parameters``.
 
