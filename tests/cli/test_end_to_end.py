@@ -92,7 +92,7 @@ def test_fit_validate_test_on_real_data(variant, data_dir, cli_env, monkeypatch)
         summary = read_run(run_dir)["summary"]
         assert {"test_loss", f"test_{task_metric[4:]}"} <= set(summary["final"]) and "test_loss" not in summary["best"]
         if task_metric == "val_bleu":
-            assert {"test_bleu", "test_chrf"} <= set(summary["final"])
+            assert {"test_bleu", "test_chrf", "test_bleu_lowercase"} <= set(summary["final"])
             assert re.fullmatch(
                 r"nrefs:1\|case:mixed\|eff:no\|tok:13a\|smooth:exp\|version:[\d.]+", summary["test_bleu_signature"]
             )

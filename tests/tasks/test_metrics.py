@@ -4,6 +4,7 @@ smoothing included), over every batch and every rank's sentences."""
 import json
 import os
 
+import pytest
 import sacrebleu
 import torch
 import torch.distributed as dist
@@ -33,8 +34,9 @@ def test_corpus_scores_over_batches_equal_sacrebleu_where_smoothing_matters(data
     for start in range(0, 60, 25):
         scores.update(hypotheses[start : start + 25], references[start : start + 25])
     assert len(scores) == 60
-    bleu, chrf, exact = scores.compute()
+    bleu, chrf, exact, lowercase = scores.compute()
     assert bleu == expected.score
+    assert lowercase == sacrebleu.corpus_bleu(hypotheses, [references], lowercase=True).score
     assert chrf == sacrebleu.corpus_chrf(hypotheses, [references]).score
     assert exact == 0.0  # every hypothesis has an extra "so"
     assert len(scores) == 0 and scores.signature.startswith("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp")
@@ -58,8 +60,10 @@ def test_corpus_scores_over_two_ranks_equal_sacrebleu_on_the_whole(data_dir, tmp
     port = 29500 + os.getpid() % 1000
     mp.start_processes(_score_share, args=(port, hypotheses, references, tmp_path), nprocs=2, start_method="fork")
     exact = sum(k % 3 != 0 for k in range(41)) / 41  # the hypotheses that are their reference
+    lowercase = sacrebleu.corpus_bleu(hypotheses, [references], lowercase=True).score
     for rank in (0, 1):
-        assert tuple(json.loads((tmp_path / f"rank{rank}.json").read_text())) == (bleu.score, chrf.score, exact)
+        scores = tuple(json.loads((tmp_path / f"rank{rank}.json").read_text()))
+        assert scores == (bleu.score, chrf.score, exact, lowercase)
 
 
 def test_logged_val_bleu_is_sacrebleu_of_the_decoded_translations(data_dir, cli_env, tmp_path, monkeypatch):
@@ -116,3 +120,14 @@ def test_logged_val_bleu_is_sacrebleu_of_the_decoded_translations(data_dir, cli_
     assert logged[0]["val_bleu"] == float(torch.tensor(expected.score)) > 0  # logged as a float32
     exact = sum(h.strip() == r.strip() for h, r in zip(hypotheses, references, strict=True)) / len(references)
     assert logged[0]["val_exact_match"] == float(torch.tensor(exact))
+
+
+def test_lowercased_bleu_scores_a_hypothesis_that_differs_in_case_only_as_a_match(data_dir):
+    """sacreBLEU's ``lowercase=True``: the nearest to the lower-cased BLEU of the tutorials' anchors (issue 47)."""
+    references = _references(data_dir, 30)
+    hypotheses = [r.lower() if k % 2 else r.upper() for k, r in enumerate(references)]
+    scores = CorpusScores()
+    scores.update(hypotheses, references)
+    found = scores.compute()
+    assert found.bleu_lowercase == pytest.approx(100.0) and found.bleu < 60
+    assert found.bleu == sacrebleu.corpus_bleu(hypotheses, [references]).score

@@ -18,9 +18,22 @@ EXAMPLE_CONFIG = "configs/quickstart.yaml"  # the example of a config to pass: i
 SHIPPED_CONFIGS = Path(__file__).resolve().parents[2] / "configs"  # zoo/cli/config_files.py -> the repository
 
 
-def shipped_configs() -> list[str]:
-    """The config files the repository ships (``configs/quickstart.yaml``, ...), as a command line names them."""
-    return sorted(str(path.relative_to(SHIPPED_CONFIGS.parent)) for path in SHIPPED_CONFIGS.glob("**/*.yaml"))
+def shipped_configs(whole: bool = False) -> list[str]:
+    """The config files the repository ships (``configs/quickstart.yaml``, ...), as a command line names them;
+    ``whole``: only those that name a model and its data, not the files laid over another one by a second
+    ``--config`` (``configs/encoder_decoder/recurrent/``: the systems of ``sweeps/ed-architecture.yaml``)."""
+    paths = sorted(SHIPPED_CONFIGS.glob("**/*.yaml"))
+    if whole:
+        paths = [path for path in paths if {"model", "data"} <= set(_fields(path))]
+    return [str(path.relative_to(SHIPPED_CONFIGS.parent)) for path in paths]
+
+
+def _fields(path: Path) -> dict:
+    try:
+        loaded = load_yaml(path)
+    except YAMLFileError:
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
 
 
 def missing_config(path: str) -> str:
@@ -69,7 +82,7 @@ def missing_model_and_data(command: str) -> str:
     """The line for a run command given no model and data (no ``--config``, nor ``--model`` and ``--data``):
     the shipped configs, and for ``validate``, ``test`` and ``predict`` that a checkpoint alone will do (its run's
     ``config.yaml`` is read: :func:`zoo.cli.evaluation_args.with_run_config`)."""
-    configs = shipped_configs()
+    configs = shipped_configs(whole=True)
     shipped = f" ({', '.join(configs)})" if configs else ""
     if command == "fit":
         return (

@@ -74,6 +74,11 @@ PARAMETER_MACROS = ("${args}", "${args_no_hyphens}", "${args_no_equals}", "${arg
 FIT_MACROS = ("${args}", "${args_no_equals}")  # the forms `zoo fit` reads: --key=value and --key value
 
 
+# A parameter that adds to the command's own option of its name instead of setting it again: `--config` files are
+# read in turn, each over the ones before (jsonargparse), so a sweep may lay a file per trial over a base config.
+LAYERED = "config"
+
+
 def check_command_passes_parameters(config: dict, per_trial: tuple[str, ...] = ()) -> None:
     """Refuse a ``command`` that would not pass a trial's parameters to it, or would pass one twice.
 
@@ -85,7 +90,8 @@ def check_command_passes_parameters(config: dict, per_trial: tuple[str, ...] = (
         SweepError: it has no ``${args}`` (or another macro of the parameters): every trial would train the
             same model under another name; a macro whose form `zoo fit` cannot read (``${args_json}``,
             ``${args_no_hyphens}``, ``${args_no_boolean_flags}``); or one of its fixed arguments sets a swept
-            parameter or a field of ``per_trial``.
+            parameter (but ``--config``, which a ``config`` parameter lays another file over: :data:`LAYERED`) or a
+            field of ``per_trial``.
     """
     command = [str(part) for part in config.get("command") or DEFAULT_COMMAND]
     if not any(part in PARAMETER_MACROS for part in command):
@@ -102,7 +108,7 @@ def check_command_passes_parameters(config: dict, per_trial: tuple[str, ...] = (
         )
     for part in command:
         key = option_key(part)
-        if key in config["parameters"]:
+        if key in config["parameters"] and key != LAYERED:
             raise SweepError(f"command: {part!r} sets {key}, which parameters.{key} sets for each trial; leave one")
         if key in per_trial:
             raise SweepError(f"command: {part!r} sets {key}, which the sweep sets for each trial; leave it out")

@@ -173,7 +173,7 @@ def make_trial(config: dict, params: dict) -> Trial:
     (``<sweep>-trial`` where nothing varies and no seed is set: ``runs/<sweep>/`` holds the sweep's state)."""
     varied = [key for key in varied_keys(config) if key != SEED_KEY]
     labels = _short_keys(varied)
-    job_type = ",".join(f"{labels[key]}={params[key]}" for key in varied)
+    job_type = ",".join(f"{labels[key]}={_shown(labels[key], params[key])}" for key in varied)
     parts = [config["name"], *(_name_part(labels[key], params[key]) for key in varied)]
     if SEED_KEY in params:
         parts.append(f"s{params[SEED_KEY]}")
@@ -190,9 +190,17 @@ def _short_keys(keys: list[str]) -> dict:
 
 
 def _name_part(label: str, value: object) -> str:
-    """A categorical name stands alone (``learned``); a number says whose it is (``n_heads4``)."""
+    """A categorical name stands alone (``learned``, ``bahdanau``: :func:`_shown`); a number says whose it is
+    (``n_heads4``)."""
+    value = _shown(label, value)
     text = value if isinstance(value, str) else f"{label}{_format(value)}"
     return re.sub(r"[^A-Za-z0-9_.=-]+", "_", str(text))  # "-" kept: 1e-30 and 1e+30 were both lr1e_30
+
+
+def _shown(label: str, value: object) -> object:
+    """A parameter's value as a trial's name shows it: a config file laid over the base (a ``config``
+    parameter) by its name (``configs/encoder_decoder/recurrent/bahdanau.yaml`` -> ``bahdanau``)."""
+    return Path(value).stem if label == "config" and isinstance(value, str) else value
 
 
 def _format(value: object) -> str:

@@ -1,12 +1,26 @@
-"""Corpus-level sacreBLEU, chrF and exact match over every rank's sentences, with sacreBLEU's signature
-(Post 2018)."""
+"""Corpus-level sacreBLEU (cased, and lower-cased beside it), chrF and exact match over every rank's sentences,
+with sacreBLEU's signature (Post 2018)."""
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import torch.distributed as dist
 from sacrebleu.metrics import BLEU, CHRF
 
 from zoo.tasks.pending_text import PendingText, texts
+
+
+class Scores(NamedTuple):
+    """The scores of one corpus: ``bleu`` (cased, 0-100), ``chrf`` (0-100), ``exact_match`` (0-1) and
+    ``bleu_lowercase``, sacreBLEU's ``lowercase=True`` (0-100): the nearest to the lower-cased, tokenised BLEU of
+    tutorials such as bentrevett/pytorch-seq2seq (they split with spaCy; sacreBLEU's 13a tokeniser splits
+    punctuation alike but not every clitic, so the two differ by a little)."""
+
+    bleu: float
+    chrf: float
+    exact_match: float
+    bleu_lowercase: float
 
 
 class CorpusScores:
@@ -34,9 +48,9 @@ class CorpusScores:
             raise ValueError(f"{len(hypotheses)} hypotheses for {len(references)} references")
         self.batches.append((hypotheses, list(references)))
 
-    def compute(self) -> tuple[float, float, float]:
-        """BLEU and chrF (both 0-100) and the share of exact matches (0-1, after stripping spaces) of the
-        sentences of every rank, then reset; sets :attr:`signature`."""
+    def compute(self) -> Scores:
+        """BLEU and chrF (both 0-100), the share of exact matches (0-1, after stripping spaces) and lower-cased
+        BLEU of the sentences of every rank, then reset; sets :attr:`signature` (of the cased BLEU)."""
         batches, self.batches = self.batches, []
         pairs = [pair for found, references in batches for pair in zip(texts(found), references, strict=True)]
         if dist.is_available() and dist.is_initialized():
@@ -44,8 +58,13 @@ class CorpusScores:
             dist.all_gather_object(gathered, pairs)
             pairs = [pair for part in gathered for pair in part]
         hypotheses, references = [h for h, _ in pairs], [[r for _, r in pairs]]
-        bleu, chrf = BLEU(), CHRF()
-        scores = bleu.corpus_score(hypotheses, references).score, chrf.corpus_score(hypotheses, references).score
+        bleu, chrf, lowercase = BLEU(), CHRF(), BLEU(lowercase=True)
         exact = sum(h.strip() == r.strip() for h, r in pairs) / max(len(pairs), 1)
-        self.signature = str(bleu.get_signature())
-        return (*scores, exact)
+        scores = Scores(
+            bleu.corpus_score(hypotheses, references).score,
+            chrf.corpus_score(hypotheses, references).score,
+            exact,
+            lowercase.corpus_score(hypotheses, references).score,
+        )
+        self.signature = str(bleu.get_signature())  # known once it has scored
+        return scores

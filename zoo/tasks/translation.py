@@ -55,7 +55,7 @@ class TranslationTask(TaskModule):
     monitor, monitor_mode, short_name = "val_bleu", "max", "ed"
     evaluation_metrics = ("loss", "ppl", "bleu", "exact_match")
     data_module = TranslationDataModule
-    decoded_metrics = ("bleu", "chrf", "exact_match")  # test_chrf is logged by test only
+    decoded_metrics = ("bleu", "chrf", "exact_match", "bleu_lowercase")  # test only: chrf, bleu_lowercase
     architecture = (
         *TaskModule.architecture,
         "num_encoder_layers",
@@ -220,11 +220,12 @@ class TranslationTask(TaskModule):
         self.log(f"{stage}_loss", loss, prog_bar=True)
         self.log(f"{stage}_ppl", torch.exp(loss))
         if len(self.corpus[stage]):
-            bleu, chrf, exact = self.corpus[stage].compute()  # all over every rank's text
-            self.log(f"{stage}_bleu", bleu, prog_bar=True, sync_dist=False)
+            scores = self.corpus[stage].compute()  # all over every rank's text
+            self.log(f"{stage}_bleu", scores.bleu, prog_bar=True, sync_dist=False)
             if stage == "test":
-                self.log("test_chrf", chrf, sync_dist=False)
-            self.log(f"{stage}_exact_match", exact, sync_dist=False)
+                self.log("test_chrf", scores.chrf, sync_dist=False)
+                self.log("test_bleu_lowercase", scores.bleu_lowercase, sync_dist=False)
+            self.log(f"{stage}_exact_match", scores.exact_match, sync_dist=False)
         for metric in metrics.values():
             metric.reset()
 
