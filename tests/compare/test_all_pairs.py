@@ -97,3 +97,52 @@ def test_unequal_spreads_are_said(tmp_path, compare_json):
     _heads_runs(runs, {**HEADS, 2: [2.30, 2.60, 2.45]})
     finding = compare_json(runs, "--all_pairs", "n_heads")["all_pairs"]["finding"]
     assert "The values' standard deviations differ" in finding and "Tukey's HSD pools them" in finding
+
+
+# val_bleu of three seeds of four systems that differ in several knobs at once (sweeps/ed-architecture.yaml)
+SYSTEMS = {
+    ("rnn", "lstm", "none"): [4.3, 4.0, 4.6],
+    ("rnn", "gru", "context"): [9.1, 8.7, 9.4],
+    ("rnn", "gru", "additive"): [12.0, 12.6, 11.9],
+    ("transformer", None, None): [15.8, 15.1, 16.3],
+}
+
+
+def _system_runs(runs) -> None:
+    for (architecture, cell, attention), values in SYSTEMS.items():
+        recurrent = {"model.rnn_cell": cell or "lstm", "model.rnn_attention": attention or "none"}  # n/a if no cell
+        knobs = {"model.class_path": "zoo.tasks.TranslationTask", "model.architecture": architecture,
+                 "model.pe": "sinusoidal", **recurrent}  # fmt: skip
+        for seed, value in enumerate(values, start=1):
+            write_run(runs, f"ed-{architecture}-{attention}-s{seed}", [(500, value)], metric="val_bleu", knobs=knobs,
+                      seed=seed, group="ed-architecture")  # fmt: skip
+
+
+def test_every_configuration_of_a_table_whose_rows_differ_in_several_knobs(tmp_path, compare, compare_json):
+    """``--all_pairs configurations``: every row against every other, each named by its knobs' values (those that
+    do not apply left out), with scipy's Tukey HSD over the rows' seeds."""
+    runs = tmp_path / "runs"
+    _system_runs(runs)
+    result = compare_json(runs, "--all_pairs", "configurations", "--baseline", "architecture=transformer")["all_pairs"]
+    names = {
+        "architecture=transformer": SYSTEMS[("transformer", None, None)],
+        "architecture=rnn, rnn_attention=additive, rnn_cell=gru": SYSTEMS[("rnn", "gru", "additive")],
+        "architecture=rnn, rnn_attention=context, rnn_cell=gru": SYSTEMS[("rnn", "gru", "context")],
+        "architecture=rnn, rnn_attention=none, rnn_cell=lstm": SYSTEMS[("rnn", "lstm", "none")],
+    }
+    assert result["knob"] == "configurations" and set(result["values"]) == set(names)
+    samples = [names[value] for value in result["values"]]
+    expected = tukey_hsd(*samples)
+    for pair in result["pairs"]:
+        i, j = result["values"].index(pair["a"]), result["values"].index(pair["b"])
+        assert pair["p"] == float(expected.pvalue[i, j]) and pair["delta"] == -expected.statistic[i, j]
+    assert result["best"] == "architecture=transformer" and result["cannot_be_told_from_best"] == []
+    markdown = compare(runs, "--all_pairs", "configurations", "--format", "markdown")[1]
+    assert "All pairs of the table's 4 configurations: val_bleu best, Tukey's HSD" in markdown
+    assert "| architecture=rnn, rnn_attention=none, rnn_cell=lstm vs architecture=transformer |" in markdown or (
+        "| architecture=transformer vs architecture=rnn, rnn_attention=none, rnn_cell=lstm |" in markdown
+    )
+    rows = list(csv.DictReader(io.StringIO(compare(runs, "--all_pairs", "configurations", "--format", "csv")[1])))
+    best = [row for row in rows if row["all_pairs_best"] == "True"]
+    assert [row["model.architecture"] for row in best] == ["transformer"]
+    assert all(row["all_pairs_p_vs_best"] for row in rows if row not in best)

@@ -11,6 +11,9 @@ the values' spreads are alike; a note says when the largest standard deviation i
 
 The values compared are the rows that differ from the baseline in this knob alone (the other knobs at the
 baseline's values), each with its seeds' values of the table's metric (best or final, at ``--at`` where given).
+``--all_pairs configurations`` compares every row of the table instead, each named by its knobs' values: the arms
+of an ablation that differ in several knobs at once (the recurrent systems and the Transformer of
+``sweeps/ed-architecture.yaml``).
 """
 
 from __future__ import annotations
@@ -22,9 +25,11 @@ from dataclasses import dataclass
 from zoo.compare.ablation import Comparison
 from zoo.compare.configurations import knob_named, sort_key
 from zoo.compare.errors import CompareError
+from zoo.compare.records import NOT_APPLYING
 from zoo.compare.run_values import metric_value
 
 TEST_NAME = "Tukey's HSD (all pairs, simultaneous intervals)"
+EVERY_ROW = "configurations"  # --all_pairs configurations: every row of the table, whatever knobs it differs in
 UNEQUAL_SPREAD = 2.0  # a largest/smallest standard deviation above this is said: Tukey's HSD pools them
 
 
@@ -77,10 +82,14 @@ def _samples(comparison: Comparison, knob: str) -> tuple[list, list[list[float]]
         CompareError: fewer than three such values, a value with fewer than two seeds, or a value not finite.
     """
     base = comparison.rows[0].knobs
-    rows = sorted((row for row in comparison.rows
-                   if row.runs and all(row.knobs[k] == base[k] for k in comparison.knobs if k != knob)),
-                  key=lambda row: sort_key(row.knobs[knob]))  # fmt: skip
-    values = [row.knobs[knob] for row in rows]
+    if knob == EVERY_ROW:
+        rows = [row for row in comparison.rows if row.runs]
+        values = [configuration_name(row.knobs) for row in rows]
+    else:
+        rows = sorted((row for row in comparison.rows
+                       if row.runs and all(row.knobs[k] == base[k] for k in comparison.knobs if k != knob)),
+                      key=lambda row: sort_key(row.knobs[knob]))  # fmt: skip
+        values = [row.knobs[knob] for row in rows]
     samples = [[metric_value(run, comparison.metric, comparison.value) for run in row.runs] for row in rows]
     name = knob.removeprefix("model.")
     if len(rows) < 3:
@@ -105,7 +114,7 @@ def all_pairs(comparison: Comparison, key: str) -> AllPairs:
     """
     from scipy.stats import tukey_hsd
 
-    knob = knob_named(key, comparison.knobs, "--all_pairs")
+    knob = EVERY_ROW if key == EVERY_ROW else knob_named(key, comparison.knobs, "--all_pairs")
     values, samples = _samples(comparison, knob)
     result = tukey_hsd(*samples)
     interval = result.confidence_interval(1 - comparison.alpha)
@@ -119,6 +128,12 @@ def all_pairs(comparison: Comparison, key: str) -> AllPairs:
     best = values[(min if comparison.lower_is_better else max)(range(len(values)), key=means.__getitem__)]
     tied = [v for v in values if v != best and _p(pairs, best, v) >= comparison.alpha]
     return AllPairs(knob, values, samples, pairs, best, tied, comparison.alpha)
+
+
+def configuration_name(knobs: dict) -> str:
+    """A row's name among every row's (``--all_pairs configurations``): its knobs' values, those that do not apply
+    left out (``architecture=rnn, rnn_attention=none, rnn_cell=lstm``)."""
+    return ", ".join(f"{k.removeprefix('model.')}={v}" for k, v in knobs.items() if v != NOT_APPLYING)
 
 
 def _p(pairs: list[Pair], a: object, b: object) -> float:

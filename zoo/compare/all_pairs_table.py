@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from zoo.compare.ablation import Comparison, Row
-from zoo.compare.all_pairs import TEST_NAME, UNEQUAL_SPREAD, AllPairs
+from zoo.compare.all_pairs import EVERY_ROW, TEST_NAME, UNEQUAL_SPREAD, AllPairs, configuration_name
 from zoo.compare.cells import decimals_for, level, short_knob
 from zoo.compare.terminal import console_for, say
 from zoo.compare.verdicts import BEYOND
@@ -22,18 +22,24 @@ HEADERS = ["pair", "Δ (second - first)", "simultaneous CI", "Tukey p", "verdict
 
 def title(comparison: Comparison, result: AllPairs) -> str:
     """The line above the table: the knob, the metric and value, the test and alpha."""
-    return (
-        f"All pairs of {short_knob(result.knob)} ({len(result.values)} values, the other knobs at the baseline's): "
-        f"{comparison.metric} {comparison.value}, {TEST_NAME}, alpha {result.alpha:g}:"
-    )
+    what = (
+        f"the table's {len(result.values)} configurations" if result.knob == EVERY_ROW
+        else f"{short_knob(result.knob)} ({len(result.values)} values, the other knobs at the baseline's)"
+    )  # fmt: skip
+    return f"All pairs of {what}: {comparison.metric} {comparison.value}, {TEST_NAME}, alpha {result.alpha:g}:"
+
+
+def shown(result: AllPairs, value: object) -> str:
+    """A value as the pairs name it: ``n_heads=4``; a configuration by its knobs' values."""
+    return str(value) if result.knob == EVERY_ROW else f"{short_knob(result.knob)}={value}"
 
 
 def rows(comparison: Comparison, result: AllPairs) -> list[list[str]]:
     """One row of cells a pair, in the order of :data:`HEADERS`, with the comparison's decimals."""
     decimals = decimals_for(getattr(comparison.rows[0], comparison.value).mean)
-    name = short_knob(result.knob)
+    second = (lambda value: shown(result, value)) if result.knob == EVERY_ROW else str  # noqa: E731
     return [
-        [f"{name}={pair.a} vs {pair.b}", f"{pair.delta:+.{decimals}f}",
+        [f"{shown(result, pair.a)} vs {second(pair.b)}", f"{pair.delta:+.{decimals}f}",
          f"[{pair.ci_low:+.{decimals}f}, {pair.ci_high:+.{decimals}f}] ({level(comparison)})", f"{pair.p:.3g}",
          BEYOND if pair.p < result.alpha else "within noise"]
         for pair in result.pairs
@@ -43,13 +49,13 @@ def rows(comparison: Comparison, result: AllPairs) -> list[list[str]]:
 def best_line(comparison: Comparison, result: AllPairs) -> str:
     """``Best: n_heads=4 (lowest mean val_loss, 2.381); cannot be told from it (Tukey p >= 0.05): n_heads=8
     (p 0.22); told from it: n_heads=2 (p 0.003).``, and the spreads' caveat where they differ much."""
-    name, direction = short_knob(result.knob), "lowest" if comparison.lower_is_better else "highest"
+    direction = "lowest" if comparison.lower_is_better else "highest"
     decimals = decimals_for(getattr(comparison.rows[0], comparison.value).mean)
     mean = statistics.fmean(result.samples[result.values.index(result.best)])
     others = [v for v in result.values if v != result.best]
-    said = lambda values: ", ".join(f"{name}={v} (p {result.pair(result.best, v).p:.3g})" for v in values)  # noqa: E731
+    said = lambda values: ", ".join(f"{shown(result, v)} (p {result.pair(result.best, v).p:.3g})" for v in values)  # noqa: E731
     told = [v for v in others if v not in result.tied]
-    line = f"Best: {name}={result.best} ({direction} mean {comparison.metric}, {mean:.{decimals}f}); "
+    line = f"Best: {shown(result, result.best)} ({direction} mean {comparison.metric}, {mean:.{decimals}f}); "
     line += (f"cannot be told from it (Tukey p >= {result.alpha:g}): {said(result.tied)}" if result.tied
              else f"every other value is told from it (Tukey p < {result.alpha:g})")  # fmt: skip
     line += f"; told from it: {said(told)}." if result.tied and told else "."
@@ -57,9 +63,14 @@ def best_line(comparison: Comparison, result: AllPairs) -> str:
     if ratio > UNEQUAL_SPREAD:
         line += (
             f" The values' standard deviations differ {ratio:.3g}-fold: Tukey's HSD pools them, so read a pair by "
-            f"its own Welch test too (the table, with --baseline {name}=<one of the pair>)."
+            f"its own Welch test too (the table, with --baseline {_one_of_the_pair(result)})."
         )
     return line
+
+
+def _one_of_the_pair(result: AllPairs) -> str:
+    name = short_knob(result.knob)
+    return "<the knobs of one of the pair>" if result.knob == EVERY_ROW else f"{name}=<one of the pair>"
 
 
 def print_all_pairs(comparison: Comparison, result: AllPairs, file) -> None:
@@ -106,8 +117,9 @@ def csv_columns(comparison: Comparison, row: Row) -> dict:
     if result is None:
         return {}
     base = comparison.rows[0].knobs
-    inside = row.runs and all(row.knobs[k] == base[k] for k in comparison.knobs if k != result.knob)
-    value = row.knobs[result.knob]
+    every = result.knob == EVERY_ROW
+    inside = row.runs and (every or all(row.knobs[k] == base[k] for k in comparison.knobs if k != result.knob))
+    value = configuration_name(row.knobs) if every else row.knobs[result.knob]
     if not inside or value not in result.values:
         return {"all_pairs_best": None, "all_pairs_p_vs_best": None}
     best = value == result.best

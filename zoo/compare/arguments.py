@@ -54,7 +54,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--paired", action="store_true", help="also the paired t-test over common seeds")
     p.add_argument("--all_pairs", metavar="KNOB",
                    help="also every pair of one knob's values (3 or more, the other knobs at the baseline's), "
-                   "Tukey's HSD, and which values cannot be told from the best")  # fmt: skip
+                   "Tukey's HSD, and which values cannot be told from the best; 'configurations': every pair of the "
+                   "table's rows, whatever knobs they differ in")  # fmt: skip
     p.add_argument("--include_unfinished", action="store_true", help="count running/failed runs in the statistics")
     _add_calibration_options(p)
     return p
