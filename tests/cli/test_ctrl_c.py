@@ -14,7 +14,7 @@ import time
 import pytest
 import torch
 
-from tests.cli.helpers import read_run, shakespeare_args
+from tests.cli.helpers import FEW_STEPS, read_run, shakespeare_args
 from tests.conftest import REPO
 from zoo.cli.main import main
 
@@ -35,9 +35,19 @@ def logged_steps(runs) -> int:
     return sum('"train_loss"' in line for line in files[0].read_text().splitlines()) if files else 0
 
 
+def recurrent_translation_args(data_dir) -> list[str]:
+    """A recurrent encoder-decoder that feeds its own tokens back half of the time (teacher forcing 0.5): its
+    random draws go on where Ctrl-C stopped them too."""
+    from tests.cli.test_recurrent import rnn_args
+
+    return ["fit", *rnn_args(data_dir, "--model.teacher_forcing=0.5", "--model.rnn_attention=additive"), *FEW_STEPS]
+
+
 @pytest.mark.slow  # a fresh process as users start it, and two runs to compare with
-def test_ctrl_c_saves_the_step_it_ends_and_resume_continues_exactly(data_dir, cli_env, zoo_cache):
-    args = [*shakespeare_args(data_dir), *RUN, "--trainer.max_steps=5000"]
+@pytest.mark.parametrize("network", ["transformer", "recurrent"])
+def test_ctrl_c_saves_the_step_it_ends_and_resume_continues_exactly(network, data_dir, cli_env, zoo_cache):
+    start = shakespeare_args(data_dir) if network == "transformer" else recurrent_translation_args(data_dir)
+    args = [*start, *RUN, "--trainer.max_steps=5000"]
     env = {**os.environ, "WANDB_MODE": "offline", "ZOO_CACHE": str(zoo_cache), "PYTHONPATH": str(REPO)}
     env["OMP_NUM_THREADS"] = str(torch.get_num_threads())  # this process's, which resumes it: the same sums
     env.pop("ZOO_RUN_DIR", None)
