@@ -129,6 +129,21 @@ def test_bad_knob(override, message, data_dir, cli_env, capsys):
     assert not (cli_env / "runs").exists()
 
 
+@pytest.mark.parametrize(
+    "model",
+    [
+        ["--config", str(CONFIGS / "encoder_decoder" / "recurrent" / "bahdanau.yaml")],  # laid over another, alone
+        ["--model", "zoo.tasks.TranslationTask"],
+    ],
+)
+def test_a_run_whose_config_names_no_data_module_is_one_line(model, data_dir, cli_env, capsys):
+    """The base ``ZooDataModule`` stood in for the missing data class and said ``zoo: error: `` and nothing more."""
+    err = fails(capsys, ["fit", *model, f"--data.path={data_dir / 'multi30k'}", "--trainer.max_steps=1"])
+    assert err.startswith("zoo: error: no data module is named") and err.count("\n") == 1, err
+    assert "zoo.data.TranslationDataModule" in err and "goes after that one's --config" in err
+    assert not (cli_env / "runs").exists()
+
+
 @pytest.mark.parametrize(("content", "held"), [("", "nothing"), ("- model\n", "a list"), ("just text\n", "a str")])
 def test_a_config_file_that_holds_no_fields(content, held, data_dir, cli_env, capsys):
     path = cli_env / "empty.yaml"  # jsonargparse said "Unexpected config: " and nothing more

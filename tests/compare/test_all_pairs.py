@@ -89,7 +89,12 @@ def test_two_values_are_refused_in_one_line(tmp_path, compare):
 def test_a_knob_that_does_not_differ_is_refused(heads_runs, compare):
     status, _, err = compare(heads_runs, "--all_pairs", "pe")
     assert status == 2 and err == (
-        "zoo compare: error: --all_pairs 'pe' is not a knob that differs here; knobs: model.n_heads\n")
+        "zoo compare: error: --all_pairs 'pe' is not a knob that differs here; knobs: model.n_heads; or "
+        "'configurations'\n"
+    )
+    for typed, near in (("configuration", "configurations"), ("n_head", "n_heads")):
+        status, _, err = compare(heads_runs, "--all_pairs", typed)
+        assert status == 2 and err.endswith(f"; did you mean {near!r}?\n"), err
 
 
 def test_unequal_spreads_are_said(tmp_path, compare_json):
@@ -97,6 +102,14 @@ def test_unequal_spreads_are_said(tmp_path, compare_json):
     _heads_runs(runs, {**HEADS, 2: [2.30, 2.60, 2.45]})
     finding = compare_json(runs, "--all_pairs", "n_heads")["all_pairs"]["finding"]
     assert "The values' standard deviations differ" in finding and "Tukey's HSD pools them" in finding
+    assert "-fold" in finding
+
+
+def test_a_value_whose_seeds_agree_exactly_is_said_so_not_inf_fold(tmp_path, compare_json):
+    runs = tmp_path / "runs"
+    _heads_runs(runs, {**HEADS, 8: [2.389, 2.389, 2.389]})
+    finding = compare_json(runs, "--all_pairs", "n_heads")["all_pairs"]["finding"]
+    assert "standard deviations differ: one is 0 (its seeds agree exactly)" in finding and "inf" not in finding
 
 
 # val_bleu of three seeds of four systems that differ in several knobs at once (sweeps/ed-architecture.yaml)

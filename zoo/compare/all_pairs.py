@@ -114,7 +114,7 @@ def all_pairs(comparison: Comparison, key: str) -> AllPairs:
     """
     from scipy.stats import tukey_hsd
 
-    knob = EVERY_ROW if key == EVERY_ROW else knob_named(key, comparison.knobs, "--all_pairs")
+    knob = knob_named(key, comparison.knobs, "--all_pairs", also=(EVERY_ROW,))
     values, samples = _samples(comparison, knob)
     result = tukey_hsd(*samples)
     interval = result.confidence_interval(1 - comparison.alpha)

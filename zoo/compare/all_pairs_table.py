@@ -5,6 +5,7 @@ best value and those that cannot be told from it."""
 
 from __future__ import annotations
 
+import math
 import statistics
 
 from rich import box
@@ -62,10 +63,15 @@ def best_line(comparison: Comparison, result: AllPairs) -> str:
     ratio = result.spread_ratio()
     if ratio > UNEQUAL_SPREAD:
         line += (
-            f" The values' standard deviations differ {ratio:.3g}-fold: Tukey's HSD pools them, so read a pair by "
+            f" The values' standard deviations {_differ(ratio)}: Tukey's HSD pools them, so read a pair by "
             f"its own Welch test too (the table, with --baseline {_one_of_the_pair(result)})."
         )
     return line
+
+
+def _differ(ratio: float) -> str:
+    """``differ 2.79-fold``; where one is 0 (its seeds gave one value), that it is."""
+    return "differ: one is 0 (its seeds agree exactly)" if math.isinf(ratio) else f"differ {ratio:.3g}-fold"
 
 
 def _one_of_the_pair(result: AllPairs) -> str:

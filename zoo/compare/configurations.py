@@ -9,6 +9,7 @@ from collections import Counter
 from zoo.compare.arguments import baseline_pairs
 from zoo.compare.errors import CompareError
 from zoo.compare.records import NOT_APPLYING, Run
+from zoo.registry import meant
 from zoo.runs.identity import BOOKKEEPING_FIELDS, UNMEASURED_DATA_FIELDS, is_seed
 
 # Where a run ran: the same training on a GPU or a CPU, with any launcher. Under DDP the number of ranks
@@ -106,15 +107,22 @@ def default_baseline(groups: dict[Configuration, list[Run]], knobs: list[str]) -
     return max(configs, key=lambda c: (sum(a == b for a, b in zip(c, preferred, strict=True)), -configs.index(c)))
 
 
-def knob_named(key: str, knobs: list[str], option: str = "--baseline key") -> str:
-    """The knob ``key`` names, with or without its prefix (``pe``: ``model.pe``).
+def knob_named(key: str, knobs: list[str], option: str = "--baseline key", also: tuple[str, ...] = ()) -> str:
+    """The knob ``key`` names, with or without its prefix (``pe``: ``model.pe``), or one of ``also`` (the other
+    names the option takes: ``configurations`` for ``--all_pairs``).
 
     Raises:
-        CompareError: where ``key`` names no knob that differs here, said as of ``option``.
+        CompareError: where ``key`` names no knob that differs here, said as of ``option``, with the nearest name.
     """
+    if key in also:
+        return key
     matches = [knob for knob in knobs if knob == key] or [knob for knob in knobs if knob.rsplit(".", 1)[-1] == key]
     if len(matches) != 1:
-        raise CompareError(f"{option} {key!r} is not a knob that differs here; knobs: {', '.join(knobs)}")
+        names = [*(knob.rsplit(".", 1)[-1] for knob in knobs), *also]
+        raise CompareError(
+            f"{option} {key!r} is not a knob that differs here; knobs: {', '.join(knobs)}"
+            f"{''.join(f'; or {name!r}' for name in also)}{meant(option, key, names)}"
+        )
     return matches[0]
 
 

@@ -16,7 +16,7 @@ from zoo.data.cache import atomic_save, atomic_write_text, cache_key, default_ca
 from zoo.data.cache_entries import mark_used
 from zoo.data.file_checks import check_columns
 from zoo.data.loader_options import loader_options
-from zoo.data.loading import load_splits
+from zoo.data.loading import load_splits, no_data_module
 from zoo.data.tokenizer import DEFAULT_VOCAB_SIZE, check_vocab_size, load_tokenizer, train_tokenizer
 from zoo.registry import TOKENIZERS, check_at_least
 
@@ -68,7 +68,7 @@ class ZooDataModule(pl.LightningDataModule):
     # -- to be provided by subclasses ------------------------------------------------------------
     def load(self):
         """Load and check the splits (raise before training on a bad path, column or split)."""
-        raise NotImplementedError
+        raise ValueError(no_data_module(ZooDataModule))  # a subclass's does; this one is no data module's
 
     def tokenizer_texts(self, train) -> dict[str, list[str]]:
         """Tokenizer name -> its training text (one tokenizer, ``{"text": ...}``, in most modules)."""

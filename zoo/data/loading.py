@@ -244,3 +244,21 @@ def _reader_error(error: BaseException) -> str:
         if not isinstance(error, (ValueError, OSError)) or "row" in str(error):
             break
     return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
+def no_data_module(base: type) -> str:
+    """The line for a run whose data section names no data module (``base``, the abstract
+    :class:`zoo.data.base.ZooDataModule`, stood in for one): which modules there are, and that a config file laid
+    over another (``configs/encoder_decoder/recurrent/``) names none of its own."""
+
+    def subclasses(klass: type) -> list[type]:
+        return [found for sub in klass.__subclasses__() for found in (sub, *subclasses(sub))]
+
+    import zoo.data  # the modules a config names (zoo.data's own), at call time: this module is one of its parts
+
+    named = sorted({f"zoo.data.{k.__name__}" for k in subclasses(base) if k.__name__ in zoo.data.__all__})
+    return (
+        f"no data module is named (the data section has no class_path, so data is {base.__name__}, the base of "
+        f"them): give --data CLASS ({', '.join(named)}) or a config with a data section; a config laid over another "
+        f"(configs/encoder_decoder/recurrent/*.yaml) has none and goes after that one's --config"
+    )
