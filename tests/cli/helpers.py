@@ -6,6 +6,20 @@ from pathlib import Path
 from tests.conftest import REPO
 
 CONFIGS = REPO / "configs"
+# the folders of config files laid over a base config by a second --config (a sweep's `config` parameter), and
+# that base: such a file names no data of its own
+LAID_OVER = {CONFIGS / "encoder_decoder" / "recurrent": CONFIGS / "encoder_decoder" / "ablation.yaml"}
+
+
+def config_args(path: Path) -> list[str]:
+    """``--config PATH``, after its base's ``--config`` where ``path`` is laid over one (:data:`LAID_OVER`)."""
+    base = LAID_OVER.get(path.parent)
+    return [*(["--config", str(base)] if base else []), "--config", str(path)]
+
+
+def whole_configs() -> list[Path]:
+    """The shipped configs that name a model and its data (``fit``'s list of configs to start from)."""
+    return [path for path in sorted(CONFIGS.glob("**/*.yaml")) if path.parent not in LAID_OVER]
 
 TINY_MODEL = ["--model.d_model=32", "--model.n_heads=2", "--model.d_ff=64", "--model.warmup_steps=2"]
 FEW_STEPS = [

@@ -9,7 +9,7 @@ import pytest
 import torch
 import yaml
 
-from tests.cli.helpers import CONFIGS, read_run, shakespeare_args, small_copy
+from tests.cli.helpers import CONFIGS, read_run, shakespeare_args, small_copy, whole_configs
 from zoo.cli.main import main
 from zoo.registry import NORMS, POSITIONAL_ENCODINGS
 
@@ -710,7 +710,7 @@ def test_fit_without_a_config_names_the_shipped_ones_and_one_that_downloads_noth
     """jsonargparse said "the following arguments are required: fit.data, fit.model"; then the example was
     configs/decoder_only/tinyshakespeare.yaml, whose data.path is a hub id: it failed offline."""
     err = fails(capsys, ["fit"])
-    shipped = ", ".join(sorted(str(path.relative_to(CONFIGS.parent)) for path in CONFIGS.glob("**/*.yaml")))
+    shipped = ", ".join(str(path.relative_to(CONFIGS.parent)) for path in whole_configs())
     assert err == (
         f"zoo: error: fit needs a model and its data: pass --config with a config file ({shipped}), e.g. "
         "`python -m zoo fit --config configs/quickstart.yaml`, or --model CLASS and --data CLASS\n"
@@ -723,7 +723,7 @@ def test_fit_without_a_config_names_the_shipped_ones_and_one_that_downloads_noth
 def test_an_evaluation_without_a_config_says_a_checkpoint_alone_will_do(command, cli_env, capsys):
     """It said only that it needs --config, while ``validate --ckpt_path X`` alone reads the run's config.yaml."""
     err = fails(capsys, [command])
-    shipped = ", ".join(sorted(str(path.relative_to(CONFIGS.parent)) for path in CONFIGS.glob("**/*.yaml")))
+    shipped = ", ".join(str(path.relative_to(CONFIGS.parent)) for path in whole_configs())
     assert err == (
         f"zoo: error: {command} needs a model and its data: pass a run's checkpoint alone, whose run's config.yaml "
         f"is read (`python -m zoo {command} --ckpt_path runs/<name>/checkpoints/last.ckpt`), or --config with a "

@@ -9,6 +9,7 @@ import json
 import pytest
 import yaml
 
+from tests.cli.helpers import config_args
 from tests.conftest import REPO
 from zoo.cli.recorded_values import load_text
 from zoo.cli.session import recorded_forms
@@ -54,7 +55,7 @@ DEVICES = {
     "precision": "32-true",
     "effective_batch": {"unit": "target tokens", "per_device": 767.5, "world_size": 1, "per_step": 767.5},
 }
-COMMANDS = {str(path.relative_to(REPO / "configs")): ["--config", str(path)] for path in CONFIGS}
+COMMANDS = {str(path.relative_to(REPO / "configs")): config_args(path) for path in CONFIGS}
 COMMANDS["every kind of value"] = ["--config", str(SHAKESPEARE), *EVERY_KIND]
 
 

@@ -5,6 +5,7 @@ same parser in ``tests/sweep/test_shipped_sweeps.py``, by ``zoo sweep --dry-run`
 import pytest
 import yaml
 
+from tests.cli.helpers import LAID_OVER, config_args
 from tests.conftest import REPO
 from zoo.cli.config_files import shipped_configs
 from zoo.cli.main import main
@@ -19,8 +20,6 @@ def fields(arguments: list[str]) -> dict:
     return {key: value for key, value in flat.items() if key != "config"}
 
 
-# the folders of files laid over a base config by a second --config (a sweep's `config` parameter), and that base
-LAID_OVER = {REPO / "configs" / "encoder_decoder" / "recurrent": REPO / "configs" / "encoder_decoder" / "ablation.yaml"}
 
 
 def test_every_config_without_data_is_laid_over_a_base():
@@ -34,12 +33,11 @@ def test_every_config_without_data_is_laid_over_a_base():
 
 @pytest.mark.parametrize("path", CONFIGS, ids=[str(path.relative_to(REPO / "configs")) for path in CONFIGS])
 def test_config_prints_and_parses_back(path, capsys, tmp_path):
-    base = ["--config", str(LAID_OVER[path.parent])] if path.parent in LAID_OVER else []
     with pytest.raises(SystemExit) as exit_:
-        main(["fit", *base, "--config", str(path), "--print_config"])
+        main(["fit", *config_args(path), "--print_config"])
     assert exit_.value.code in (0, None)
     printed = tmp_path / "printed.yaml"
     printed.write_text(capsys.readouterr().out)
-    original = fields(["fit", *base, "--config", str(path)])
+    original = fields(["fit", *config_args(path)])
     assert original["model.class_path"].startswith("zoo.tasks.")
     assert fields(["fit", "--config", str(printed)]) == original

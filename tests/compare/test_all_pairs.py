@@ -155,6 +155,9 @@ def test_every_configuration_of_a_table_whose_rows_differ_in_several_knobs(tmp_p
     assert "| architecture=rnn, rnn_attention=none, rnn_cell=lstm vs architecture=transformer |" in markdown or (
         "| architecture=transformer vs architecture=rnn, rnn_attention=none, rnn_cell=lstm |" in markdown
     )
+    table = compare(runs, "--baseline", "architecture=transformer", "--format", "markdown")[1]
+    assert "| rnn + none + lstm worse than transformer, beyond noise (Holm, alpha 0.05) |" in table  # no n/a named
+    assert "n/a, beyond" not in table and "+ n/a" not in table
     rows = list(csv.DictReader(io.StringIO(compare(runs, "--all_pairs", "configurations", "--format", "csv")[1])))
     best = [row for row in rows if row["all_pairs_best"] == "True"]
     assert [row["model.architecture"] for row in best] == ["transformer"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from zoo.compare.correction import NAMES
+from zoo.compare.records import NOT_APPLYING
 
 if TYPE_CHECKING:
     from zoo.compare.ablation import Comparison
@@ -37,8 +38,14 @@ def arms(comparison: Comparison, knobs: dict) -> tuple[str, str]:
     ``("pre", "post")``, ``("batchnorm + rope", "layernorm + sinusoidal")``."""
     base = comparison.rows[0].knobs
     differ = [knob for knob in comparison.knobs if knobs.get(knob) != base.get(knob)] or list(comparison.knobs)
-    name = lambda values: " + ".join(_value(knob, values.get(knob)) for knob in differ)  # noqa: E731
-    return name(knobs), name(base)
+    return _named(knobs, differ), _named(base, differ)
+
+
+def _named(values: dict, differ: list[str]) -> str:
+    """An arm by its values of the knobs ``differ``, leaving out those that do not apply to it (an RNN's ``pe``:
+    ``rnn + lstm worse than transformer``, not ``... than transformer + n/a``)."""
+    applying = [knob for knob in differ if values.get(knob) != NOT_APPLYING] or differ
+    return " + ".join(_value(knob, values.get(knob)) for knob in applying)
 
 
 def words(comparison: Comparison, knobs: dict, delta: float, verdict: str, tested: bool, short: bool = False) -> str:

@@ -254,9 +254,8 @@ def no_data_module(base: type) -> str:
     def subclasses(klass: type) -> list[type]:
         return [found for sub in klass.__subclasses__() for found in (sub, *subclasses(sub))]
 
-    import zoo.data  # the modules a config names (zoo.data's own), at call time: this module is one of its parts
-
-    named = sorted({f"zoo.data.{k.__name__}" for k in subclasses(base) if k.__name__ in zoo.data.__all__})
+    named = sorted({f"zoo.data.{k.__name__}" for k in subclasses(base)
+                    if k.__module__.startswith("zoo.") and k.load is not base.load})  # fmt: skip
     return (
         f"no data module is named (the data section has no class_path, so data is {base.__name__}, the base of "
         f"them): give --data CLASS ({', '.join(named)}) or a config with a data section; a config laid over another "
