@@ -38,9 +38,9 @@ def shown(result: AllPairs, value: object) -> str:
 def rows(comparison: Comparison, result: AllPairs) -> list[list[str]]:
     """One row of cells a pair, in the order of :data:`HEADERS`, with the comparison's decimals."""
     decimals = decimals_for(getattr(comparison.rows[0], comparison.value).mean)
-    second = (lambda value: shown(result, value)) if result.knob == EVERY_ROW else str  # noqa: E731
     return [
-        [f"{shown(result, pair.a)} vs {second(pair.b)}", f"{pair.delta:+.{decimals}f}",
+        [f"{shown(result, pair.a)} vs {pair.b if result.knob != EVERY_ROW else shown(result, pair.b)}",
+         f"{pair.delta:+.{decimals}f}",
          f"[{pair.ci_low:+.{decimals}f}, {pair.ci_high:+.{decimals}f}] ({level(comparison)})", f"{pair.p:.3g}",
          BEYOND if pair.p < result.alpha else "within noise"]
         for pair in result.pairs
@@ -75,8 +75,7 @@ def _differ(ratio: float) -> str:
 
 
 def _one_of_the_pair(result: AllPairs) -> str:
-    name = short_knob(result.knob)
-    return "<the knobs of one of the pair>" if result.knob == EVERY_ROW else f"{name}=<one of the pair>"
+    return shown(result, "<one of the pair>") if result.knob != EVERY_ROW else "<the knobs of one of the pair>"
 
 
 def print_all_pairs(comparison: Comparison, result: AllPairs, file) -> None:
