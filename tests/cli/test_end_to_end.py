@@ -93,9 +93,9 @@ def test_fit_validate_test_on_real_data(variant, data_dir, cli_env, monkeypatch)
         assert {"test_loss", f"test_{task_metric[4:]}"} <= set(summary["final"]) and "test_loss" not in summary["best"]
         if task_metric == "val_bleu":
             assert {"test_bleu", "test_chrf", "test_bleu_lowercase"} <= set(summary["final"])
-            assert re.fullmatch(
-                r"nrefs:1\|case:mixed\|eff:no\|tok:13a\|smooth:exp\|version:[\d.]+", summary["test_bleu_signature"]
-            )
+            for name, case in (("test_bleu", "mixed"), ("test_bleu_lowercase", "lc")):
+                signature = summary[f"{name}_signature"]
+                assert re.fullmatch(rf"nrefs:1\|case:{case}\|eff:no\|tok:13a\|smooth:exp\|version:[\d.]+", signature)
     else:  # SST-2's test labels are hidden: the local copy has no test split, and `test` says so
         with pytest.raises(SystemExit) as exit_info:
             main(["test", *common, f"--ckpt_path={last}"])

@@ -39,7 +39,8 @@ def test_corpus_scores_over_batches_equal_sacrebleu_where_smoothing_matters(data
     assert lowercase == sacrebleu.corpus_bleu(hypotheses, [references], lowercase=True).score
     assert chrf == sacrebleu.corpus_chrf(hypotheses, [references]).score
     assert exact == 0.0  # every hypothesis has an extra "so"
-    assert len(scores) == 0 and scores.signature.startswith("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp")
+    assert len(scores) == 0 and scores.signatures["bleu"].startswith("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp")
+    assert scores.signatures["bleu_lowercase"].startswith("nrefs:1|case:lc|eff:no|tok:13a|smooth:exp")
 
 
 def _score_share(rank: int, port: int, hypotheses: list[str], references: list[str], folder) -> None:

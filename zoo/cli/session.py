@@ -176,11 +176,13 @@ class RunSession:
             print(f"zoo: run interrupted before its first step; its folder {self.run_dir} is removed", file=sys.stderr)
 
     def end_test(self, trainer: Trainer, model: LightningModule) -> None:
-        """Record sacreBLEU's signature beside a test BLEU (so that scores can be compared), then close."""
-        signature = getattr(model, "bleu_signature", None)
-        if signature and trainer.global_rank == 0:
-            self.record.record(test_bleu_signature=signature)
-            rank_zero_info(f"zoo: test BLEU signature {signature}")
+        """Record sacreBLEU's signature beside each test BLEU (``test_bleu_signature``,
+        ``test_bleu_lowercase_signature``: so that scores can be compared), then close."""
+        signatures = getattr(model, "bleu_signatures", {})
+        if signatures and trainer.global_rank == 0:
+            self.record.record(**{f"{metric}_signature": signature for metric, signature in signatures.items()})
+            for metric, signature in signatures.items():
+                rank_zero_info(f"zoo: {metric} signature {signature}")
         self.finish(trainer, None)
 
     def finish(self, trainer: Trainer, status: str | None) -> None:

@@ -30,13 +30,14 @@ class CorpusScores:
     until :meth:`compute`, so that no batch waits for the device to read its translations.
 
     Attributes:
-        signature: sacreBLEU's BLEU signature after :meth:`compute`, e.g.
-            ``nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0``; ``None`` before.
+        signatures: sacreBLEU's signatures of the scores after :meth:`compute`, by score: ``bleu`` (e.g.
+            ``nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0``) and ``bleu_lowercase`` (``case:lc``);
+            empty before.
     """
 
     def __init__(self) -> None:
         self.batches: list[tuple[list[str] | PendingText, list[str]]] = []
-        self.signature: str | None = None
+        self.signatures: dict[str, str] = {}
 
     def __len__(self) -> int:
         """How many sentences were collected since the last :meth:`compute`."""
@@ -50,7 +51,7 @@ class CorpusScores:
 
     def compute(self) -> Scores:
         """BLEU and chrF (both 0-100), the share of exact matches (0-1, after stripping spaces) and lower-cased
-        BLEU of the sentences of every rank, then reset; sets :attr:`signature` (of the cased BLEU)."""
+        BLEU of the sentences of every rank, then reset; sets :attr:`signatures`."""
         batches, self.batches = self.batches, []
         pairs = [pair for found, references in batches for pair in zip(texts(found), references, strict=True)]
         if dist.is_available() and dist.is_initialized():
@@ -66,5 +67,5 @@ class CorpusScores:
             exact,
             lowercase.corpus_score(hypotheses, references).score,
         )
-        self.signature = str(bleu.get_signature())  # known once it has scored
+        self.signatures = {"bleu": str(bleu.get_signature()), "bleu_lowercase": str(lowercase.get_signature())}
         return scores

@@ -27,7 +27,7 @@ class TranslationTask(TaskModule):
     """Label-smoothed cross-entropy training (section 5.4); validation loss, perplexity, and BLEU of the
     configured decoder (greedy by default, beam search with ``beam_size > 1``). Validation and test BLEU are
     the same computation: sacreBLEU's corpus BLEU with its defaults (:class:`zoo.tasks.corpus_scores.CorpusScores`);
-    ``test`` records its signature, and chrF.
+    ``test`` adds lower-cased BLEU and chrF, and records each BLEU's signature.
 
     Args:
         num_encoder_layers: encoder depth (paper: 6).
@@ -96,9 +96,10 @@ class TranslationTask(TaskModule):
         )
 
     @property
-    def bleu_signature(self) -> str | None:
-        """sacreBLEU's signature of the last test BLEU (``None`` before one), recorded beside it."""
-        return self.corpus["test"].signature
+    def bleu_signatures(self) -> dict[str, str]:
+        """sacreBLEU's signatures of the last test BLEUs by metric (``test_bleu``, ``test_bleu_lowercase``; empty
+        before a test), recorded beside them."""
+        return {f"test_{score}": signature for score, signature in self.corpus["test"].signatures.items()}
 
     def build_network(self) -> EncoderDecoder | RecurrentEncoderDecoder:
         hp = self.hparams
