@@ -222,7 +222,9 @@ TRANSFORMER_ONLY = (
     "scale_embedding", "bias", "vocab_multiple", "n_kv_heads", "norm_eps", "token_types", "embedding_norm",
     "output_bias", "rope_theta",
 )  # fmt: skip
-RECURRENT_ONLY = ("rnn_cell", "rnn_hidden", "bidirectional", "rnn_attention", "input_feeding", "teacher_forcing")
+RECURRENT_ONLY = (
+    "rnn_cell", "rnn_hidden", "bidirectional", "rnn_attention", "input_feeding", "reverse_source", "teacher_forcing",
+)  # fmt: skip
 # per task (its class name), the knobs of its own a recurrent network does not use
 RECURRENT_UNUSED = {"TranslationTask": ("tie_embeddings",), "LanguageModelTask": ("bidirectional",)}
 

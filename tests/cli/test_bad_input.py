@@ -469,7 +469,7 @@ def test_task_help_shows_the_choices(capsys):
     with pytest.raises(SystemExit):
         main(["fit", "--model.help", "zoo.tasks.ClassificationTask"])
     out = capsys.readouterr().out
-    assert "--model.pooling {mean,cls}" in out and "--model.norm_position {post,pre}" in out
+    assert "--model.pooling {mean,cls,final}" in out and "--model.norm_position {post,pre}" in out
 
 
 def test_fast_dev_run_leaves_nothing_a_later_command_picks_up(data_dir, cli_env, capsys):

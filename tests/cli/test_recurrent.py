@@ -87,3 +87,38 @@ def test_a_recurrent_translation_model_fits_evaluates_translates_and_draws(
             "this model (model.architecture='rnn', model.rnn_attention='none') has no attention to draw; an "
             "encoder-decoder with model.rnn_attention additive, dot, general or concat has an alignment"
         )
+
+
+@pytest.mark.slow
+def test_a_reversed_source_is_read_backwards_by_every_command(data_dir, cli_env, capsys, monkeypatch):
+    """``model.reverse_source`` (Sutskever et al. 2014) lives in the network, so that fit, validate, test,
+    translate and attention all read the source backwards; it is in the run's identity (another hash than the
+    same run reading in order), and the alignment's source axis is the sentence as written."""
+    from zoo.nn.recurrent import encoder
+
+    calls = []
+    original = encoder.reversal
+    monkeypatch.setattr(encoder, "reversal", lambda *args: calls.append(1) or original(*args))
+    common = rnn_args(data_dir, "--model.rnn_cell=lstm", "--model.bidirectional=false", *FEW_STEPS,
+                      "--model.reverse_source=true")  # fmt: skip
+    main(["fit", *common])
+    (run_dir,) = (cli_env / "runs").iterdir()
+    assert read_run(run_dir)["config"]["model.reverse_source"] is True
+    assert "model.reverse_source" not in read_run(run_dir)["summary"]["not_applying"]
+    last = run_dir / "checkpoints" / "last.ckpt"
+    reads = {"fit": len(calls)}
+    for command in ("validate", "test"):
+        main([command, *common, f"--ckpt_path={last}"])
+        reads[command] = len(calls) - sum(reads.values())
+    source = cli_env / "source.de"
+    source.write_text("Ein Hund rennt .\n")
+    assert outcome(["translate", "--ckpt_path", str(last), "--input", str(source)], capsys)[0] == 0
+    reads["translate"] = len(calls) - sum(reads.values())
+    code, out, err = outcome(["attention", "--ckpt_path", str(last), "--text", "Ein Hund rennt .", "--out",
+                              str(cli_env / "maps.png")], capsys)  # fmt: skip
+    reads["attention"] = len(calls) - sum(reads.values())
+    assert code == 0, err
+    assert all(count > 0 for count in reads.values()), reads
+    main(["fit", *common, "--model.reverse_source=false"])
+    names = sorted(path.name for path in (cli_env / "runs").iterdir())
+    assert len(names) == 2 and names[0][:-6] == names[1][:-6] and names[0] != names[1]  # the hash tells them apart

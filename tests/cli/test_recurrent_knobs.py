@@ -96,3 +96,22 @@ def test_a_knob_read_under_some_values_of_another_applies_under_those_only(knob,
     assert not_applying("LanguageModelTask", {knob: 1.0}) == {}  # an old record without the other knob
     under_rnn = not_applying("LanguageModelTask", {"architecture": "rnn", name: readers[0], knob: 1.0})
     assert under_rnn.get(knob) == ("architecture" if knob in TRANSFORMER_ONLY else None)
+
+
+@pytest.mark.parametrize("bidirectional", ["true", "false"])
+def test_a_recurrent_classifier_is_refused_the_first_token_pooling(bidirectional, data_dir, cli_env, capsys):
+    """Position 0 of a recurrent encoder's forward direction has read only <bos>: the same vector for every
+    sentence (the whole pooled vector when unidirectional), so `cls` is one line naming what works."""
+    config = str(CONFIGS / "encoder_only" / "sst2-rnn.yaml")
+    args = ["fit", "--config", config, f"--data.path={data_dir / 'sst2'}", "--model.pooling=cls",
+            f"--model.bidirectional={bidirectional}"]  # fmt: skip
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and err.count("\n") == 1, err
+    assert err.startswith(
+        "zoo: error: model.pooling='cls' pools position 0, where a recurrent encoder's forward direction has "
+        "read only <bos> (the same vector for every sentence); use model.pooling=final (each direction's final "
+        "state) or mean"
+    ), err
+    assert not (cli_env / "runs").exists()

@@ -35,14 +35,14 @@ def test_a_bilstm_classifier_trains_and_validates(data_dir, cli_env):
     config = CONFIGS / "encoder_only" / "sst2-rnn.yaml"
     common = ["--config", str(config), f"--data.path={data_dir / 'sst2'}", *TINY, "--data.vocab_size=500",
               "--data.max_tokens=1024", *FEW_STEPS]  # fmt: skip
-    main(["fit", *common, "--model.pooling=cls"])
+    main(["fit", *common, "--model.pooling=final"])
     (run_dir,) = (cli_env / "runs").iterdir()
     summary = read_run(run_dir)["summary"]
     assert run_dir.name.startswith("eo-sst2-rnn-lstm-s1-") and 0 <= summary["final"]["val_acc"] <= 1
     # the network's (the head aside): embeddings V x E, and per direction an LSTM's 4 gates of W_ih (H x E),
     # W_hh (H x H) and two biases, E = 16 and the config's H = 128
     assert summary["final"]["parameters"] == 500 * 16 + 2 * 4 * (128 * 16 + 128 * 128 + 2 * 128)
-    main(["validate", *common, "--model.pooling=cls", f"--ckpt_path={run_dir / 'checkpoints' / 'last.ckpt'}"])
+    main(["validate", *common, "--model.pooling=final", f"--ckpt_path={run_dir / 'checkpoints' / 'last.ckpt'}"])
     assert read_run(run_dir)["metrics"][-1]["val_acc"] == summary["final"]["val_acc"]
 
 

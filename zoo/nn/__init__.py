@@ -24,7 +24,7 @@ from zoo.nn.embedding import Embedder
 from zoo.nn.feedforward import FeedForward
 from zoo.nn.layers import LayerCache, TransformerLayer, TransformerStack
 from zoo.nn.masks import padding_mask
-from zoo.nn.pooling import first_token_pooling, mean_pooling
+from zoo.nn.pooling import final_state_pooling, first_token_pooling, mean_pooling
 from zoo.nn.powernorm import PowerNorm
 from zoo.nn.transformer import DecoderOnly, EncoderDecoder, EncoderOnly, count_parameters
 from zoo.registry import ACTIVATIONS, NORMS, POSITIONAL_ENCODINGS
@@ -51,6 +51,7 @@ __all__ = [
     "TransformerLayer",
     "TransformerStack",
     "count_parameters",
+    "final_state_pooling",
     "first_token_pooling",
     "mean_pooling",
     "padding_mask",

@@ -70,6 +70,7 @@ ADDED_FIELDS = {
     "model.rnn_attention": "additive",
     "model.input_feeding": False,
     "model.teacher_forcing": 1.0,
+    "model.reverse_source": False,  # issue 60: every run before it read its source in order
     # the knobs of published checkpoints (issue 48): every run before them had these values
     "model.norm_eps": 1e-5,
     "model.token_types": 0,

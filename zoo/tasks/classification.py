@@ -13,7 +13,7 @@ from torchmetrics.classification import MulticlassAccuracy, MulticlassF1Score
 
 from zoo.data.classification import ClassificationDataModule
 from zoo.data.tokenizer import PAD_ID
-from zoo.nn import EncoderOnly
+from zoo.nn import EncoderOnly, final_state_pooling
 from zoo.nn.recurrent import RecurrentEncoderOnly
 from zoo.registry import POOLINGS, check_at_least
 from zoo.tasks.base import TaskModule
@@ -22,14 +22,31 @@ from zoo.tasks.metric_states import count_metric, sum_metric
 Pooling = Literal[tuple(POOLINGS.names())]
 
 
+def check_pooling(pooling: str, architecture: str) -> None:
+    """Refuse a pooling that would feed the head the same vector for every sentence.
+
+    Raises:
+        ValueError: ``model.pooling=cls`` with ``model.architecture=rnn``: position 0 is the state after
+            ``<bos>`` alone in a recurrent encoder's forward direction (the whole vector, unidirectional), so
+            the head would read a constant there.
+    """
+    if architecture == "rnn" and pooling == "cls":
+        raise ValueError(
+            f"model.pooling={pooling!r} pools position 0, where a recurrent encoder's forward direction has read "
+            f"only <bos> (the same vector for every sentence); use model.pooling=final (each direction's final "
+            f"state) or mean"
+        )
+
+
 class ClassificationTask(TaskModule):
     """Cross-entropy on a pooled encoder state; accuracy and macro-F1 with torchmetrics.
 
     Args:
         num_layers: encoder depth.
         num_classes: the number of labels (checked against the data before training).
-        pooling: ``mean`` (over real tokens) or ``cls`` (the first token: for a bidirectional recurrent encoder,
-            its backward direction has read the whole sentence there).
+        pooling: ``mean`` (over real tokens), ``cls`` (the first token, BERT's ``[CLS]``; a Transformer only) or
+            ``final`` (each direction's state after the whole sentence: a recurrent encoder's final states, a
+            Transformer's last real token).
         **kwargs: the knobs of :class:`zoo.tasks.base.TaskModule`.
     """
 
@@ -40,6 +57,7 @@ class ClassificationTask(TaskModule):
 
     def __init__(self, num_layers: int = 4, num_classes: int = 2, pooling: Pooling = "mean", **kwargs) -> None:
         POOLINGS.check(pooling)
+        check_pooling(pooling, kwargs.get("architecture", "transformer"))
         check_at_least("model.num_layers", num_layers, 1)
         if num_classes < 2:
             raise ValueError(f"model.num_classes={num_classes} is not valid; it must be at least 2")
@@ -89,7 +107,10 @@ class ClassificationTask(TaskModule):
         """``(B, S)`` ids (starting with ``<bos>``) and their ``(B, S)`` padding mask (``True`` at padding;
         ``None``: no padding) -> ``(B, C)`` logits."""
         mask = torch.zeros_like(tokens, dtype=torch.bool) if padding_mask is None else padding_mask
-        return self.head(POOLINGS.get(self.hparams.pooling)(self.call_network(tokens, mask), mask))
+        states = self.call_network(tokens, mask)
+        if self.hparams.pooling == "final":
+            return self.head(final_state_pooling(states, mask, getattr(self.network, "directions", 1)))
+        return self.head(POOLINGS.get(self.hparams.pooling)(states, mask))
 
     def training_loss(self, batch: dict) -> tuple[Tensor, Tensor]:
         loss = F.cross_entropy(self(batch["tokens"], batch["padding_mask"]).float(), batch["labels"])

@@ -35,6 +35,7 @@ def recurrent_config(hparams: Mapping) -> RecurrentConfig | None:
         bidirectional=hparams["bidirectional"],
         attention=hparams.get("rnn_attention", "none"),
         input_feeding=hparams.get("input_feeding", False),
+        reverse_source=hparams.get("reverse_source", False),
     )
 
 

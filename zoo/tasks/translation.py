@@ -47,6 +47,9 @@ class TranslationTask(TaskModule):
             2014), ``additive`` (Bahdanau et al. 2015), ``dot``, ``general``, ``concat`` (Luong et al. 2015).
         input_feeding: feed Luong et al.'s attentional vector into the next step (section 3.3; dot, general and
             concat only).
+        reverse_source: with ``model.architecture=rnn``, the encoder reads each source sentence backwards, its end
+            token kept last (Sutskever et al. 2014, section 3.3: 25.9 -> 30.6 BLEU); its states, and so the
+            alignments ``attention`` draws, stay in reading order.
         teacher_forcing: the probability that a recurrent decoder's training step reads the reference token
             rather than its own previous prediction (1: always, the default; bentrevett's anchors: 0.5).
         **kwargs: the knobs of :class:`zoo.tasks.base.TaskModule`.
@@ -64,6 +67,7 @@ class TranslationTask(TaskModule):
         "share_embeddings",
         "rnn_attention",
         "input_feeding",
+        "reverse_source",
     )
 
     def __init__(
@@ -80,6 +84,7 @@ class TranslationTask(TaskModule):
         max_len_b: int = 20,
         rnn_attention: RnnAttention = "additive",
         input_feeding: bool = False,
+        reverse_source: bool = False,
         teacher_forcing: float = 1.0,
         **kwargs,
     ) -> None:

@@ -39,6 +39,7 @@ class RecurrentConfig:
         attention: ``model.rnn_attention``, one of :data:`zoo.registry.RNN_ATTENTIONS`.
         input_feeding: feed the attentional vector h~_{t-1} into step t (Luong et al. 2015, section 3.3); only
             for the attentions scored from the current state (``dot``, ``general``, ``concat``).
+        reverse_source: the encoder reads each source sentence backwards (Sutskever et al. 2014, section 3.3).
 
     Raises:
         ValueError: one line naming the field, for an unknown name, a size below 1, a dropout outside [0, 1) or
@@ -52,6 +53,7 @@ class RecurrentConfig:
     bidirectional: bool = True
     attention: str = "additive"
     input_feeding: bool = False
+    reverse_source: bool = False
 
     def __post_init__(self) -> None:
         RNN_CELLS.check(self.cell)

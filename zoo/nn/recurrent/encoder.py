@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
@@ -56,6 +57,23 @@ def run_packed(rnn: nn.Module, x: Tensor, padding_mask: Tensor | None, state: St
     return output, final
 
 
+def reversal(padding_mask: Tensor | None, shape: tuple[int, int], device) -> Tensor:
+    """The ``(B, S)`` positions that read each row's source backwards, its last real token (zoo's ``<eos>``)
+    kept last and its padding in place: ``w1 .. wn <eos> <pad>`` is read as ``wn .. w1 <eos> <pad>``, Sutskever
+    et al. 2014's reversed source (section 3.3; bentrevett's notebook 1 reverses the words inside the framing).
+    The map is its own inverse: it also puts states of the reversed reading back in reading order.
+
+    Args:
+        padding_mask: ``(B, S)`` bool, ``True`` at padding (right padding); ``None``: no padding.
+        shape: ``(B, S)``.
+        device: where the index lives.
+    """
+    positions = torch.arange(shape[1], device=device).expand(shape)
+    lengths = shape[1] if padding_mask is None else (~padding_mask).sum(dim=1, keepdim=True)
+    words = lengths - 1  # the end token stays where it is
+    return torch.where(positions < words, words - 1 - positions, positions)
+
+
 def join_directions(part: Tensor, directions: int) -> Tensor:
     """``(L * directions, B, H)`` -> ``(L, B, directions * H)``: each layer's forward and backward final states
     side by side."""
@@ -64,10 +82,13 @@ def join_directions(part: Tensor, directions: int) -> Tensor:
 
 
 class RecurrentEncoder(nn.Module):
-    """Embeddings, dropout and a (bidirectional) LSTM/GRU of ``num_layers`` run as one packed sequence.
+    """Embeddings, dropout and a (bidirectional) LSTM/GRU of ``num_layers`` run as one packed sequence; with
+    ``config.reverse_source`` it reads each source backwards (:func:`reversal`), and its states are put back in
+    reading order, so that an alignment's source axis is the sentence as written.
 
     Args:
-        config: the recurrent knobs (``cell``, ``d_embed``, ``hidden_size``, ``dropout``, ``bidirectional``).
+        config: the recurrent knobs (``cell``, ``d_embed``, ``hidden_size``, ``dropout``, ``bidirectional``,
+            ``reverse_source``).
         num_layers: ``L``.
         embedding: ``(V, E)`` token embeddings (shared with a decoder when the vocabulary is joint).
 
@@ -86,6 +107,7 @@ class RecurrentEncoder(nn.Module):
         self.directions = 2 if config.bidirectional else 1
         self.rnn = config.layer(config.d_embed, num_layers, config.bidirectional)
         self.output_size = self.directions * config.hidden_size
+        self.reverse_source = config.reverse_source
 
     def forward(self, src: Tensor, padding_mask: Tensor | None = None) -> Encoded:
         """``(B, S)`` ids and their ``(B, S)`` bool padding mask (``True`` at padding) -> :class:`Encoded`.
@@ -94,9 +116,13 @@ class RecurrentEncoder(nn.Module):
             ValueError: a padding mask that is not bool or not ``(B, S)``.
         """
         check_padding_mask(padding_mask, "src_padding_mask", tuple(src.shape))
-        memory, final = run_packed(self.rnn, self.dropout(self.embedding(src)), padding_mask)
+        order = reversal(padding_mask, tuple(src.shape), src.device) if self.reverse_source else None
+        read = src if order is None else src.gather(1, order)
+        memory, final = run_packed(self.rnn, self.dropout(self.embedding(read)), padding_mask)
+        if order is not None:
+            memory = memory.gather(1, order[..., None].expand_as(memory))
         final = map_state(final, lambda part: join_directions(part, self.directions))
         return Encoded(memory, final, padding_mask)
 
 
-__all__ = ["Encoded", "RecurrentEncoder", "join_directions", "run_packed"]
+__all__ = ["Encoded", "RecurrentEncoder", "join_directions", "reversal", "run_packed"]

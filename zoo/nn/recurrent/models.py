@@ -144,13 +144,15 @@ class RecurrentEncoderOnly(nn.Module):
 
     Attributes:
         output_size: ``C``, the width of each state (``2 H`` when bidirectional).
+        directions: 1 or 2, the directions side by side in each state (``model.pooling=final`` reads each one's
+            final state).
     """
 
     def __init__(self, config: RecurrentConfig, vocab_size: int, num_layers: int = 1, pad_id: int = 0) -> None:
         super().__init__()
         self.config, self.pad_id = config, pad_id
         self.encoder = RecurrentEncoder(config, num_layers, embedding(vocab_size, config, pad_id))
-        self.output_size = self.encoder.output_size
+        self.output_size, self.directions = self.encoder.output_size, self.encoder.directions
 
     def forward(self, tokens: Tensor, padding_mask: Tensor | None = None) -> Tensor:
         """``(B, S)`` ids and their ``(B, S)`` bool padding mask -> ``(B, S, C)`` states, zero at padding."""
