@@ -95,7 +95,15 @@ def llama(folder, seed: int = 0, tie: bool = False, **settings):
     return saved(perturbed(transformers.LlamaForCausalLM(config), seed), folder)
 
 
-def bert(folder, seed: int = 0):
+BERT_HEADS = {  # what a BERT folder holds besides the encoder: the class saved and its arguments
+    None: lambda config: transformers.BertModel(config, add_pooling_layer=False),
+    "pooler": transformers.BertModel,
+    "classifier": transformers.BertForSequenceClassification,
+    "mlm": transformers.BertForMaskedLM,
+}
+
+
+def bert(folder, seed: int = 0, head: str | None = None, **settings):
     config = transformers.BertConfig(
         vocab_size=VOCAB,
         hidden_size=64,
@@ -106,9 +114,10 @@ def bert(folder, seed: int = 0):
         pad_token_id=PAD,
         bos_token_id=BOS,
         eos_token_id=EOS,
+        **settings,
     )
     torch.manual_seed(seed)
-    return saved(perturbed(transformers.BertModel(config, add_pooling_layer=False), seed), folder)
+    return saved(perturbed(BERT_HEADS[head](config), seed), folder)
 
 
 def marian(folder, seed: int = 0):

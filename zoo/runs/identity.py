@@ -77,6 +77,7 @@ ADDED_FIELDS = {
     "model.embedding_norm": False,
     "model.output_bias": False,
     "model.rope_theta": 10000.0,
+    "model.pooler": "none",  # issue 58: BERT's pooler, imported with its weights
 }
 
 

@@ -20,6 +20,7 @@ from zoo.tasks.base import TaskModule
 from zoo.tasks.metric_states import count_metric, sum_metric
 
 Pooling = Literal[tuple(POOLINGS.names())]
+Pooler = Literal["none", "tanh"]
 
 
 def check_pooling(pooling: str, architecture: str) -> None:
@@ -47,22 +48,30 @@ class ClassificationTask(TaskModule):
         pooling: ``mean`` (over real tokens), ``cls`` (the first token, BERT's ``[CLS]``; a Transformer only) or
             ``final`` (each direction's state after the whole sentence: a recurrent encoder's final states, a
             Transformer's last real token).
+        pooler: what the pooled ``(B, D)`` vector goes through before the head: ``none``, or ``tanh``, a
+            ``D x D`` linear layer and tanh (BERT's pooler, Devlin et al. 2019, section 3: what
+            ``BertForSequenceClassification`` reads, imported with its weights by ``zoo import``).
         **kwargs: the knobs of :class:`zoo.tasks.base.TaskModule`.
     """
 
     monitor, monitor_mode, short_name = "val_acc", "max", "eo"
     evaluation_metrics = ("loss", "acc", "f1")
     data_module = ClassificationDataModule
-    architecture = (*TaskModule.architecture, "num_layers", "num_classes", "pooling")
+    architecture = (*TaskModule.architecture, "num_layers", "num_classes", "pooling", "pooler")
 
-    def __init__(self, num_layers: int = 4, num_classes: int = 2, pooling: Pooling = "mean", **kwargs) -> None:
+    def __init__(
+        self, num_layers: int = 4, num_classes: int = 2, pooling: Pooling = "mean", pooler: Pooler = "none", **kwargs
+    ) -> None:
         POOLINGS.check(pooling)
         check_pooling(pooling, kwargs.get("architecture", "transformer"))
         check_at_least("model.num_layers", num_layers, 1)
+        if pooler not in Pooler.__args__:
+            raise ValueError(f"model.pooler={pooler!r} is not valid; choose from {', '.join(Pooler.__args__)}")
         if num_classes < 2:
             raise ValueError(f"model.num_classes={num_classes} is not valid; it must be at least 2")
         super().__init__(**kwargs)
         width = getattr(self.network, "output_size", self.hparams.d_model)  # a bidirectional RNN's: 2 x rnn_hidden
+        self.pooler = nn.Sequential(nn.Linear(width, width), nn.Tanh()) if pooler == "tanh" else nn.Identity()
         self.head = nn.Sequential(nn.Dropout(self.hparams.dropout), nn.Linear(width, num_classes))
         self.metrics = nn.ModuleDict(
             {
@@ -109,8 +118,10 @@ class ClassificationTask(TaskModule):
         mask = torch.zeros_like(tokens, dtype=torch.bool) if padding_mask is None else padding_mask
         states = self.call_network(tokens, mask)
         if self.hparams.pooling == "final":
-            return self.head(final_state_pooling(states, mask, getattr(self.network, "directions", 1)))
-        return self.head(POOLINGS.get(self.hparams.pooling)(states, mask))
+            pooled = final_state_pooling(states, mask, getattr(self.network, "directions", 1))
+        else:
+            pooled = POOLINGS.get(self.hparams.pooling)(states, mask)
+        return self.head(self.pooler(pooled))
 
     def training_loss(self, batch: dict) -> tuple[Tensor, Tensor]:
         loss = F.cross_entropy(self(batch["tokens"], batch["padding_mask"]).float(), batch["labels"])

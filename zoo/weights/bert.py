@@ -1,6 +1,7 @@
 """BERT (Devlin et al. 2019; Hugging Face's ``BertModel``): a post-norm encoder with learned positions, token
-types and a LayerNorm on the embeddings. The pooler and the pre-training heads are left out: zoo's classifier
-has its own head (``model.pooling``), trained by ``fit``."""
+types and a LayerNorm on the embeddings. Its pooler (dense + tanh over ``[CLS]``) becomes zoo's
+``model.pooling=cls`` with ``model.pooler=tanh``, and ``BertForSequenceClassification``'s classifier zoo's head;
+the pre-training heads (``cls.predictions``, ``cls.seq_relationship``) have no counterpart in a classifier."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ from zoo.weights.rules import Rule, linear, stacked
 class BERT(Family):
     model_type, backbone, architecture = "bert", "encoder_only", "BertModel"
     prefix, export_prefix = "bert.", ""  # BertForSequenceClassification's; BertModel's
+    classifier, classifier_knobs = "BertForSequenceClassification", {"pooling": "cls", "pooler": "tanh"}
+    buffers = ("embeddings.position_ids",)
+    heads = ("pooler.", "classifier.", "cls.")  # the pooler, a sequence classifier, the pre-training heads
     fixed = {
         **{name: value for name, value in COMMON.items() if name not in ("token_types", "embedding_norm")},
         "embedding_norm": True,
@@ -62,6 +66,17 @@ class BERT(Family):
             rules += linear(f"{zoo}ffn.linear2", f"{hf}output.dense")
             rules += linear(f"{zoo}ffn_norm", f"{hf}output.LayerNorm")
         return rules
+
+    def head_knobs(self, heads: dict, num_classes: int | None) -> dict:
+        """``[CLS]`` pooled, through the pooler where the folder has one; ``num_classes`` (``None``: the
+        classifier's labels, else 2)."""
+        labels = heads["classifier.weight"].shape[0] if "classifier.weight" in heads else None
+        pooler = "tanh" if "pooler.dense.weight" in heads else "none"
+        return {"pooling": "cls", "pooler": pooler, "num_classes": num_classes or labels or 2}
+
+    def head_rules(self, knobs: dict) -> list[Rule]:
+        pooler = linear("pooler.0", "pooler.dense") if knobs["pooler"] == "tanh" else []
+        return [*pooler, *linear("head.1", "classifier")]
 
     def export_extras(self, knobs: dict) -> dict:
         """A model without token types: BERT's table of one type, zero, which adds nothing."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import torch
 from torch import Tensor, nn
 
 from zoo.nn import DecoderOnly, EncoderDecoder, EncoderOnly, TransformerConfig
@@ -73,12 +74,57 @@ def with_shared_names(network: nn.Module, state: dict[str, Tensor]) -> dict[str,
     return full
 
 
-def import_backbone(hf_config: dict, hf_state: dict[str, Tensor]) -> tuple[nn.Module, dict, Family]:
-    """The zoo backbone of a Hugging Face model, its knobs and its family.
+def tied_copies(state: dict[str, Tensor], family: Family, read: set[str]) -> set[str]:
+    """The names of ``state`` that hold a tied parameter's other copy (``family.aliases``), each checked equal
+    to the copy the backbone reads.
 
     Raises:
-        WeightsError: in one line, for an unsupported family or setting, or a parameter missing or of another
-            shape than ``config.json`` says.
+        WeightsError: for a copy that differs (an untied head where ``config.json`` ties it).
+    """
+    copies = set()
+    for name, others in family.aliases.items():
+        present = [n for n in (name, *others) if n in state]
+        for other in (n for n in present[1:] if n not in read):
+            if present[0] in read and not torch.equal(state[other], state[present[0]]):
+                raise WeightsError(
+                    f"the weights' {other} differs from {present[0]}, which config.json ties it to; zoo's model "
+                    f"would use {present[0]} for both"
+                )
+            copies.add(other)
+    return copies
+
+
+def head_tensors(hf_state: dict[str, Tensor], family: Family, knobs: dict) -> dict[str, Tensor]:
+    """The tensors of ``hf_state`` the backbone does not read: those of the heads outside it (``family.heads``),
+    by their names without ``family.prefix``, for the task to take or to name; buffers that are not weights
+    (``family.buffers``) are left out.
+
+    Raises:
+        WeightsError: naming a tensor of the backbone that zoo's model of ``config.json`` has no place for (a
+            bias it does not declare, a layer beyond its depth), or a tied copy that differs: imported without
+            it, the model would compute otherwise.
+    """
+    state = without_prefix(hf_state, family.prefix)
+    read = {name for rule in family.rules(knobs) for name in rule.hf}
+    read |= tied_copies(state, family, read)
+    left = {name: t for name, t in state.items() if name not in read and not name.endswith(family.buffers)}
+    stray = sorted(name for name in left if not name.startswith(family.heads))
+    if stray:
+        shown = family.prefix + stray[0] if family.prefix + stray[0] in hf_state else stray[0]
+        raise WeightsError(
+            f"the weights' {shown} ({len(stray)} such tensor{'s' * (len(stray) > 1)}) has no place in the model "
+            f"config.json describes, which zoo would build without it"
+        )
+    return left
+
+
+def import_backbone(hf_config: dict, hf_state: dict[str, Tensor]) -> tuple[nn.Module, dict, Family]:
+    """The zoo backbone of a Hugging Face model, its knobs and its family; the heads' tensors are left to the
+    task (:func:`head_tensors`).
+
+    Raises:
+        WeightsError: in one line, for an unsupported family or setting, a parameter missing or of another
+            shape than ``config.json`` says, or a tensor the backbone has no place for.
     """
     family = family_of(hf_config)
     knobs = knobs_of(family, hf_config)
@@ -88,6 +134,7 @@ def import_backbone(hf_config: dict, hf_state: dict[str, Tensor]) -> tuple[nn.Mo
         raise WeightsError(f"config.json describes no model zoo can build: {error}") from None
     rules = family.rules(knobs)
     state = apply_rules(rules, with_aliases(without_prefix(hf_state, family.prefix), family.aliases))
+    head_tensors(hf_state, family, knobs)
     full = with_shared_names(network, state)
     expected = network.state_dict()
     for name, tensor in full.items():

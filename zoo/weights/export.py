@@ -1,8 +1,10 @@
 """``python -m zoo export --ckpt_path CKPT --out DIR``: a zoo model whose knobs match a Hugging Face architecture
 (GPT-2, Llama, BERT, Marian) written as that architecture's folder: ``config.json``, ``model.safetensors`` and
 the run's ``tokenizer.json``, which ``transformers``' ``AutoModel*.from_pretrained(DIR)`` loads with equal
-logits. A model no architecture matches is refused in one line naming the knobs without a counterpart, and
-nothing is written."""
+logits. A classifier exports as the family's sequence-classification architecture (BERT's
+``BertForSequenceClassification``) where its head is that architecture's, else as the backbone with a line
+saying its head is not in the folder. A model no architecture matches (a recurrent one, knobs without a
+counterpart) is refused in one line, and nothing is written."""
 
 from __future__ import annotations
 
@@ -41,6 +43,42 @@ def export_knobs(task) -> dict:
     return {**dict(task.hparams), "pad_id": PAD_ID, "bos_id": BOS_ID, "eos_id": EOS_ID}
 
 
+def backbone_of(network) -> str:
+    """``decoder_only``, ``encoder_only`` or ``encoder_decoder``, the Transformer ``network`` is.
+
+    Raises:
+        WeightsError: for a recurrent network, which no family exported has.
+    """
+    name = type(network).__name__
+    if name not in BACKBONES:
+        raise WeightsError(
+            f"this checkpoint is a {name} (model.architecture=rnn); export writes Transformers of the GPT-2, Llama, "
+            f"BERT and Marian architectures, none of them recurrent"
+        )
+    return BACKBONES[name]
+
+
+def with_head(task, knobs: dict, family, state: dict) -> tuple[str, dict, dict, str]:
+    """The architecture, parameters, ``config.json`` additions and a note of a task's export: a classifier with
+    the knobs of the family's sequence classifier (``family.classifier_knobs``) as that classifier, head
+    included (``family.head_rules``); any other as the backbone, the note saying the head is left out."""
+    head = {name: t for name, t in task.state_dict().items() if not name.startswith("network.")}
+    if "head.1.weight" not in head:
+        return family.architecture, state, {}, ""
+    wanted = family.classifier_knobs
+    differ = {name: task.hparams.get(name) for name, value in wanted.items() if task.hparams.get(name) != value}
+    if not family.classifier or differ:
+        seen = ", ".join(f"model.{name}={value}" for name, value in differ.items())
+        needs = ", ".join(f"model.{name}={wanted[name]}" for name in differ)
+        why = f"{family.classifier} needs {needs}; this model has {seen}" if family.classifier else "no classifier"
+        return family.architecture, state, {}, f"; the classifier's head is not in the folder ({why})"
+    out = {family.prefix + name: t for name, t in state.items()}
+    for rule in family.head_rules(dict(task.hparams)):
+        out |= {name: t.detach().clone().contiguous() for name, t in rule.to_hf(head[rule.zoo]).items()}
+    labels = {str(i): f"LABEL_{i}" for i in range(task.hparams.num_classes)}
+    return family.classifier, out, {"architectures": [family.classifier], "id2label": labels}, ""
+
+
 def run(argv: list[str]) -> None:
     """Check the arguments, load the checkpoint, match an architecture, then write the folder."""
     args = arguments().parse_args(argv)
@@ -54,13 +92,14 @@ def run(argv: list[str]) -> None:
     network = trained.task.network.cpu()
     knobs = export_knobs(trained.task)
     try:
-        family = matching_family(BACKBONES[type(network).__name__], knobs)
-        state = export_state(network, knobs, family)
+        family = matching_family(backbone_of(network), knobs)
+        architecture, state, extra, note = with_head(trained.task, knobs, family, export_state(network, knobs, family))
     except WeightsError as error:
         raise InferenceError(str(error)) from None
     tokenizer = trained.tokenizers.get("joint") or trained.tokenizers.get("text")
-    write_folder(out, family.hf_config(knobs), state, None if tokenizer is None else tokenizer.to_str())
-    print(f"wrote {family.architecture} to {out} (config.json, model.safetensors, tokenizer.json)")
+    config = {**family.hf_config(knobs), **extra}
+    write_folder(out, config, state, None if tokenizer is None else tokenizer.to_str())
+    print(f"wrote {architecture} to {out} (config.json, model.safetensors, tokenizer.json){note}")
 
 
 main = main_of("export", run)

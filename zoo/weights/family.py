@@ -57,12 +57,19 @@ class Family:
     model_type: ClassVar[str]
     backbone: ClassVar[str]
     architecture: ClassVar[str]  # the class that config.json's "architectures" names, for export
+    classifier: ClassVar[str | None] = None  # the family's sequence classifier, ``prefix`` before its backbone
+    classifier_knobs: ClassVar[dict] = {}  # the zoo classifier's knobs it computes as
     fixed: ClassVar[dict]
     prefix: ClassVar[str]  # of the backbone's parameters in the model with a head (``transformer.``)
     export_prefix: ClassVar[str | None] = None  # in the architecture exported; None: ``prefix``
     # a tied parameter's other names, any of which a checkpoint may keep (save_pretrained keeps one of them)
     aliases: ClassVar[dict[str, tuple[str, ...]]] = {}
     activations: ClassVar[tuple[str, ...]] = tuple(HF_ACTIVATIONS)
+    # names (after ``prefix``) of tensors that are not weights, skipped quietly: GPT-2's causal masks
+    buffers: ClassVar[tuple[str, ...]] = ()
+    # names (after ``prefix``) starting a head's tensors outside the backbone (BERT's pooler, MLM and
+    # classifier heads): each is taken by the task where it has a counterpart, else named in the import line
+    heads: ClassVar[tuple[str, ...]] = ()
 
     def knobs(self, hf: dict) -> dict:
         """zoo's knobs (``TransformerConfig``'s, the depth, embeddings' tying, vocabulary and special ids) of
@@ -81,6 +88,17 @@ class Family:
         """The family's ``config.json`` of a zoo model with ``knobs`` (that :meth:`mismatches` accepts)."""
         raise NotImplementedError
 
+    def head_knobs(self, heads: dict, num_classes: int | None) -> dict:
+        """The task's knobs of the heads a folder has (``heads``: :func:`zoo.weights.convert.head_tensors`), with
+        ``num_classes`` for a classifier (``None``: the folder's head's labels); none for a language model or a
+        translation model, whose head is the backbone's output layer."""
+        return {}
+
+    def head_rules(self, knobs: dict) -> list[Rule]:
+        """How the task's parameters outside its network (``pooler.0.weight``, ``head.1.weight``) are made of
+        the heads' tensors; the import takes each whose tensors the folder has, at the task's shape."""
+        return []
+
     def export_extras(self, knobs: dict) -> dict:
         """Parameters the family's architecture has and the zoo model lacks, with the values that make them
         no-ops (BERT's token types of a model without them: one row of zeros), by their exported names."""
@@ -97,7 +115,19 @@ class Family:
 def special_ids(hf: dict, pad_fallback: str = "eos_token_id") -> dict:
     """The special ids of ``config.json``: ``bos_id``, ``eos_id`` and ``pad_id`` (``pad_fallback``'s id where
     the family has no padding token, as GPT-2 and Llama: its rows are still trained, zoo's padding row only has
-    no gradient)."""
+    no gradient).
+
+    Raises:
+        WeightsError: for a special id that is not one integer (Llama 3's two end ids, ``[128001, 128009]``):
+            zoo's decoding ends at one end id.
+    """
+    for key in ("bos_token_id", "eos_token_id", "pad_token_id", "decoder_start_token_id"):
+        value = hf.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise WeightsError(
+                f"config.json's {key}={value!r} is not one token id, and zoo starts, ends and pads with one id "
+                f"each; write the one id to use in config.json to import it"
+            )
     pad = hf.get("pad_token_id")
     return {
         "bos_id": hf.get("bos_token_id"),

@@ -11,6 +11,8 @@ class GPT2(Family):
     model_type, backbone, architecture = "gpt2", "decoder_only", "GPT2LMHeadModel"
     prefix = "transformer."  # of the backbone's parameters in the model with a head
     aliases = {"wte.weight": ("lm_head.weight",)}
+    buffers = (".attn.bias", ".attn.masked_bias")  # the causal masks older versions saved
+    heads = ("score.",)  # GPT2ForSequenceClassification's
     fixed = {
         **COMMON,
         "norm": "layernorm",

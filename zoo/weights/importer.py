@@ -3,8 +3,11 @@ BERT, Llama or Marian family written as a zoo run folder: ``config.yaml`` with t
 architecture and ``checkpoints/imported.ckpt`` with the weights and the checkpoint's own tokenizer, in zoo's
 id order (:mod:`zoo.weights.vocabulary`), on which ``generate``, ``translate``, ``attention``, ``validate``,
 ``test`` and ``predict`` work as on any zoo run. A decoder becomes a language model, an encoder a classifier
-(with a new head of ``--num_classes``, pooling the first token, BERT's ``[CLS]``), an encoder-decoder a
-translation model. Every check runs before anything is written."""
+pooling the first token (BERT's ``[CLS]``, through its pooler where the folder has one) with the folder's
+classifier where it has one of ``--num_classes`` labels, else a new head; an encoder-decoder a translation model.
+Every tensor is accounted for: read, refused in one line (:func:`zoo.weights.convert.head_tensors`), or, a head's
+with no counterpart, named in the line and recorded in the checkpoint (``zoo_imported``). Every check runs
+before anything is written."""
 
 from __future__ import annotations
 
@@ -29,7 +32,11 @@ def arguments():
     p = OneLineParser(prog="python -m zoo import", description="Import a Hugging Face model as a zoo run folder.")
     p.add_argument("source", metavar="SOURCE", help="a Hugging Face model folder, or a hub id (online)")
     p.add_argument("--out", required=True, help="the new run folder (config.yaml, checkpoints/imported.ckpt)")
-    p.add_argument("--num_classes", type=int, default=2, help="labels of an encoder's new classifier head (2)")
+    p.add_argument(
+        "--num_classes",
+        type=int,
+        help="labels of an encoder's classifier (default: its classifier's in the folder, else 2)",
+    )
     return p
 
 
@@ -38,8 +45,9 @@ def class_of(path: str):
     return getattr(__import__(module, fromlist=[name]), name)
 
 
-def task_of(knobs: dict, vocabulary, backbone: str, num_classes: int):
-    """The zoo task of the imported backbone, its vocabulary in zoo's order (extra rows: a logits bias)."""
+def task_of(knobs: dict, vocabulary, backbone: str, head_knobs: dict):
+    """The zoo task of the imported backbone, its vocabulary in zoo's order (extra rows: a logits bias), and the
+    knobs of its heads (:meth:`zoo.weights.family.Family.head_knobs`)."""
     task_class = class_of(TASKS[backbone][0])
     accepted = set(inspect.signature(task_class.__init__).parameters)
     accepted |= set(inspect.signature(class_of("zoo.tasks.base.TaskModule").__init__).parameters)
@@ -48,9 +56,28 @@ def task_of(knobs: dict, vocabulary, backbone: str, num_classes: int):
     hparams.update(
         vocab_size=vocabulary.size, output_bias=knobs["output_bias"] or (has_logits and bool(vocabulary.extra))
     )
-    if backbone == "encoder_only":
-        hparams.update(num_classes=num_classes, pooling="cls")
-    return task_class(**hparams)
+    return task_class(**hparams, **head_knobs)
+
+
+def take_heads(task, family, heads: dict) -> list[str]:
+    """Load into ``task`` each head parameter the folder has at the task's shape (``family.head_rules``); the
+    names of the heads' tensors not taken back, sorted."""
+    own = task.state_dict()
+    taken = {}
+    for rule in family.head_rules(dict(task.hparams)):
+        if all(name in heads for name in rule.hf) and rule.to_zoo(heads).shape == own[rule.zoo].shape:
+            taken[rule.zoo] = rule.to_zoo(heads)
+    task.load_state_dict({**own, **taken})
+    used = {name for rule in family.head_rules(dict(task.hparams)) if rule.zoo in taken for name in rule.hf}
+    return sorted(set(heads) - used)
+
+
+def left_out_line(left: list[str]) -> str:
+    """``; not imported: a, b ... (N tensors of heads zoo's task has no counterpart for)``, or nothing."""
+    if not left:
+        return ""
+    shown = ", ".join(left[:4]) + (f" and {len(left) - 4} more" if len(left) > 4 else "")
+    return f"; not imported: {shown} ({len(left)} tensors of heads with no counterpart in zoo's task)"
 
 
 def zoo_state(network_state: dict, vocabulary, output_bias: bool) -> dict:
@@ -74,7 +101,7 @@ def read_tokenizer(folder: Path) -> str:
 
 def run(argv: list[str]) -> None:
     args = arguments().parse_args(argv)
-    if args.num_classes < 2:
+    if args.num_classes is not None and args.num_classes < 2:
         raise InferenceError(f"--num_classes={args.num_classes} is not valid; it must be at least 2")
     out = check_out(args.out)
     try:
@@ -84,9 +111,9 @@ def run(argv: list[str]) -> None:
     print(f"imported {args.source} ({written}) into {out}: config.yaml, checkpoints/imported.ckpt")
 
 
-def import_to(source: str, out: Path, num_classes: int) -> str:
-    """Write the run folder ``out`` of ``source``; the architecture's name back."""
-    from zoo.weights.convert import family_of, import_backbone, knobs_of
+def import_to(source: str, out: Path, num_classes: int | None) -> str:
+    """Write the run folder ``out`` of ``source``; what was imported, in words, back."""
+    from zoo.weights.convert import family_of, head_tensors, import_backbone, knobs_of
     from zoo.weights.folder import local_folder, read_config, read_weights
     from zoo.weights.vocabulary import Vocabulary, permuted_tokenizer, tokenizer_roles
 
@@ -97,11 +124,25 @@ def import_to(source: str, out: Path, num_classes: int) -> str:
     tokenizer = read_tokenizer(folder)
     vocabulary = Vocabulary.of(tokenizer_roles(json.loads(tokenizer), knobs), knobs["vocab_size"])
     zoo_tokenizer = permuted_tokenizer(tokenizer, vocabulary)
-    network, knobs, family = import_backbone(hf_config, read_weights(folder))
-    task = task_of(knobs, vocabulary, family.backbone, num_classes)
+    weights = read_weights(folder)
+    network, knobs, family = import_backbone(hf_config, weights)
+    heads = head_tensors(weights, family, knobs)
+    task = task_of(knobs, vocabulary, family.backbone, family.head_knobs(heads, num_classes))
     task.network.load_state_dict(zoo_state(network.state_dict(), vocabulary, task.hparams.output_bias))
-    write_run(out, task, family.backbone, zoo_tokenizer, {"source": source, "architecture": family.architecture})
-    return family.architecture
+    left = take_heads(task, family, heads)
+    record = {"source": source, "architecture": family.architecture, "not_imported": left}
+    write_run(out, task, family.backbone, zoo_tokenizer, record)
+    return f"{family.architecture}{heads_taken(task, heads, left)}{left_out_line(left)}"
+
+
+def heads_taken(task, heads: dict, left: list[str]) -> str:
+    """`` with its pooler and its classifier (2 labels)``, or `` with a new classifier (2 labels)`` where the
+    folder's was not taken; nothing for a task whose head is the backbone's output layer."""
+    if "head.1.weight" not in task.state_dict():
+        return ""
+    taken = [part for part in ("pooler", "classifier") if any(n.startswith(f"{part}.") for n in set(heads) - set(left))]
+    parts = [f"its {part}" for part in taken] + ([] if "classifier" in taken else ["a new classifier"])
+    return f", with {' and '.join(parts)} ({task.hparams.num_classes} labels)"
 
 
 def write_run(out: Path, task, backbone: str, tokenizer: str, imported: dict) -> None:

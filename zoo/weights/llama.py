@@ -32,6 +32,8 @@ class Llama(Family):
     model_type, backbone, architecture = "llama", "decoder_only", "LlamaForCausalLM"
     prefix = "model."  # of the backbone's parameters in the model with a head
     aliases = {"embed_tokens.weight": ("lm_head.weight",)}  # tied (small Llamas)
+    buffers = ("rotary_emb.inv_freq",)
+    heads = ("score.",)  # LlamaForSequenceClassification's
     fixed = {
         **{name: value for name, value in COMMON.items() if name != "n_kv_heads"},
         "norm": "rmsnorm",

@@ -23,6 +23,7 @@ class Marian(Family):
     model_type, backbone, architecture = "marian", "encoder_decoder", "MarianMTModel"
     prefix = "model."  # of the backbone's parameters in the model with a head
     aliases = {"shared.weight": ("encoder.embed_tokens.weight", "decoder.embed_tokens.weight", "lm_head.weight")}
+    buffers = ("embed_positions.weight",)  # fixed sinusoids, zoo's pe=sinusoidal_concat
     fixed = {
         **{name: value for name, value in COMMON.items() if name != "output_bias"},
         "output_bias": True,
