@@ -38,7 +38,7 @@ def test_a_sequence_classifier_imports_with_its_pooler_and_classifier_and_predic
 ):
     hf = helpers.bert(tmp_path / "hf", head="classifier", num_labels=3)
     task, record, line = imported(tmp_path, capsys)
-    assert "(BertModel, with its pooler and its classifier (3 labels))" in line, line
+    assert "(BertModel, with its pooler and its classifier (3 labels); framing text" in line, line
     assert record["not_imported"] == []
     assert (task.hparams.pooling, task.hparams.pooler, task.hparams.num_classes) == ("cls", "tanh", 3)
     ids, mask = helpers.encode(lines("sst2", 6, "sentence"), start=[1], end=[2])
@@ -87,7 +87,8 @@ def test_a_layer_beyond_the_depth_and_an_untied_copy_are_refused(tmp_path, capsy
     refused(tmp_path, capsys, "the weights' lm_head.weight differs from wte.weight, which config.json ties it to")
     save_file({**state, "lm_head.weight": state["transformer.wte.weight"].clone()}, weights)
     assert import_main([str(tmp_path / "hf"), "--out", str(tmp_path / "tied")]) == 0  # an equal copy is read
-    extra = {name.replace("h.1.", "h.2."): t.clone() for name, t in state.items() if name.startswith("transformer.h.1.")}
+    layer = {name: t for name, t in state.items() if name.startswith("transformer.h.1.")}
+    extra = {name.replace("h.1.", "h.2."): t.clone() for name, t in layer.items()}
     save_file({**state, **extra}, weights)
     refused(tmp_path, capsys, "the weights' transformer.h.2.")
 

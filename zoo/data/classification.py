@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from zoo.data.framing import Framing, framed
 from zoo.data.padding import pack, pad, unpack
 from zoo.data.sentences import SentenceDataModule
 from zoo.data.tokenizer import BOS_ID
@@ -48,9 +49,9 @@ class ClassificationDataModule(SentenceDataModule):
         return {"text": list(train[self.text_column])}
 
     def encode(self, split) -> dict:
-        encodings = self.tokenizer.encode_batch(list(split[self.text_column]))
+        rows = framed(self.tokenizer, list(split[self.text_column]), Framing((BOS_ID,)), self.max_len)
         return {
-            "tokens": pack([[BOS_ID] + e.ids[: self.max_len - 1] for e in encodings]),
+            "tokens": pack(rows),
             "labels": torch.tensor(split[self.label_column], dtype=torch.long),
         }
 

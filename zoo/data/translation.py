@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 from tokenizers import Tokenizer
 
+from zoo.data.framing import Framing, bare_ids, framed
 from zoo.data.padding import IGNORE_INDEX, pack, pad, unpack
 from zoo.data.sentences import SentenceDataModule
 from zoo.data.tokenizer import BOS_ID, EOS_ID
@@ -59,11 +60,12 @@ class TranslationDataModule(SentenceDataModule):
         return self.get_tokenizer("joint" if self.joint_vocabulary else "tgt")
 
     def _ids(self, tokenizer: Tokenizer, texts: list[str]) -> list[list[int]]:
-        return [e.ids[: self.max_len - 1] for e in tokenizer.encode_batch(texts)]
+        return [ids[: self.max_len - 1] for ids in bare_ids(tokenizer, texts)]
 
     def encode(self, split) -> dict:
+        sources = framed(self.source_tokenizer, list(split[self.src_column]), Framing(end=(EOS_ID,)), self.max_len)
         return {
-            "src": pack([ids + [EOS_ID] for ids in self._ids(self.source_tokenizer, split[self.src_column])]),
+            "src": pack(sources),
             "tgt": pack(self._ids(self.target_tokenizer, split[self.tgt_column])),
             "tgt_text": list(split[self.tgt_column]),
         }

@@ -79,12 +79,13 @@ def run(argv: list[str]) -> None:
 def _warn_of_cut_sentences(model, lines: list[str]) -> None:
     """Say on stderr which lines are longer than a learned position table holds: only their first tokens are
     translated (:func:`zoo.inference.text.source_limit`)."""
+    from zoo.data.framing import bare_ids
     from zoo.inference.text import source_limit
 
     limit = source_limit(model.task)
     if limit is None:
         return
-    cut = [i + 1 for i, e in enumerate(model.source_tokenizer.encode_batch(lines)) if len(e.ids) > limit]
+    cut = [i + 1 for i, ids in enumerate(bare_ids(model.source_tokenizer, lines)) if len(ids) > limit]
     if cut:
         shown = ", ".join(map(str, cut[:10])) + (", ..." if len(cut) > 10 else "")
         many = len(cut) > 1

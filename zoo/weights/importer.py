@@ -130,9 +130,22 @@ def import_to(source: str, out: Path, num_classes: int | None) -> str:
     task = task_of(knobs, vocabulary, family.backbone, family.head_knobs(heads, num_classes))
     task.network.load_state_dict(zoo_state(network.state_dict(), vocabulary, task.hparams.output_bias))
     left = take_heads(task, family, heads)
-    record = {"source": source, "architecture": family.architecture, "not_imported": left}
+    framing = framing_of(zoo_tokenizer)
+    record = {"source": source, "architecture": family.architecture, "not_imported": left, "framing": framing}
     write_run(out, task, family.backbone, zoo_tokenizer, record)
-    return f"{family.architecture}{heads_taken(task, heads, left)}{left_out_line(left)}"
+    return f"{family.architecture}{heads_taken(task, heads, left)}; framing {framing}{left_out_line(left)}"
+
+
+def framing_of(tokenizer_json: str) -> str:
+    """``[CLS] text [SEP]``: the template the imported tokenizer frames a text with; ``text`` where it adds no
+    token, and zoo's tasks frame as they do for its own tokenizers (:mod:`zoo.data.framing`)."""
+    from tokenizers import Tokenizer
+
+    from zoo.data.framing import template_of
+
+    tokenizer = Tokenizer.from_str(tokenizer_json)
+    template = template_of(tokenizer)
+    return "text (the tokenizer adds no token)" if template is None else template.describe(tokenizer)
 
 
 def heads_taken(task, heads: dict, left: list[str]) -> str:

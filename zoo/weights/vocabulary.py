@@ -80,8 +80,8 @@ def tokenizer_roles(tokenizer: dict, knobs: dict) -> dict:
 
 def permuted_tokenizer(text: str, vocabulary: Vocabulary) -> str:
     """``tokenizer.json`` with zoo's ids: the model's vocabulary and the added tokens renumbered, an added
-    special token for each extra row, and no post-processor or padding (zoo's data modules add ``<bos>`` and
-    ``<eos>`` and pad themselves: BERT's ``[CLS] ... [SEP]`` template would add them twice).
+    special token for each extra row, the post-processor's template kept (:mod:`zoo.data.framing` frames each
+    text with it) and no padding or truncation (zoo's collate pads, its data modules cut).
 
     Raises:
         WeightsError: for a tokenizer model whose vocabulary is not a token -> id table (Unigram's list).
@@ -114,5 +114,25 @@ def permuted_tokenizer(text: str, vocabulary: Vocabulary) -> str:
     tokenizer["added_tokens"] = sorted(added, key=lambda token: token["id"])
     # the library gives an added token the id of its model's vocabulary, and the next free one if it has none
     tokenizer["model"]["vocab"] |= {token["content"]: token["id"] for token in added}
-    tokenizer["post_processor"], tokenizer["padding"], tokenizer["truncation"] = None, None, None
+    tokenizer["post_processor"] = renumbered(tokenizer.get("post_processor"), new)
+    tokenizer["padding"], tokenizer["truncation"] = None, None
     return json.dumps(tokenizer, ensure_ascii=False)
+
+
+def renumbered(processor: dict | None, new: dict[int, int]) -> dict | None:
+    """A ``tokenizer.json`` post-processor with the ids of its special tokens in zoo's order (``new``: the
+    checkpoint's id -> zoo's): ``TemplateProcessing``'s ``special_tokens``, ``BertProcessing``'s and
+    ``RobertaProcessing``'s ``cls`` and ``sep``, each of a ``Sequence``'s ``processors``."""
+    if processor is None:
+        return None
+    out = dict(processor)
+    for key in ("cls", "sep"):
+        if isinstance(out.get(key), list):
+            out[key] = [out[key][0], new[out[key][1]]]
+    if isinstance(out.get("special_tokens"), dict):
+        out["special_tokens"] = {
+            name: {**token, "ids": [new[i] for i in token["ids"]]} for name, token in out["special_tokens"].items()
+        }
+    if isinstance(out.get("processors"), list):
+        out["processors"] = [renumbered(part, new) for part in out["processors"]]
+    return out
