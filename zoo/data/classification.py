@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import torch
 
-from zoo.data.framing import Framing, framed
+from zoo.data.framing import SENTENCE, framed
 from zoo.data.padding import pack, pad, unpack
 from zoo.data.sentences import SentenceDataModule
-from zoo.data.tokenizer import BOS_ID
 
 
 class ClassificationDataModule(SentenceDataModule):
@@ -49,7 +48,7 @@ class ClassificationDataModule(SentenceDataModule):
         return {"text": list(train[self.text_column])}
 
     def encode(self, split) -> dict:
-        rows = framed(self.tokenizer, list(split[self.text_column]), Framing((BOS_ID,)), self.max_len)
+        rows = framed(self.tokenizer, list(split[self.text_column]), SENTENCE, self.max_len)
         return {
             "tokens": pack(rows),
             "labels": torch.tensor(split[self.label_column], dtype=torch.long),

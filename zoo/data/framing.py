@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from tokenizers import Tokenizer
 
+from zoo.data.tokenizer import BOS_ID, EOS_ID
+
 
 @dataclass(frozen=True)
 class Framing:
@@ -30,6 +32,12 @@ class Framing:
     def describe(self, tokenizer: Tokenizer) -> str:
         """``[CLS] text [SEP]``: the framing in tokens."""
         return " ".join([*map(tokenizer.id_to_token, self.start), "text", *map(tokenizer.id_to_token, self.end)])
+
+
+SENTENCE = Framing((BOS_ID,))  # zoo's: a sentence to classify starts with <bos> (BERT's [CLS], its pooled position)
+SOURCE = Framing(end=(EOS_ID,))  # zoo's: a source sentence ends with <eos>
+TEXT = Framing()  # zoo's: a language model's text and prompt as they are
+TASK_FRAMING = {"encoder_only": SENTENCE, "encoder_decoder": SOURCE, "decoder_only": TEXT}  # by backbone
 
 
 def template_of(tokenizer: Tokenizer) -> Framing | None:

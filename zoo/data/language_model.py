@@ -6,7 +6,7 @@ import torch
 
 from zoo.data.base import ZooDataModule
 from zoo.data.batching import FixedSizeBatchSampler
-from zoo.data.framing import Framing, bare_ids, template_of
+from zoo.data.framing import TEXT, bare_ids, template_of
 from zoo.data.tokenizer import DEFAULT_VOCAB_SIZE
 from zoo.registry import check_at_least
 
@@ -55,7 +55,7 @@ class LanguageModelDataModule(ZooDataModule):
 
     def encode(self, split) -> dict:
         stream = [i for row in bare_ids(self.tokenizer, list(split[self.text_column])) for i in row]
-        framing = template_of(self.tokenizer) or Framing()  # a checkpoint's template, once around the split
+        framing = template_of(self.tokenizer) or TEXT  # a checkpoint's template, once around the split
         ids = torch.tensor(framing.frame(stream), dtype=torch.int32)
         return {"ids": ids, "characters": sum(len(t) for t in split[self.text_column])}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from tokenizers import Tokenizer
 
-from zoo.data.framing import Framing, bare_ids, framed
+from zoo.data.framing import SOURCE, bare_ids, framed
 from zoo.data.padding import IGNORE_INDEX, pack, pad, unpack
 from zoo.data.sentences import SentenceDataModule
 from zoo.data.tokenizer import BOS_ID, EOS_ID
@@ -63,7 +63,7 @@ class TranslationDataModule(SentenceDataModule):
         return [ids[: self.max_len - 1] for ids in bare_ids(tokenizer, texts)]
 
     def encode(self, split) -> dict:
-        sources = framed(self.source_tokenizer, list(split[self.src_column]), Framing(end=(EOS_ID,)), self.max_len)
+        sources = framed(self.source_tokenizer, list(split[self.src_column]), SOURCE, self.max_len)
         return {
             "src": pack(sources),
             "tgt": pack(self._ids(self.target_tokenizer, split[self.tgt_column])),

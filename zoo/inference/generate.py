@@ -7,12 +7,16 @@ from zoo.decoding.settings import check_decoder_settings, check_sampling
 from zoo.inference.command import check_checkpoint, checked_text, main_of, parser, positive, warn_of_unseen_characters
 from zoo.inference.errors import InferenceError
 
+MAX_NEW_TOKENS = 200  # --max_new_tokens's default, which an exported generation_config.json states
+
 
 def arguments():
     p = parser("generate", "Continue a prompt with a trained decoder-only language model.")
     p.stray_hint = "the text to continue goes in --prompt TEXT"
     p.add_argument("--prompt", default="", help="the text to continue (default: empty, which starts from <bos>)")
-    p.add_argument("--max_new_tokens", type=int, default=200, help="tokens added at most (default: 200)")
+    p.add_argument(
+        "--max_new_tokens", type=int, default=MAX_NEW_TOKENS, help=f"tokens added at most (default: {MAX_NEW_TOKENS})"
+    )
     p.add_argument("--temperature", type=float, help="sampling temperature; 0 is greedy (default: 1)")
     p.add_argument("--top_k", type=int, help="sample from the k most likely tokens only")
     p.add_argument("--top_p", type=float, help="sample from the smallest set of tokens with probability >= p")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import torch
 
-from zoo.data.framing import Framing, bare_ids, framed
+from zoo.data.framing import SENTENCE, SOURCE, TEXT, bare_ids, framed
 from zoo.data.tokenizer import BOS_ID, EOS_ID
 from zoo.inference.checkpoint import TrainedModel
 from zoo.inference.errors import InferenceError
@@ -43,15 +43,15 @@ def maps_of(model: TrainedModel, text: str, target: str | None) -> list[Attentio
     task, device = model.task, model.task.device
     if isinstance(task, TranslationTask):
         target = own_translation(model, text) if target is None else target
-        src = framed(model.source_tokenizer, [text], Framing(end=(EOS_ID,)))[0]
+        src = framed(model.source_tokenizer, [text], SOURCE)[0]
         tgt = bare_ids(model.target_tokenizer, [target])[0]
         labels = {"encoder": (_pieces(model, src),) * 2, "decoder": (_pieces(model, tgt + [EOS_ID], True),) * 2}
         labels["cross"] = (labels["decoder"][0], labels["encoder"][0])
         labels["decoder"] = (labels["decoder"][0], _pieces(model, [BOS_ID] + tgt, True))
         run = lambda: task(torch.tensor([src], device=device), torch.tensor([[BOS_ID] + tgt], device=device))  # noqa: E731
     else:
-        start = (BOS_ID,) if isinstance(task, ClassificationTask) else ()
-        tokens = framed(model.source_tokenizer, [text], Framing(start))[0]
+        framing = SENTENCE if isinstance(task, ClassificationTask) else TEXT
+        tokens = framed(model.source_tokenizer, [text], framing)[0]
         if not tokens:
             raise InferenceError("--text is empty; a language model needs at least one token to attend over")
         labels = {"encoder": (_pieces(model, tokens),) * 2, "decoder": (_pieces(model, tokens),) * 2}

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 import torch
 
 from zoo.data.detokenize import decode_batch
-from zoo.data.framing import Framing, framed
+from zoo.data.framing import SOURCE, TEXT, framed
 from zoo.data.padding import pad
 from zoo.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
 from zoo.decoding import generate_ids
@@ -56,7 +56,7 @@ def translate_texts(
     task: TranslationTask = model.task
     longest = source_limit(task)
     limit = None if longest is None else longest + 1
-    sources = framed(model.source_tokenizer, list(texts), Framing(end=(EOS_ID,)), limit)
+    sources = framed(model.source_tokenizer, list(texts), SOURCE, limit)
     results: list = [None] * len(texts)
     for batch in _batches([len(s) for s in sources], batch_size):
         src, mask = (t.to(task.device) for t in pad([torch.tensor(sources[i]) for i in batch]))
@@ -97,7 +97,7 @@ def generate_text(
     """
     task: LanguageModelTask = model.task
     tokenizer = model.target_tokenizer
-    ids = framed(tokenizer, [prompt], Framing())[0] or [BOS_ID]
+    ids = framed(tokenizer, [prompt], TEXT)[0] or [BOS_ID]
     generator = torch.Generator(task.device)
     generator.manual_seed(seed) if seed is not None else generator.seed()
     prompt_ids = torch.tensor(ids, device=task.device)

@@ -8,6 +8,7 @@ counterpart) is refused in one line, and nothing is written."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from zoo.inference.command import check_checkpoint, main_of, parser
@@ -86,6 +87,7 @@ def run(argv: list[str]) -> None:
     out = check_out(args.out)
     from zoo.inference.checkpoint import load_trained
     from zoo.weights.convert import export_state, matching_family
+    from zoo.weights.exported_files import generation_config, tokenizer_files
     from zoo.weights.folder import write_folder
 
     trained = load_trained(args.ckpt_path, "cpu" if args.device is None else args.device)
@@ -97,9 +99,12 @@ def run(argv: list[str]) -> None:
     except WeightsError as error:
         raise InferenceError(str(error)) from None
     tokenizer = trained.tokenizers.get("joint") or trained.tokenizers.get("text")
-    config = {**family.hf_config(knobs), **extra}
-    write_folder(out, config, state, None if tokenizer is None else tokenizer.to_str())
-    print(f"wrote {architecture} to {out} (config.json, model.safetensors, tokenizer.json){note}")
+    files = {} if tokenizer is None else tokenizer_files(tokenizer, family.backbone)
+    decoding = generation_config(dict(trained.task.hparams), family.backbone)
+    if decoding is not None:
+        files["generation_config.json"] = json.dumps(decoding, indent=2) + "\n"
+    write_folder(out, {**family.hf_config(knobs), **extra}, state, files)
+    print(f"wrote {architecture} to {out} (config.json, model.safetensors, {', '.join(files)}){note}")
 
 
 main = main_of("export", run)

@@ -79,13 +79,13 @@ def read_weights(folder: Path) -> dict[str, Tensor]:
     raise WeightsError(f"{str(folder)!r} has no weights ({WEIGHT_FILES})")
 
 
-def write_folder(out: Path, hf_config: dict, state: dict[str, Tensor], tokenizer_json: str | None) -> None:
-    """Write ``config.json``, ``model.safetensors`` and ``tokenizer.json`` (when given) into ``out``, a new
-    folder (its parents are made)."""
+def write_folder(out: Path, hf_config: dict, state: dict[str, Tensor], files: dict[str, str]) -> None:
+    """Write ``config.json``, ``model.safetensors`` and ``files`` (name -> text: the tokenizer's,
+    ``generation_config.json``) into ``out``, a new folder (its parents are made)."""
     from safetensors.torch import save_file
 
     out.mkdir(parents=True)
     (out / "config.json").write_text(json.dumps({**hf_config, "torch_dtype": "float32"}, indent=2) + "\n")
     save_file(state, str(out / "model.safetensors"), metadata={"format": "pt"})
-    if tokenizer_json is not None:
-        (out / "tokenizer.json").write_text(tokenizer_json)
+    for name, text in files.items():
+        (out / name).write_text(text)
