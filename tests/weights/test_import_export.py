@@ -82,6 +82,12 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys):
     cases.append(
         (tmp_path / "t5", "model_type='t5' is not a family zoo imports; zoo imports gpt2, bert, llama, marian")
     )
+    (tmp_path / "opus").mkdir()
+    for name in ("config.json", "model.safetensors"):
+        (tmp_path / "opus" / name).write_bytes((tmp_path / "hf" / name).read_bytes())
+    for name in ("source.spm", "target.spm", "vocab.json"):
+        (tmp_path / "opus" / name).write_text("{}")
+    cases.append((tmp_path / "opus", "is in Marian's hub layout (source.spm, target.spm, vocab.json) with no"))
     config = json.loads((tmp_path / "hf" / "config.json").read_text())
     (tmp_path / "hf" / "config.json").write_text(json.dumps({**config, "scale_attn_by_inverse_layer_idx": True}))
     cases.append((tmp_path / "hf", "scale_attn_by_inverse_layer_idx=True has no zoo counterpart"))

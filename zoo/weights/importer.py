@@ -91,6 +91,12 @@ def zoo_state(network_state: dict, vocabulary, output_bias: bool) -> dict:
 
 def read_tokenizer(folder: Path) -> str:
     path = folder / "tokenizer.json"
+    if not path.is_file() and (folder / "source.spm").is_file():
+        raise WeightsError(
+            f"{str(folder)!r} is in Marian's hub layout (source.spm, target.spm, vocab.json) with no tokenizer.json; "
+            f"zoo reads a tokenizer.json only, and transformers has no fast Marian tokenizer to write one, so zoo "
+            f"cannot import this folder"
+        )
     if not path.is_file():
         raise WeightsError(
             f"{str(folder)!r} has no tokenizer.json; convert a SentencePiece-only folder with transformers' "
