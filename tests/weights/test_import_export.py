@@ -12,6 +12,7 @@ from tests.weights import helpers
 from tests.weights.helpers import END, VOCAB, gpt2_with_its_own_specials, lines, tokenizer_json
 from zoo.decoding.sequences import generate_ids
 from zoo.inference.checkpoint import load_trained
+from zoo.tasks import LanguageModelTask
 from zoo.weights.export import main as export_main
 from zoo.weights.importer import main as import_main
 
@@ -113,4 +114,26 @@ def test_a_model_no_architecture_matches_is_refused_naming_its_knobs(tmp_path, c
         "zoo export: error: no Hugging Face architecture matches this model: nearest is gpt2 (GPT2LMHeadModel), "
         "which has no counterpart for scale_embedding=True\n"
     )
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "knobs, named",
+    [({"norm": "rmsnorm"}, "norm='rmsnorm'"), ({"pe": "alibi"}, "pe='alibi'"), ({"activation": "swiglu"}, None)],
+)
+def test_a_knob_no_family_has_is_refused_by_export_in_one_line(tmp_path, capsys, knobs, named):
+    helpers.gpt2(tmp_path / "hf")
+    tokenizer_json(tmp_path / "hf")
+    assert import_main([str(tmp_path / "hf"), "--out", str(tmp_path / "run")]) == 0
+    checkpoint = torch.load(tmp_path / "run" / "checkpoints" / "imported.ckpt", weights_only=True)
+    checkpoint["hyper_parameters"] |= knobs
+    # a model trained with that knob: its weights (other names, other shapes) as the knob makes them
+    hparams = {k: v for k, v in checkpoint["hyper_parameters"].items() if k != "_class_path"}
+    checkpoint["state_dict"] = LanguageModelTask(**hparams).state_dict()
+    torch.save(checkpoint, tmp_path / "other.ckpt")
+    capsys.readouterr()
+    assert export_main(["--ckpt_path", str(tmp_path / "other.ckpt"), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no Hugging Face architecture matches this model: nearest is " in err, err
+    assert named is None or named in err
     assert not (tmp_path / "out").exists()
