@@ -32,7 +32,7 @@ def exported(tmp_path, capsys, family: str):
 
 def test_an_exported_language_model_tokenizes_and_generates_as_zoo(tmp_path, capsys):
     trained, line, tokenizer = exported(tmp_path, capsys, "llama")
-    assert "tokenizer.json, tokenizer_config.json, generation_config.json)" in line, line
+    assert "tokenizer.json, tokenizer_config.json, generation_config.json; the checkpoint's own ids)" in line, line
     ours = trained.tokenizers["text"]
     assert len(tokenizer) == trained.task.hparams.vocab_size == ours.get_vocab_size()
     assert (tokenizer.pad_token_id, tokenizer.bos_token_id, tokenizer.eos_token_id) == (PAD_ID, BOS_ID, EOS_ID)
@@ -62,3 +62,27 @@ def test_an_exported_translation_model_frames_its_source_and_translates_as_zoo(t
         ids = list(zoo[0].tokens)
         # zoo stops at its end token or at max_len_a * S + max_len_b tokens; the folder's limit is never shorter
         assert theirs[: len(ids)] == ids
+
+
+def test_an_imported_model_exports_in_its_checkpoint_s_own_ids_for_its_own_tokenizer(tmp_path, capsys):
+    from tests.weights.helpers import END, VOCAB, gpt2_with_its_own_specials
+
+    hf, original = gpt2_with_its_own_specials(tmp_path / "hf")
+    assert import_main([str(tmp_path / "hf"), "--out", str(tmp_path / "run")]) == 0
+    ckpt = str(tmp_path / "run" / "checkpoints" / "imported.ckpt")
+    capsys.readouterr()
+    assert export_main(["--ckpt_path", ckpt, "--out", str(tmp_path / "out")]) == 0
+    assert "; the checkpoint's own ids)" in capsys.readouterr().out
+    config = json.loads((tmp_path / "out" / "config.json").read_text())
+    assert (config["vocab_size"], config["bos_token_id"], config["eos_token_id"]) == (VOCAB, END, END)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(tmp_path / "out")
+    texts = lines("tinyshakespeare", 6)
+    assert tokenizer(texts)["input_ids"] == [original.encode(text).ids for text in texts]
+    back = transformers.AutoModelForCausalLM.from_pretrained(tmp_path / "out").eval()
+    ids, mask = helpers.encode(texts, start=[END])
+    ids[mask] = END
+    with torch.no_grad():
+        before, after = hf(input_ids=ids).logits, back(input_ids=ids).logits
+    assert (before - after).abs().max() <= 1e-5  # the original folder's logits on the original ids
+    decoding = json.loads((tmp_path / "out" / "generation_config.json").read_text())
+    assert decoding["bad_words_ids"] == [[END]] and decoding["bos_token_id"] == END

@@ -83,6 +83,9 @@ class RunChecks:
         data = self.datamodule
         rank_zero_info(new_weights_line(path, loaded, data.tokenizer_kind, data.vocab_size))
         imported = init_checkpoint(path).get("zoo_imported")
+        self.model.imported = imported  # carried into the run's checkpoints, for export
+        shown = ("source", "architecture", "not_imported", "framing")  # the vocabulary and tokenizer stay out
+        imported = None if imported is None else {k: v for k, v in imported.items() if k in shown}
         record = {"path": path, "new": loaded.fresh, "unused": loaded.unused}
         self.init_from = {"init_weights": {**record, **({"imported": imported} if imported else {})}}
 

@@ -21,6 +21,7 @@ from zoo.tasks.train_tokens import TrainTokens
 # TaskModule lists each of them).
 DEFAULT = TransformerConfig()
 TRAIN_TOKENS_KEY = "zoo_train_tokens"  # in a checkpoint: the training tokens seen up to it
+IMPORTED_KEY = "zoo_imported"  # in a checkpoint: what `zoo import` recorded of the published model it came from
 
 
 class TaskModule(DataChecks, pl.LightningModule):
@@ -226,12 +227,17 @@ class TaskModule(DataChecks, pl.LightningModule):
         self.log_stage("test")
         self._log_evaluated_step()
 
+    imported: dict | None = None  # a published checkpoint's record (zoo import), carried into fine-tuned runs
+
     def on_load_checkpoint(self, checkpoint: dict) -> None:
+        self.imported = checkpoint.get(IMPORTED_KEY, self.imported)
         self._checkpoint_step = checkpoint.get("global_step")
         self._train_tokens = TrainTokens(checkpoint.get(TRAIN_TOKENS_KEY))  # None: saved before they were counted
 
     def on_save_checkpoint(self, checkpoint: dict) -> None:
         checkpoint[TRAIN_TOKENS_KEY] = self._train_tokens.read()
+        if self.imported is not None:  # what export needs to write the model back in the checkpoint's own ids
+            checkpoint[IMPORTED_KEY] = self.imported
 
     def _log_evaluated_step(self) -> None:
         """Record evaluation metrics at the optimiser step of the weights evaluated: the current step in

@@ -166,10 +166,11 @@ def matching_family(backbone: str, knobs: dict) -> Family:
     return ranked[0]
 
 
-def export_state(network: nn.Module, knobs: dict, family: Family) -> dict[str, Tensor]:
-    """The family's parameters (names of its ``architecture``) of a zoo backbone, contiguous copies."""
+def export_state(state: dict[str, Tensor], knobs: dict, family: Family) -> dict[str, Tensor]:
+    """The family's parameters (names of its ``architecture``) of a zoo backbone's ``state``, contiguous
+    copies."""
     prefix = family.prefix if family.export_prefix is None else family.export_prefix
-    state, out = network.state_dict(), dict(family.export_extras(knobs))
+    out = dict(family.export_extras(knobs))
     for rule in family.rules(knobs):
         for name, tensor in rule.to_hf(state[rule.zoo]).items():
             out[name if name.startswith(TOP_LEVEL) else prefix + name] = tensor.detach().clone().contiguous()

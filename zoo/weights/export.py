@@ -80,31 +80,76 @@ def with_head(task, knobs: dict, family, state: dict) -> tuple[str, dict, dict, 
     return family.classifier, out, {"architectures": [family.classifier], "id2label": labels}, ""
 
 
+def in_checkpoint_ids(state: dict, knobs: dict, imported: dict, family) -> tuple[dict, dict, dict]:
+    """An imported model's parameters, knobs and ids back in its checkpoint's own ids (``imported``: what
+    ``zoo import`` recorded): the vocabulary rows in the checkpoint's order, the extra rows dropped, and the logits
+    bias with them where the family has none and the import's is untouched (zero at every real row); the
+    special ids the checkpoint's; ``ids`` maps zoo's special ids to the checkpoint's."""
+    from zoo.weights.importer import VOCABULARY_ROWS
+    from zoo.weights.vocabulary import Vocabulary
+
+    vocabulary = Vocabulary(imported["vocabulary"]["rows"], imported["vocabulary"]["extra"])
+    state = {name: vocabulary.checkpoint_rows(t) if name in VOCABULARY_ROWS else t for name, t in state.items()}
+    knobs = {**knobs, **imported["special_ids"], "vocab_size": imported["vocabulary"]["size"]}
+    bias = state.get("output.linear.bias")
+    if bias is not None:
+        state["output.linear.bias"] = bias = vocabulary.checkpoint_rows(bias)
+        if family.fixed.get("output_bias") is False and not bias.any():
+            del state["output.linear.bias"]
+            knobs["output_bias"] = False
+    return state, knobs, {z: vocabulary.checkpoint_id(z) for z in (0, 1, 2, 3)}
+
+
 def run(argv: list[str]) -> None:
     """Check the arguments, load the checkpoint, match an architecture, then write the folder."""
     args = arguments().parse_args(argv)
     check_checkpoint(args.ckpt_path)
     out = check_out(args.out)
-    from zoo.inference.checkpoint import load_trained
-    from zoo.weights.convert import export_state, matching_family
-    from zoo.weights.exported_files import generation_config, tokenizer_files
+    from zoo.inference.checkpoint import load_trained, read_checkpoint
+    from zoo.weights.convert import export_state
+    from zoo.weights.exported_files import generation_config
     from zoo.weights.folder import write_folder
 
     trained = load_trained(args.ckpt_path, "cpu" if args.device is None else args.device)
     network = trained.task.network.cpu()
-    knobs = export_knobs(trained.task)
+    imported = read_checkpoint(args.ckpt_path).get("zoo_imported") or {}
     try:
-        family = matching_family(backbone_of(network), knobs)
-        architecture, state, extra, note = with_head(trained.task, knobs, family, export_state(network, knobs, family))
+        family, state, knobs, ids = exported_parameters(trained.task, network, imported)
+        architecture, state, extra, note = with_head(trained.task, knobs, family, export_state(state, knobs, family))
     except WeightsError as error:
         raise InferenceError(str(error)) from None
-    tokenizer = trained.tokenizers.get("joint") or trained.tokenizers.get("text")
-    files = {} if tokenizer is None else tokenizer_files(tokenizer, family.backbone)
-    decoding = generation_config(dict(trained.task.hparams), family.backbone)
+    files = tokenizer_of(trained, family, imported, ids)
+    decoding = generation_config(dict(trained.task.hparams), family.backbone, ids)
     if decoding is not None:
         files["generation_config.json"] = json.dumps(decoding, indent=2) + "\n"
     write_folder(out, {**family.hf_config(knobs), **extra}, state, files)
-    print(f"wrote {architecture} to {out} (config.json, model.safetensors, {', '.join(files)}){note}")
+    where = "the checkpoint's own ids" if "vocabulary" in imported else "zoo's ids"
+    print(f"wrote {architecture} to {out} (config.json, model.safetensors, {', '.join(files)}; {where}){note}")
+
+
+def exported_parameters(task, network, imported: dict):
+    """The family, the backbone's parameters, the knobs and zoo's special ids -> the folder's, of an export: in
+    the checkpoint's own ids for a model ``zoo import`` made (:func:`in_checkpoint_ids`), else in zoo's."""
+    from zoo.weights.convert import FAMILIES, matching_family
+
+    backbone, state, knobs = backbone_of(network), network.state_dict(), export_knobs(task)
+    if "vocabulary" not in imported:
+        return matching_family(backbone, knobs), state, knobs, None
+    (origin,) = (family for family in FAMILIES.values() if family.architecture == imported["architecture"])
+    state, knobs, ids = in_checkpoint_ids(state, knobs, imported, origin)
+    return matching_family(backbone, knobs), state, knobs, ids
+
+
+def tokenizer_of(trained, family, imported: dict, ids: dict | None) -> dict[str, str]:
+    """The tokenizer's files: the checkpoint's own tokenizer for an imported model, else the run's."""
+    from tokenizers import Tokenizer
+
+    from zoo.weights.exported_files import tokenizer_files
+
+    if "tokenizer" in imported:
+        return tokenizer_files(Tokenizer.from_str(imported["tokenizer"]), family.backbone, ids)
+    tokenizer = trained.tokenizers.get("joint") or trained.tokenizers.get("text")
+    return {} if tokenizer is None else tokenizer_files(tokenizer, family.backbone)
 
 
 main = main_of("export", run)

@@ -138,6 +138,10 @@ def import_to(source: str, out: Path, num_classes: int | None) -> str:
     left = take_heads(task, family, heads)
     framing = framing_of(zoo_tokenizer)
     record = {"source": source, "architecture": family.architecture, "not_imported": left, "framing": framing}
+    # what export needs to write the model back in the checkpoint's own ids, for its own tokenizer
+    record["vocabulary"] = {"rows": vocabulary.rows, "extra": vocabulary.extra, "size": knobs["vocab_size"]}
+    record["tokenizer"] = tokenizer
+    record["special_ids"] = {role: knobs.get(role) for role in ("pad_id", "bos_id", "eos_id")}
     write_run(out, task, family.backbone, zoo_tokenizer, record)
     return f"{family.architecture}{heads_taken(task, heads, left)}; framing {framing}{left_out_line(left)}"
 

@@ -58,6 +58,17 @@ class Vocabulary:
         out[missing] = 0
         return out
 
+    def checkpoint_rows(self, table: Tensor) -> Tensor:
+        """``(V', ...)`` rows in zoo's order -> ``(V, ...)`` in the checkpoint's, the extra rows dropped: the
+        inverse of :meth:`rows_of`."""
+        order = [z for _, z in sorted(self.zoo_id().items())]
+        return table.index_select(0, torch.tensor(order, device=table.device))
+
+    def checkpoint_id(self, z: int) -> int | None:
+        """The checkpoint's id that zoo's id ``z`` stands for (an extra row: the one it copies; ``None``: a zero
+        row, no token of the checkpoint's)."""
+        return None if self.rows[z] < 0 else self.rows[z]
+
     def logits_bias(self, bias: Tensor | None) -> Tensor:
         """The output bias in zoo's order (zero where the checkpoint has none), ``EXTRA_LOGIT`` at extra rows."""
         out = torch.zeros(self.size) if bias is None else self.rows_of(bias.reshape(-1))
