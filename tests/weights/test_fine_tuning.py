@@ -145,3 +145,20 @@ def test_a_checkpoint_weight_the_model_has_no_place_for_is_said_and_recorded(cli
     with torch.no_grad():
         ours = load_trained(str(last)).task.network(ids)
     assert (logits[..., rows[real]] - ours[..., real])[~mask].abs().max() <= 1e-5
+
+
+def test_a_sequence_classifier_fine_tuned_on_sst2_exports_as_one_with_zoo_s_predictions(cli_env):
+    """BertForSequenceClassification imported (pooler, classifier), fine-tuned, exported: ``AutoTokenizer`` and
+    ``AutoModelForSequenceClassification`` of the folder give the fine-tuned model's predictions."""
+    helpers.bert(cli_env / "hf", head="classifier", num_labels=2)
+    tokenizer_json(cli_env / "hf")
+    assert import_main([str(cli_env / "hf"), "--out", str(cli_env / "imported")]) == 0
+    _, last = fit(cli_env / "imported", "sst2", "--trainer.max_steps=2", "--model.lr=1e-3", *SHORT)
+    assert export_main(["--ckpt_path", str(last), "--out", str(cli_env / "out")]) == 0
+    tokenizer = transformers.AutoTokenizer.from_pretrained(cli_env / "out")
+    back = transformers.AutoModelForSequenceClassification.from_pretrained(cli_env / "out").eval()
+    inputs = tokenizer(lines("sst2", 16, "sentence"), padding=True, return_tensors="pt")
+    with torch.no_grad():
+        theirs = back(**inputs).logits
+        ours = load_trained(str(last)).task.eval()(inputs["input_ids"], inputs["attention_mask"] == 0)
+    assert (theirs - ours).abs().max() <= 1e-5
