@@ -5,7 +5,8 @@
 - ``knob_types``: the knobs' types; ``network_size``: whether a network fits in memory; ``data_checks``: the
   checks of the data module; ``compiling``: ``model.compile``, one graph per mode for a whole run
 - ``optimizer``, ``schedules``, ``gradients``: AdamW, the learning-rate schedules, the gradient norm and clipping
-- ``train_tokens``: the training tokens seen, counted on the device
+- ``train_tokens``: the training tokens seen, counted on the device; ``checkpoint_extras``: what a task keeps
+  in its checkpoints (those tokens, the record of an imported model)
 - ``metric_states``, ``corpus_scores``: evaluation metrics kept exact under every precision; corpus BLEU
 - ``pending_text``: generated ids left on the device until the epoch ends, then read as text
 """

@@ -8,6 +8,7 @@ import lightning.pytorch as pl
 from torch import Tensor, nn
 
 from zoo.nn import ARCHITECTURE_KNOBS, TransformerConfig, count_parameters
+from zoo.tasks.checkpoint_extras import CheckpointExtras
 from zoo.tasks.compiling import CompiledNetwork
 from zoo.tasks.data_checks import DataChecks
 from zoo.tasks.gradients import clip_by_norm, step_gradient_norm
@@ -20,11 +21,9 @@ from zoo.tasks.train_tokens import TrainTokens
 # The architecture knobs are the fields of TransformerConfig, with its defaults (tests/cli/test_knobs.py checks that
 # TaskModule lists each of them).
 DEFAULT = TransformerConfig()
-TRAIN_TOKENS_KEY = "zoo_train_tokens"  # in a checkpoint: the training tokens seen up to it
-IMPORTED_KEY = "zoo_imported"  # in a checkpoint: what `zoo import` recorded of the published model it came from
 
 
-class TaskModule(DataChecks, pl.LightningModule):
+class TaskModule(CheckpointExtras, DataChecks, pl.LightningModule):
     """Flat ablation knobs (``model.pe``, ``model.norm``, ...), AdamW with a warm-up schedule, and logging of
     train loss, learning rate, gradient norm, tokens per second and the parameter count.
 
@@ -226,18 +225,6 @@ class TaskModule(DataChecks, pl.LightningModule):
     def on_test_epoch_end(self) -> None:
         self.log_stage("test")
         self._log_evaluated_step()
-
-    imported: dict | None = None  # a published checkpoint's record (zoo import), carried into fine-tuned runs
-
-    def on_load_checkpoint(self, checkpoint: dict) -> None:
-        self.imported = checkpoint.get(IMPORTED_KEY, self.imported)
-        self._checkpoint_step = checkpoint.get("global_step")
-        self._train_tokens = TrainTokens(checkpoint.get(TRAIN_TOKENS_KEY))  # None: saved before they were counted
-
-    def on_save_checkpoint(self, checkpoint: dict) -> None:
-        checkpoint[TRAIN_TOKENS_KEY] = self._train_tokens.read()
-        if self.imported is not None:  # what export needs to write the model back in the checkpoint's own ids
-            checkpoint[IMPORTED_KEY] = self.imported
 
     def _log_evaluated_step(self) -> None:
         """Record evaluation metrics at the optimiser step of the weights evaluated: the current step in

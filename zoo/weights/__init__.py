@@ -9,5 +9,6 @@ needed for either (the parity tests use it as the reference).
   ``marian``: each family's knobs and rules
 - ``convert``: a backbone from a folder, and a folder from a backbone
 - ``vocabulary``: a checkpoint's ids in zoo's order (``<pad>`` 0, ``<bos>`` 1, ``<eos>`` 2, ``<unk>`` 3)
-- ``importer``, ``export``: the commands ``python -m zoo import`` and ``python -m zoo export``
+- ``importer``, ``export``: the commands ``python -m zoo import`` and ``python -m zoo export``;
+  ``exported_files``: an export's tokenizer and generation settings, as zoo reads and decodes
 """

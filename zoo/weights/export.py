@@ -85,8 +85,7 @@ def in_checkpoint_ids(state: dict, knobs: dict, imported: dict, family) -> tuple
     ``zoo import`` recorded): the vocabulary rows in the checkpoint's order, the extra rows dropped, and the logits
     bias with them where the family has none and the import's is untouched (zero at every real row); the
     special ids the checkpoint's; ``ids`` maps zoo's special ids to the checkpoint's."""
-    from zoo.weights.importer import VOCABULARY_ROWS
-    from zoo.weights.vocabulary import Vocabulary
+    from zoo.weights.vocabulary import VOCABULARY_ROWS, Vocabulary
 
     vocabulary = Vocabulary(imported["vocabulary"]["rows"], imported["vocabulary"]["extra"])
     state = {name: vocabulary.checkpoint_rows(t) if name in VOCABULARY_ROWS else t for name, t in state.items()}

@@ -25,7 +25,6 @@ TASKS = {  # backbone -> the task, its data module, and the name its data module
     "encoder_only": ("zoo.tasks.ClassificationTask", "zoo.data.ClassificationDataModule", "text"),
     "encoder_decoder": ("zoo.tasks.TranslationTask", "zoo.data.TranslationDataModule", "joint"),
 }
-VOCABULARY_ROWS = ("embed.tokens.weight", "src_embed.tokens.weight", "tgt_embed.tokens.weight", "output.linear.weight")
 
 
 def arguments():
@@ -83,6 +82,8 @@ def left_out_line(left: list[str]) -> str:
 def zoo_state(network_state: dict, vocabulary, output_bias: bool) -> dict:
     """The backbone's parameters with their vocabulary rows in zoo's order, and the logits bias (the
     checkpoint's, ``EXTRA_LOGIT`` at extra rows) where the task has one (``output_bias``)."""
+    from zoo.weights.vocabulary import VOCABULARY_ROWS
+
     state = {name: vocabulary.rows_of(t) if name in VOCABULARY_ROWS else t for name, t in network_state.items()}
     if output_bias:
         state["output.linear.bias"] = vocabulary.logits_bias(network_state.get("output.linear.bias"))

@@ -19,6 +19,8 @@ from zoo.weights.errors import WeightsError
 ROLES = ("pad_id", "bos_id", "eos_id", "unk_id")  # zoo's ids 0, 1, 2, 3
 EXTRA_LOGIT = -1e4  # exp(-1e4) is 0 in float32 and bfloat16: an extra row takes no probability
 EXTRA_NAMES = ("<pad>", "<bos>", "<eos>", "<unk>")
+# the backbone's parameters with a row per id
+VOCABULARY_ROWS = ("embed.tokens.weight", "src_embed.tokens.weight", "tgt_embed.tokens.weight", "output.linear.weight")
 
 
 @dataclass
