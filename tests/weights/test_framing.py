@@ -102,3 +102,17 @@ def test_zoo_s_own_tokenizer_frames_as_before(tmp_path):
     tokenizer = tokenizer_json(tmp_path)
     texts = lines("sst2", 5, "sentence")
     assert framed(tokenizer, texts, Framing((BOS_ID,)), 6) == [[BOS_ID, *tokenizer.encode(t).ids[:5]] for t in texts]
+
+
+def test_a_tokenizer_that_pads_every_text_to_a_length_frames_alike(tmp_path):
+    """A published ``tokenizer.json`` may pad and truncate (all-MiniLM-L6-v2's: to 128): its template is read
+    from the text's own tokens."""
+    from zoo.data.framing import template_of
+
+    bert_tokenizer(tmp_path)
+    tokenizer = Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    plain = template_of(tokenizer)
+    tokenizer.enable_padding(length=128)
+    tokenizer.enable_truncation(max_length=128)
+    assert template_of(tokenizer) == plain == Framing((BOS_ID,), (EOS_ID,))  # [CLS] at 1, [SEP] at 2
+    assert tokenizer.padding is not None  # the tokenizer given is left as it was

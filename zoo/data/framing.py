@@ -45,6 +45,10 @@ def template_of(tokenizer: Tokenizer) -> Framing | None:
     own tokenizers, GPT-2's)."""
     if tokenizer.post_processor is None or tokenizer.num_special_tokens_to_add(False) == 0:
         return None
+    if tokenizer.padding or tokenizer.truncation:  # a published tokenizer.json may pad every text to a length
+        tokenizer = Tokenizer.from_str(tokenizer.to_str())
+        tokenizer.no_padding()
+        tokenizer.no_truncation()
     bare = tokenizer.encode("a", add_special_tokens=False).ids
     ids = tokenizer.encode("a").ids
     at = next(i for i in range(len(ids) - len(bare) + 1) if ids[i : i + len(bare)] == bare)
