@@ -88,7 +88,7 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys):
         (tmp_path / "opus" / name).write_bytes((tmp_path / "hf" / name).read_bytes())
     for name in ("source.spm", "target.spm", "vocab.json"):
         (tmp_path / "opus" / name).write_text("{}")
-    cases.append((tmp_path / "opus", "is in Marian's hub layout (source.spm, target.spm, vocab.json) with no"))
+    cases.append((tmp_path / "opus", "has no tokenizer.json (nor Marian's source.spm and target.spm); convert"))
     config = json.loads((tmp_path / "hf" / "config.json").read_text())
     (tmp_path / "hf" / "config.json").write_text(json.dumps({**config, "scale_attn_by_inverse_layer_idx": True}))
     cases.append((tmp_path / "hf", "scale_attn_by_inverse_layer_idx=True has no zoo counterpart"))

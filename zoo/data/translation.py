@@ -59,6 +59,16 @@ class TranslationDataModule(SentenceDataModule):
         """Turns generated ids back into text."""
         return self.get_tokenizer("joint" if self.joint_vocabulary else "tgt")
 
+    @property
+    def separate_vocabularies(self) -> bool:
+        """Whether source and target ids index two vocabularies: with ``joint_vocabulary=False``, unless the
+        tokenizers a checkpoint gave number their tokens alike (a Marian checkpoint's source and target pieces,
+        both numbered by its ``vocab.json``)."""
+        if self.joint_vocabulary:
+            return False
+        given = self.tokenizers_given
+        return not given or self.get_tokenizer("src").get_vocab() != self.get_tokenizer("tgt").get_vocab()
+
     def _ids(self, tokenizer: Tokenizer, texts: list[str]) -> list[list[int]]:
         return [ids[: self.max_len - 1] for ids in bare_ids(tokenizer, texts)]
 

@@ -204,7 +204,7 @@ class TranslationTask(TaskModule):
 
     def check_settings(self, datamodule) -> None:
         super().check_settings(datamodule)
-        if self.hparams.share_embeddings and not getattr(datamodule, "joint_vocabulary", True):
+        if self.hparams.share_embeddings and getattr(datamodule, "separate_vocabularies", False):
             raise ValueError(
                 "model.share_embeddings=true needs one vocabulary, but data.joint_vocabulary=false; "
                 "set --model.share_embeddings=false or --data.joint_vocabulary=true"

@@ -139,12 +139,15 @@ def exported_parameters(task, network, imported: dict):
     return matching_family(backbone, knobs), state, knobs, ids
 
 
-def tokenizer_of(trained, family, imported: dict, ids: dict | None) -> dict[str, str]:
-    """The tokenizer's files: the checkpoint's own tokenizer for an imported model, else the run's."""
+def tokenizer_of(trained, family, imported: dict, ids: dict | None) -> dict[str, str | bytes]:
+    """The tokenizer's files: the checkpoint's own tokenizer for an imported model (its files as they were,
+    for Marian's hub layout), else the run's."""
     from tokenizers import Tokenizer
 
     from zoo.weights.exported_files import tokenizer_files
 
+    if "tokenizer_files" in imported:
+        return dict(imported["tokenizer_files"])
     if "tokenizer" in imported:
         return tokenizer_files(Tokenizer.from_str(imported["tokenizer"]), family.backbone, ids)
     tokenizer = trained.tokenizers.get("joint") or trained.tokenizers.get("text")

@@ -33,7 +33,7 @@ def local_folder(source: str) -> Path:
     try:
         from huggingface_hub import snapshot_download
 
-        patterns = ["config.json", "*.safetensors", "*.safetensors.index.json", "tokenizer*", "*.json"]
+        patterns = ["config.json", "*.safetensors", "*.safetensors.index.json", "tokenizer*", "*.json", "*.spm"]
         return Path(snapshot_download(source, allow_patterns=patterns))
     except Exception as error:  # offline, unknown id, gated model: one line whatever the hub says
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
@@ -79,13 +79,13 @@ def read_weights(folder: Path) -> dict[str, Tensor]:
     raise WeightsError(f"{str(folder)!r} has no weights ({WEIGHT_FILES})")
 
 
-def write_folder(out: Path, hf_config: dict, state: dict[str, Tensor], files: dict[str, str]) -> None:
-    """Write ``config.json``, ``model.safetensors`` and ``files`` (name -> text: the tokenizer's,
+def write_folder(out: Path, hf_config: dict, state: dict[str, Tensor], files: dict[str, str | bytes]) -> None:
+    """Write ``config.json``, ``model.safetensors`` and ``files`` (name -> text or bytes: the tokenizer's,
     ``generation_config.json``) into ``out``, a new folder (its parents are made)."""
     from safetensors.torch import save_file
 
     out.mkdir(parents=True)
     (out / "config.json").write_text(json.dumps({**hf_config, "torch_dtype": "float32"}, indent=2) + "\n")
     save_file(state, str(out / "model.safetensors"), metadata={"format": "pt"})
-    for name, text in files.items():
-        (out / name).write_text(text)
+    for name, content in files.items():
+        (out / name).write_bytes(content if isinstance(content, bytes) else content.encode())

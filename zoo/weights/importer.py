@@ -92,18 +92,32 @@ def zoo_state(network_state: dict, vocabulary, output_bias: bool) -> dict:
 
 def read_tokenizer(folder: Path) -> str:
     path = folder / "tokenizer.json"
-    if not path.is_file() and (folder / "source.spm").is_file():
-        raise WeightsError(
-            f"{str(folder)!r} is in Marian's hub layout (source.spm, target.spm, vocab.json) with no tokenizer.json; "
-            f"zoo reads a tokenizer.json only, and transformers has no fast Marian tokenizer to write one, so zoo "
-            f"cannot import this folder"
-        )
     if not path.is_file():
         raise WeightsError(
-            f"{str(folder)!r} has no tokenizer.json; convert a SentencePiece-only folder with transformers' "
-            f"AutoTokenizer.from_pretrained(...).save_pretrained(...) (its fast tokenizer) first"
+            f"{str(folder)!r} has no tokenizer.json (nor Marian's source.spm and target.spm); convert a "
+            f"SentencePiece-only folder with transformers' AutoTokenizer.from_pretrained(...).save_pretrained(...) "
+            f"(its fast tokenizer) first"
         )
     return path.read_text(encoding="utf-8")
+
+
+def tokenizers_of(folder: Path, knobs: dict, backbone: str) -> tuple:
+    """The vocabulary in zoo's order, the tokenizers in zoo's ids (name -> ``tokenizer.json``), what export
+    needs of the checkpoint's own tokenizer, and a note for the import line: from ``tokenizer.json``, or from
+    Marian's hub layout (:mod:`zoo.weights.marian_hub`)."""
+    from zoo.weights import marian_hub
+    from zoo.weights.vocabulary import Vocabulary, permuted_tokenizer, tokenizer_roles
+
+    if backbone == "encoder_decoder" and marian_hub.is_hub_layout(folder):
+        vocab = marian_hub.hub_vocab(folder, knobs["vocab_size"])
+        vocabulary = Vocabulary.of(marian_hub.hub_roles(vocab, knobs), knobs["vocab_size"])
+        tokenizers, lacking = marian_hub.hub_tokenizers(folder, vocab, vocabulary)
+        note = f"; {lacking} SentencePiece pieces have no row in vocab.json, text is cut around them" if lacking else ""
+        return vocabulary, tokenizers, {"tokenizer_files": marian_hub.hub_files(folder)}, note
+    tokenizer = read_tokenizer(folder)
+    vocabulary = Vocabulary.of(tokenizer_roles(json.loads(tokenizer), knobs), knobs["vocab_size"])
+    name = TASKS[backbone][2]
+    return vocabulary, {name: permuted_tokenizer(tokenizer, vocabulary)}, {"tokenizer": tokenizer}, ""
 
 
 def run(argv: list[str]) -> None:
@@ -122,29 +136,26 @@ def import_to(source: str, out: Path, num_classes: int | None) -> str:
     """Write the run folder ``out`` of ``source``; what was imported, in words, back."""
     from zoo.weights.convert import family_of, head_tensors, import_backbone, knobs_of
     from zoo.weights.folder import local_folder, read_config, read_weights
-    from zoo.weights.vocabulary import Vocabulary, permuted_tokenizer, tokenizer_roles
 
     folder = local_folder(source)
     hf_config = read_config(folder)
     family = family_of(hf_config)
     knobs = knobs_of(family, hf_config)
-    tokenizer = read_tokenizer(folder)
-    vocabulary = Vocabulary.of(tokenizer_roles(json.loads(tokenizer), knobs), knobs["vocab_size"])
-    zoo_tokenizer = permuted_tokenizer(tokenizer, vocabulary)
+    vocabulary, tokenizers, own_tokenizer, note = tokenizers_of(folder, knobs, family.backbone)
     weights = read_weights(folder)
     network, knobs, family = import_backbone(hf_config, weights)
     heads = head_tensors(weights, family, knobs)
     task = task_of(knobs, vocabulary, family.backbone, family.head_knobs(heads, num_classes))
     task.network.load_state_dict(zoo_state(network.state_dict(), vocabulary, task.hparams.output_bias))
     left = take_heads(task, family, heads)
-    framing = framing_of(zoo_tokenizer)
+    framing = framing_of(next(iter(tokenizers.values())))
     record = {"source": source, "architecture": family.architecture, "not_imported": left, "framing": framing}
     # what export needs to write the model back in the checkpoint's own ids, for its own tokenizer
     record["vocabulary"] = {"rows": vocabulary.rows, "extra": vocabulary.extra, "size": knobs["vocab_size"]}
-    record["tokenizer"] = tokenizer
+    record |= own_tokenizer
     record["special_ids"] = {role: knobs.get(role) for role in ("pad_id", "bos_id", "eos_id")}
-    write_run(out, task, family.backbone, zoo_tokenizer, record)
-    return f"{family.architecture}{heads_taken(task, heads, left)}; framing {framing}{left_out_line(left)}"
+    write_run(out, task, family.backbone, tokenizers, record)
+    return f"{family.architecture}{heads_taken(task, heads, left)}; framing {framing}{note}{left_out_line(left)}"
 
 
 def framing_of(tokenizer_json: str) -> str:
@@ -169,13 +180,13 @@ def heads_taken(task, heads: dict, left: list[str]) -> str:
     return f", with {' and '.join(parts)} ({task.hparams.num_classes} labels)"
 
 
-def write_run(out: Path, task, backbone: str, tokenizer: str, imported: dict) -> None:
+def write_run(out: Path, task, backbone: str, tokenizers: dict[str, str], imported: dict) -> None:
     """``config.yaml`` and ``checkpoints/imported.ckpt`` (as Lightning writes one, at step 0) into ``out``."""
     import lightning
     import torch
     import yaml
 
-    task_path, data_path, name = TASKS[backbone]
+    task_path, data_path, _ = TASKS[backbone]
     hparams = {k: v for k, v in dict(task.hparams).items() if k != "vocab_size"}
     (out / "checkpoints").mkdir(parents=True)
     checkpoint = {
@@ -184,11 +195,12 @@ def write_run(out: Path, task, backbone: str, tokenizer: str, imported: dict) ->
         "pytorch-lightning_version": lightning.__version__,
         "epoch": 0,
         "global_step": 0,
-        data_path.rpartition(".")[2]: {"tokenizers": {name: tokenizer}},
+        data_path.rpartition(".")[2]: {"tokenizers": tokenizers},
         "zoo_imported": imported,
     }
     torch.save(checkpoint, out / "checkpoints" / "imported.ckpt")
-    config = {"model": {"class_path": task_path, "init_args": hparams}, "data": {"class_path": data_path}}
+    data = {"class_path": data_path} | ({"init_args": {"joint_vocabulary": False}} if "src" in tokenizers else {})
+    config = {"model": {"class_path": task_path, "init_args": hparams}, "data": data}
     (out / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
 
 
