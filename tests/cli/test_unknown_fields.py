@@ -1,7 +1,9 @@
 """A mistyped field of ``fit``/``validate``/``test``/``predict`` is told before Lightning loads
-(:mod:`zoo.cli.unknown_fields`), in the full parser's words, and no valid command line is refused there."""
+(:mod:`zoo.cli.unknown_fields`), in the full parser's words, from an index the first run command writes into
+the cache; no valid command line is refused there."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -18,6 +20,16 @@ from zoo.cli.unknown_fields import refused_before_imports
 
 SHAKESPEARE = str(REPO / "configs" / "decoder_only" / "tinyshakespeare.yaml")
 MULTI30K = str(REPO / "configs" / "encoder_decoder" / "multi30k.yaml")
+
+
+@pytest.fixture(autouse=True)
+def index(zoo_cache, monkeypatch):
+    """The session's cache, with the index the first run command writes there."""
+    monkeypatch.setenv("ZOO_CACHE", str(zoo_cache))
+    field_index.write_index()
+    return unknown_fields.index_path()
+
+
 MISTYPED = [
     ["fit", "--model.n_head=3"],
     ["fit", "--confg", "x.yaml"],
@@ -82,14 +94,19 @@ def test_an_index_of_other_code_is_not_used(monkeypatch):
     assert refused_before_imports(["fit", "--model.n_head=3"]) is None
 
 
-def test_the_index_is_written_from_this_code():
-    """Fails after a change to a constructor or an option: run `python -m zoo.cli.field_index`."""
-    written = json.loads(unknown_fields.INDEX.read_text())["libraries"]
-    if written != unknown_fields.libraries():  # e.g. a newer Lightning: the full parser alone decides meanwhile
-        pytest.skip(f"zoo/cli/fields.json was written with {written}; run `python -m zoo.cli.field_index`")
-    assert unknown_fields.load_index() == json.loads(json.dumps(field_index.build())), (
-        "zoo/cli/fields.json is out of date: run `python -m zoo.cli.field_index`"
-    )
+def test_the_first_run_command_writes_the_index_of_this_code_into_the_cache(cli_env, monkeypatch, capsys):
+    monkeypatch.setenv("ZOO_CACHE", str(cli_env / "cache"))
+    assert refused_before_imports(["fit", "--model.n_head=3"]) is None  # no index: the full parser decides
+    with pytest.raises(SystemExit):
+        main(["fit", "--model.n_head=3"])
+    assert "model.n_head is not a field" in capsys.readouterr().err
+    assert unknown_fields.load_index() == json.loads(json.dumps(field_index.build()))
+    assert unknown_fields.index_path() == cli_env / "cache" / "cli-fields.json"
+    stale = json.loads(unknown_fields.index_path().read_text()) | {"digest": "of other code"}
+    unknown_fields.index_path().write_text(json.dumps(stale))
+    assert unknown_fields.load_index() is None
+    field_index.write_index()
+    assert unknown_fields.load_index() == json.loads(json.dumps(field_index.build()))
 
 
 @pytest.mark.parametrize(
@@ -103,10 +120,11 @@ def test_the_index_is_written_from_this_code():
         (["predict"], "predict needs a model and its data: pass a run's checkpoint alone"),
     ],
 )
-def test_python_m_zoo_tells_it_before_importing_torch_or_lightning(args, told):
+def test_python_m_zoo_tells_it_before_importing_torch_or_lightning(args, told, zoo_cache):
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "zoo", *args], capture_output=True, text=True, cwd=REPO, timeout=120
-    )
+        [sys.executable, "-X", "importtime", "-m", "zoo", *args],
+        capture_output=True, text=True, cwd=REPO, timeout=120, env={**os.environ, "ZOO_CACHE": str(zoo_cache)},
+    )  # fmt: skip
     lines = done.stderr.splitlines()
     assert done.returncode == 2 and lines[-1].startswith(f"zoo: error: {told}"), lines[-1]
     imported = {line.split("|")[-1].strip().split(".")[0] for line in lines if line.startswith("import time:")}

@@ -13,8 +13,8 @@ on LightningCLI. ``sweep``, ``compare`` and the inference commands sit above it 
 - ``parser``, ``value_errors``: fit's parser and its one-line errors for bad flags and values
 - ``config_files``: the files a run command names, and a command given no model and data, checked before the CLI
   is imported
-- ``unknown_fields``: a mistyped field told before Lightning loads, from ``fields.json``, which ``field_index``
-  writes from the parser as ``parser_only`` builds it (the parser ``zoo sweep`` checks its trials with)
+- ``unknown_fields``: a mistyped field told before Lightning loads, from an index in the cache, which
+  ``field_index`` writes from the parser as ``parser_only`` builds it (the parser ``zoo sweep`` checks its trials with)
 - ``config_checks``: checks of values Lightning would take and fail on mid-run
 - ``empty_values``: an empty folder, file or name (``--runs_dir=``) refused, not read as the default or ``.``
 - ``knobs``: every task's model knobs for ``--help`` and the typo suggestions

@@ -1,18 +1,16 @@
-"""Writes ``zoo/cli/fields.json``, the fields of ``fit``, ``validate``, ``test`` and ``predict`` that
-:mod:`zoo.cli.unknown_fields` checks a command line against before Lightning is imported.
-
-Run ``python -m zoo.cli.field_index`` after changing a task's or data module's constructor, zoo's own options,
-or the installed Lightning or jsonargparse (a test fails until then; meanwhile the full parser alone decides).
-"""
+"""The index of the fields of ``fit``, ``validate``, ``test`` and ``predict`` that :mod:`zoo.cli.unknown_fields`
+checks a command line against before Lightning is imported, written into the cache by the first run command of
+code or libraries it was not written from (:func:`write_index`)."""
 
 from __future__ import annotations
 
 import inspect
 import json
+import os
 from pathlib import Path
 
 from zoo.cli.parser_only import cli_parser
-from zoo.cli.unknown_fields import INDEX, ZOO, digest, libraries
+from zoo.cli.unknown_fields import ZOO, digest, index_path, libraries, load_index
 
 
 def _class_names(classes) -> list[str]:
@@ -58,10 +56,16 @@ def build() -> dict:
     }
 
 
-def main() -> None:
-    INDEX.write_text(json.dumps(build(), indent=1, sort_keys=True) + "\n")
-    print(f"wrote {INDEX}")
-
-
-if __name__ == "__main__":
-    main()
+def write_index() -> None:
+    """Write the index into the cache where none of this code and these libraries is there (atomically: commands
+    side by side may write it at once); a cache that cannot be written is no error (the full parser decides)."""
+    if load_index() is not None:
+        return
+    path = index_path()
+    part = path.with_name(f"{path.name}.{os.getpid()}.part")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part.write_text(json.dumps(build(), indent=1, sort_keys=True) + "\n")
+        part.replace(path)
+    except OSError:
+        part.unlink(missing_ok=True)

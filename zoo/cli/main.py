@@ -21,6 +21,7 @@ from zoo.cli.config_files import files_problem
 from zoo.cli.empty_values import OPTIONS
 from zoo.cli.errors import print_error
 from zoo.cli.evaluation_args import with_run_config
+from zoo.cli.field_index import write_index
 from zoo.cli.lightning_cli import ZooCLI
 from zoo.cli.options import SUBCOMMANDS
 from zoo.cli.sigterm import restore_sigterm
@@ -81,6 +82,7 @@ def _main(args: list[str] | None) -> None:
             raise ConfigError(unread)
         _check_files(argv)
         argv = COMMAND_LINE[:] = with_run_config(argv)  # a checkpoint's own run config, when none is given
+        write_index()  # for the next command's check before Lightning loads (zoo.cli.unknown_fields)
         if args is None:
             sys.argv[1:] = argv  # what LightningCLI parses, and what DDP's launcher starts the other ranks with
         ZooCLI(args=None if args is None else argv)

@@ -219,7 +219,7 @@ def _unaccepted_option(message: str, options: list[str]) -> str | None:
     match = _SUBCOMMAND_OPTION.search(message.strip())
     if match is None or match.group(1).startswith(("model.", "data.")):
         return None
-    return unknown_key_message(match.group(1), options)
+    return unknown_key_message(match.group(1), options, {group: field_names(group) for group in ("model", "data")})
 
 
 def _unknown_option(message: str) -> str | None:

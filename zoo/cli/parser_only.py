@@ -1,5 +1,5 @@
 """The parser of ``python -m zoo`` built as LightningCLI builds it, without parsing anything: what ``zoo sweep``
-checks its trials with, and what ``zoo/cli/fields.json`` is written from (:mod:`zoo.cli.field_index`)."""
+checks its trials with, and what the index of fields is written from (:mod:`zoo.cli.field_index`)."""
 
 from __future__ import annotations
 

@@ -3,10 +3,10 @@ imported (seconds): ``--model.n_head=8`` gets ``model.n_head is not a field; did
 model.n_kv_heads?`` in a fraction of a second, in the words of the full parser (:mod:`zoo.cli.parser`, which
 words it from here too).
 
-The fields come from ``fields.json`` beside this file, written from the real parser by :mod:`zoo.cli.field_index`
-and used only while it matches the code it was written from (a digest of the files that define fields, and the
-versions of Lightning and jsonargparse): after any change there the full parser alone decides, until the index is
-written again (``python -m zoo.cli.field_index``; a test fails while it is out of date). A flag is refused here
+The fields come from an index in the cache (``$ZOO_CACHE/cli-fields.json``), which the first run command after
+any change writes from the real parser (:mod:`zoo.cli.field_index`), and which is used only while it matches the
+code it was written from (a digest of the files that define fields, and the versions of Lightning and
+jsonargparse): until then the full parser alone decides. Nothing of it is committed. A flag is refused here
 only when it is certain to be refused there: a ``model`` or ``data`` field of no zoo task or data module, while the
 command names no class of the user's own; any other flag that is no option of the command and continues none
 (``--trainer.callbacks.monitor`` continues ``--trainer.callbacks``).
@@ -19,11 +19,11 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import json
+import os
 from pathlib import Path
 
 from zoo.cli.command_line import TRAINING, did_you_mean, flag_values
 
-INDEX = Path(__file__).with_name("fields.json")
 ZOO = Path(__file__).resolve().parents[1]
 # besides the files of the task and data module classes (written into the index): the packages' exports, and the
 # options zoo adds to LightningCLI's and the keys it leaves out of a run's record
@@ -39,14 +39,19 @@ GROUPS = ("model", "data")  # the groups whose fields depend on the class (subcl
 CLASS_KEYS = ("class_path", "init_args", "help", "dict_kwargs")
 
 
-def unknown_key_message(key: str, options: list[str]) -> str:
+def index_path() -> Path:
+    """``$ZOO_CACHE/cli-fields.json`` (the cache of :func:`zoo.data.cache.default_cache_dir`, not imported here)."""
+    return Path(os.environ.get("ZOO_CACHE", Path.home() / ".cache" / "zoo")) / "cli-fields.json"
+
+
+def unknown_key_message(key: str, options: list[str], fields: dict[str, list[str]]) -> str:
     """The line for ``key`` (``trainer.max_step``, ``confg``), no option of the command (``options``: its fields
-    without dashes), with the nearest of them (a mistyped group too: ``modle.lr``)."""
+    without dashes), with the nearest of them (a mistyped group too: ``modle.lr``); ``fields``: the model's and
+    the data's fields."""
     _, dot, rest = key.partition(".")
     if dot:  # a dotted key is one field of a group (--trainer.max_step), or a group mistyped (--modle.lr)
         groups = sorted({o.partition(".")[0] for o in options})
         dotted = [o for o in options if "." in o]
-        fields = (load_index() or {}).get("fields", {})
         field = rest.removeprefix("init_args.").partition(".")[0]
         real = [  # a field of that group: an option, or one of a model's or data module's (``data.d_model`` is none)
             f"{group}.{rest}" for group in groups
@@ -94,7 +99,7 @@ def _version(library: str) -> str | None:
 def load_index() -> dict | None:
     """The index, or ``None`` where there is none or it was written from other code or libraries."""
     try:
-        index = json.loads(INDEX.read_text())
+        index = json.loads(index_path().read_text())
     except (OSError, ValueError):
         return None
     return index if index.get("digest") == digest(index.get("sources", [])) else None
@@ -130,7 +135,7 @@ def _problem(key: str, index: dict, command: str, own: dict[str, bool]) -> str |
         if own[parts[0]] or name in CLASS_KEYS or name in index["fields"][parts[0]]:
             return None
         return unknown_field_message(parts[0], name, index["fields"])
-    return unknown_key_message(key, options)
+    return unknown_key_message(key, options, index["fields"])
 
 
 def _names_own_class(args: list[str], group: str, index: dict) -> bool:
