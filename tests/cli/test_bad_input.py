@@ -74,7 +74,8 @@ def fails(capsys, args) -> str:
             "--trainer.limit_val_batches=abc",
             "zoo: error: trainer.limit_val_batches='abc' is not valid; it must be a number or null (unset)\n",
         ),
-        # bool fields: null would be read as false (a model without biases under the default's identity)
+        # bool fields: null was read as false (--model.bias=null built a model without biases under the default's
+        # identity)
         ("--model.bias=null", "zoo: error: model.bias=null is not valid; it must be true or false\n"),
         ("--model.share_embeddings=null", "zoo: error: model.share_embeddings=null is not valid; it must be true"),
         ("--data.joint_vocabulary=null", "zoo: error: data.joint_vocabulary=null is not valid; it must be true"),
@@ -99,6 +100,8 @@ def fails(capsys, args) -> str:
         # a data field's bad value named model.vocab_size when typed with a space
         ("--data.vocab_size abc", "zoo: error: data.vocab_size='abc' is not valid; it must be an integer\n"),
         ("--trainer.max_steps=1e1", "zoo: error: trainer.max_steps='1e1' is not valid; it must be an integer\n"),
+        # Lightning's seed_everything raised a traceback for a seed outside numpy's range; false trained unseeded
+        # runs that shared a name ...-sFalse
         *(
             (f"--seed_everything={seed}", f"zoo: error: seed_everything={seed} is not valid; it must be an integer in ")
             for seed in ("-3", "4294967296", "false", "null", "abc")

@@ -89,7 +89,8 @@ SHAKESPEARE = ["--config", str(REPO / "configs" / "decoder_only" / "tinyshakespe
 
 @pytest.mark.parametrize("command", TOOLS)
 def test_an_empty_value_of_any_option_of_a_tool_is_refused_naming_it(capsys, cli_env, command):
-    """``cache clear --cache_dir=`` cleared the default cache, ``compare --report=`` wrote the default report:
+    """``cache clear --cache_dir=`` cleared the default cache, ``compare --report=`` wrote the default report,
+    ``attention --out=`` the default file:
     every option with a value, given ``=`` and nothing, exits 2 in one line that names it, and writes nothing;
     but ``generate --prompt=`` (no text) is accepted."""
     options = _value_options(capsys, command)
@@ -108,7 +109,7 @@ def test_an_empty_value_of_any_option_of_a_tool_is_refused_naming_it(capsys, cli
 @pytest.mark.parametrize("option", RUN_COMMAND_NAMES)
 def test_an_empty_name_of_a_run_command_is_refused_before_anything_runs(capsys, cli_env, command, option):
     """``fit --runs_dir=`` trained a run with its folder in the working folder; ``--data.cache_dir=`` used the
-    default cache."""
+    default cache; ``--wandb_project=`` logged to a W&B project named ``""``."""
     code, _, err = run(capsys, [command, *SHAKESPEARE, f"{option}="])
     field = option.removeprefix("--")
     assert code == 2 and re.fullmatch(rf"zoo: error: {field}='' names no [\w &]+; give one \(.+\)\n", err), err
@@ -217,7 +218,8 @@ def test_help_of_every_command(capsys, cli_env, command):
     ],
 )
 def test_a_mistyped_option_gets_the_nearest_of_every_command(capsys, cli_env, args, message):
-    """``sweep --paralel 2`` and ``compare --pairred`` said only ``unrecognized arguments``."""
+    """``sweep --paralel 2`` and ``compare --pairred`` said only ``unrecognized arguments``; ``translate --beam 2``
+    and ``generate 'To be'`` said only that a required option is missing."""
     code, _, err = run(capsys, args)
     assert (code, err.strip()) == (2, message)
 

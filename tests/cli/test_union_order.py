@@ -41,6 +41,7 @@ def test_int_comes_first_in_a_union_and_other_annotations_stay():
 
 
 def test_a_batch_limit_of_one_is_one_batch_after_an_import_that_reorders_typing_unions():
+    """``--trainer.devices=1`` was the string ``'1'``, and a batch limit of 1 the float 1.0 (every batch)."""
     args = [
         "--config",
         str(REPO / "configs/decoder_only/tinyshakespeare.yaml"),

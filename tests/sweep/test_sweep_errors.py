@@ -218,6 +218,7 @@ def test_runs_dir_that_is_a_file(run_sweep, tmp_path):
 
 
 def test_a_parameter_given_twice_in_the_file(tmp_path, capsys):
+    """PyYAML kept the last silently: the sweep ran only rmsnorm."""
     path = tmp_path / "twice.yaml"
     path.write_text(
         "name: twice\nmethod: grid\nparameters:\n  model.norm: {values: [layernorm]}\n"

@@ -86,8 +86,8 @@ def flag_values(args: list[str], flag: str) -> list[str]:
     return values
 
 
-# what an option or field of each name names, which an empty value names none of (``--runs_dir=`` was the working
-# folder, ``cache --cache_dir=`` the default cache): by its whole name, else by how it ends
+# what an option or field of each name names, which an empty value names none of: by its whole name, else by how
+# it ends
 NOUNS = {"path": "folder or hub id", "name": "data set configuration", "run_name": "run name",
          "wandb_project": "W&B project", "ckpt_path": "checkpoint", "runs": "run", "file": "file", "out": "file",
          "input": "file", "report": "file"}  # fmt: skip
@@ -196,14 +196,14 @@ class OneLineParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def parse_args(self, args=None, namespace=None):
-        """argparse's parse, but an unknown ``--option`` is told before a missing required one (``translate
-        --beam 2`` said only that ``--ckpt_path`` is required, never that ``--beam`` is no option)."""
+        """argparse's parse, but an unknown ``--option``, then a word that is no argument, is told before a missing
+        required one (``translate --beam 2`` is refused for ``--beam``, not for the missing ``--ckpt_path``)."""
         argv = sys.argv[1:] if args is None else list(args)
         words = argv[: argv.index("--")] if "--" in argv else argv
         known = self._option_string_actions
         if unknown := next((w for w in words if w.startswith("--") and w.partition("=")[0] not in known), None):
             self.error(f"unrecognized arguments: {unknown}")
-        if stray := self._stray_words(argv):  # `translate hello` said only that --ckpt_path is required
+        if stray := self._stray_words(argv):  # `translate hello`: the word, not the missing --ckpt_path
             command = self.prog.removeprefix("python -m zoo ")
             hint = self.stray_hint or f"python -m zoo {command} --help lists its arguments"
             raise self.error_class(f"{' '.join(stray)!r} is not an argument of {command}; {hint}")
@@ -226,8 +226,8 @@ class OneLineParser(argparse.ArgumentParser):
 
     def _get_values(self, action: argparse.Action, arg_strings: list[str]):
         """argparse's conversion of the strings given to ``action``, but an empty one refused where it names
-        nothing (:func:`names_something`): ``cache clear --cache_dir=`` cleared the default cache, ``compare
-        --report=`` wrote the default report, ``attention --out=`` the default file."""
+        nothing (:func:`names_something`): ``cache clear --cache_dir=``, ``compare --report=`` and ``attention
+        --out=`` name no folder or file, not the default one."""
         if "" in arg_strings and names_something(action):
             if not action.option_strings:  # a positional argument: `sweep ''`
                 raise self.error_class(f"'' names no {noun(action.dest) or action.dest}; give {action.help}")

@@ -238,7 +238,7 @@ def _check_monitors(config: Namespace) -> None:
 
 def _check_bool_fields(config: Namespace) -> None:
     """Refuse ``null`` for a model or data field typed ``bool`` (jsonargparse lets it through, and the code would
-    read it as false: ``--model.bias=null`` built a model without biases under the default run's identity)."""
+    read it as false, under the default's run identity)."""
     for group in ("model", "data"):
         if (cls := _section_class(config, group)) is None:
             continue

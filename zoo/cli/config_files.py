@@ -1,6 +1,6 @@
 """The files a run command names, checked before the CLI (and Lightning) is imported: a ``--config`` that names no
 file gets the shipped configs, the nearest first; a file that is not YAML gets its line and column; a file that
-holds no mapping of fields says so (jsonargparse said ``Unexpected config:`` and nothing more); a ``--ckpt_path``
+holds no mapping of fields says so; a ``--ckpt_path``
 that names no file gets the files beside it that are nearest.
 
 Imports nothing but the standard library and PyYAML.
@@ -37,8 +37,8 @@ def _fields(path: Path) -> dict:
 
 
 def missing_config(path: str) -> str:
-    """The line for a ``--config`` that names no file (jsonargparse said ``Parser key "config": File does not
-    exist``, or ``Unexpected config:`` for ``--config=``): the configs there are, the nearest first."""
+    """The line for a ``--config`` that names no file (``--config=`` included): the shipped configs, the nearest
+    first."""
     configs = shipped_configs()
     what = "--config= names no file" if not path else f"--config {path}: no such file"
     near = did_you_mean(path, configs, "; ") if path else ""

@@ -1,6 +1,6 @@
 """The options and fields of ``fit``, ``validate``, ``test`` and ``predict`` that name a folder, a file or a name,
-refused empty before anything runs: ``--runs_dir=`` trained a run in the working folder, ``--data.cache_dir=``
-used the default cache, ``--wandb_project=`` logged to a W&B project named ``""``. The argparse commands refuse
+refused empty before anything runs, in one line that names the field and its default (an empty value names no
+folder, file or name). The argparse commands refuse
 theirs by one rule (:meth:`zoo.cli.command_line.OneLineParser._get_values`); the words are shared
 (:func:`zoo.cli.command_line.names_nothing`)."""
 

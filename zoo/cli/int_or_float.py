@@ -5,8 +5,8 @@ compares its members as a set), so the order of a Trainer annotation is that of 
 after ``import sklearn.gaussian_process`` (which W&B's sweep engine imports), ``Trainer.__init__`` says
 ``Union[float, int, None]``. jsonargparse tries a Union's members in order, and Lightning reads the two types
 differently: ``--trainer.limit_val_batches=1`` is one batch as an int and all of them as the float 1.0.
-jsonargparse also keeps a flag's text for a ``str`` member tried before ``int``: ``--trainer.devices=1``
-(``Union[list[int], str, int]``) was the string ``'1'`` and ``devices: 1`` in a config file the integer 1.
+jsonargparse also keeps a flag's text for a ``str`` member tried before ``int``; with ``int`` first,
+``--trainer.devices=1`` (``Union[list[int], str, int]``) is the integer 1, as ``devices: 1`` in a config file is.
 """
 
 from __future__ import annotations

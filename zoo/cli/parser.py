@@ -170,8 +170,8 @@ def _config_sections(group: str) -> list[dict]:
 
 
 def _misplaced_fields(message: str) -> str | None:
-    """A config's ``model`` or ``data`` whose fields sit beside ``class_path`` instead of under ``init_args``
-    (jsonargparse said ``model.class_path is not a field``), or that has fields but no ``class_path``."""
+    """The line for a config's ``model`` or ``data`` whose fields sit beside ``class_path`` instead of under
+    ``init_args``, or that has fields but no ``class_path``; ``None`` for any other ``message``."""
     match = _UNKNOWN_OPTION.search(message.strip())
     if match is None:
         return None
@@ -201,7 +201,7 @@ def _misplaced_fields(message: str) -> str | None:
 
 def _config_groups_with(name: str) -> list[str]:
     """The sections (``model``, ``data``) of this command line's ``--config`` files that set the field ``name``,
-    under ``init_args`` or beside ``class_path`` (a typo in a config file was reported under ``model.``)."""
+    under ``init_args`` or beside ``class_path``: where a mistyped field of a config file is reported."""
     return [
         group
         for group in ("model", "data")

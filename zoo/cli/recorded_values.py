@@ -135,8 +135,7 @@ def _class_path_first(args: list[str], group: str) -> list[str]:
 
 class _Dumper(yaml.SafeDumper):
     """PyYAML's safe dumper, which quotes a string that jsonargparse's YAML reads as something else: PyYAML
-    (YAML 1.1) writes ``1e-3`` bare, and the CLI (YAML 1.2 floats) read a run's ``run_name: 1e-3`` back as
-    the number 0.001."""
+    (YAML 1.1) would write ``1e-3`` bare, which the CLI (YAML 1.2 floats) reads back as the number 0.001."""
 
     def represent_str(self, data: str) -> yaml.ScalarNode:
         try:

@@ -24,8 +24,9 @@ class RunChecks:
     """A mixin of :class:`zoo.cli.lightning_cli.ZooCLI` (a ``LightningCLI``): its checks of what it builds."""
 
     def _set_seed(self) -> None:
-        """Lightning's seeding, after a check of the value (its ``seed_everything`` raised a traceback for one
-        outside numpy's range; ``false`` trained unseeded runs that shared a name ``...-sFalse``)."""
+        """Lightning's seeding, after a check of the value: an integer in numpy's range, or ``true`` for one drawn
+        here (the launcher's on a DDP child rank); anything else, or ``true`` on several nodes, is a
+        :class:`ConfigError`."""
         seed = self._get(self.config, "seed_everything")
         if seed is not True and not (_is_int(seed) and 0 <= seed <= MAX_SEED):
             shown = "false" if seed is False else "null" if seed is None else repr(seed)
@@ -36,13 +37,12 @@ class RunChecks:
                 f"seed_everything=true draws a seed on each of the trainer.num_nodes={nodes} nodes, which would "
                 f"seed their ranks apart; give one seed, e.g. --seed_everything=1"
             )
-        if seed is True:  # Lightning's seed_everything() without a seed seeds 0: every "random" run was the same
+        if seed is True:  # Lightning's seed_everything() without a seed seeds 0: the seed is drawn here
             child = int(os.environ.get("LOCAL_RANK", "0")) > 0 and "PL_GLOBAL_SEED" in os.environ
             # a DDP child rank takes the seed its launcher drew
             drawn = int(os.environ["PL_GLOBAL_SEED"]) if child else random.SystemRandom().randint(0, MAX_SEED)
             self._config()["seed_everything"] = drawn
-        # quietly: Lightning's "Seed set to 1" came before every error of the checks that follow;
-        # _run_subcommand says it once they passed
+        # quietly: _run_subcommand says Lightning's "Seed set to 1" once the checks that follow have passed
         seed = self._get(self.config, "seed_everything")
         self._config()["seed_everything"] = seed_everything(seed, workers=True, verbose=False)
 
@@ -91,10 +91,9 @@ class RunChecks:
 
     def _check_weights_fit(self) -> None:
         """Refuse a ``ckpt_path`` whose weights do not fit the network this command built, before anything is
-        written: Lightning finds out only once ``fit`` has started, after the run's record was reopened (a
-        resume on data whose files changed, so that its tokenizer has another size, left a finished run
-        "failed" with the other vocabulary in its config). The weights are loaded as Lightning loads them
-        (strictly, through each module's own loading hooks), which it then does again with the same values."""
+        written (Lightning finds out only once ``fit`` has started, after the run's record is reopened). The
+        weights are loaded as Lightning loads them (strictly, through each module's own loading hooks), which it
+        then does again with the same values."""
         self._start_from_weights()
         ckpt_path = self._config().get("ckpt_path")
         if not ckpt_path or not Path(ckpt_path).is_file():

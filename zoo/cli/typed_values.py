@@ -1,12 +1,12 @@
 """What the user typed is what runs: flags win over config files whatever their order, and a config file never
 chooses what one command did.
 
-jsonargparse applies a command line in order, so a config file after a flag replaced it silently:
-``fit --model.d_model=32 --config configs/quickstart.yaml`` trained d_model 64, and a sweep's ``command`` that put
-``${args}`` before ``--config`` trained the config's value in every trial. :func:`typed_last` puts the config
-files first, in their own order (a later file over an earlier one), and the flags after them, in theirs: a file
-is a ``--config`` (or ``-c``), or a file given to a group (``--model m.yaml``, ``--data d.yaml``,
-``--trainer t.yaml``). ``--print_config`` shows the result.
+jsonargparse applies a command line in order, where a config file after a flag would replace it silently.
+:func:`typed_last` puts the config files first, in their own order (a later file over an earlier one), and the
+flags after them, in theirs: ``fit --model.d_model=32 --config configs/quickstart.yaml`` trains d_model 32, and a
+sweep's ``command`` that puts ``${args}`` before ``--config`` trains each trial's values. A file is a ``--config``
+(or ``-c``), or a file given to a group (``--model m.yaml``, ``--data d.yaml``, ``--trainer t.yaml``).
+``--print_config`` shows the result.
 
 A run's ``config.yaml`` records what its command was given, ``ckpt_path`` included (a resumed run's
 ``last.ckpt``), and a sweep trial's its ``run_name``: read back, such a value would choose the checkpoint an

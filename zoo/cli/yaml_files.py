@@ -14,8 +14,8 @@ class YAMLFileError(ValueError):
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that refuses a key given twice in one mapping (PyYAML keeps the last silently: a
-    sweep with ``model.norm`` twice ran only the second's values), and reads ``1e-4`` as a float."""
+    """``yaml.SafeLoader`` that refuses a key given twice in one mapping (PyYAML keeps the last silently), and
+    reads ``1e-4`` as a float."""
 
     def construct_mapping(self, node, deep=False):
         seen = set()
@@ -29,9 +29,8 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-# YAML 1.2's floats without a dot (``1e-4``, ``3E5``), which PyYAML (YAML 1.1) reads as strings: a grid of
-# ``lr: [1e-4, 0.0001]`` ran one value twice under two names. The CLI's own YAML reader (jsonargparse) reads them
-# as floats too.
+# YAML 1.2's floats without a dot (``1e-4``, ``3E5``), which PyYAML (YAML 1.1) reads as strings, read as floats,
+# as the CLI's own YAML reader (jsonargparse) reads them: ``lr: [1e-4, 0.0001]`` is one value twice.
 _UniqueKeyLoader.add_implicit_resolver(
     "tag:yaml.org,2002:float", re.compile(r"^[-+]?([0-9][0-9_]*)?\.?[0-9]+[eE][-+]?[0-9]+$"), list("-+0123456789.")
 )
