@@ -132,6 +132,7 @@ def test_a_trial_that_failed_before_its_record_is_listed_as_left_out(runs_dir, c
 
 
 def test_a_damaged_summary_is_one_line(runs_dir, compare):
+    """A kill -9 while an older version wrote summary.json in place left it damaged."""
     damaged = next(runs_dir.iterdir()) / "summary.json"
     damaged.write_text("")
     status, _, err = compare(runs_dir)

@@ -162,7 +162,7 @@ def _check_one_task(runs: list[Run]) -> None:
 
 def _baseline(text: str | None, groups: dict, left_out: dict, knobs: list[str]) -> Configuration:
     """The baseline configuration (:func:`.configurations.parse_baseline`, or the default); a ``--baseline``
-    that names a configuration whose runs were all left out is told so (it was "matches no configuration")."""
+    that names a configuration whose runs are all left out is told so, not as one that matches no configuration."""
     if not text:
         return default_baseline(groups, knobs)
     try:

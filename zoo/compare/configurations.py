@@ -75,8 +75,7 @@ def sort_key(value) -> tuple:
 
 def knob_value(value: object) -> object:
     """A knob's value as a configuration holds it: a list or a mapping (``model.betas``, ``trainer.callbacks``)
-    as its JSON text, ``[0.9, 0.98]``, as the command line spells it (a list cannot be a dictionary key: such a
-    knob stopped ``zoo compare`` with ``TypeError: unhashable type: 'list'``)."""
+    as its JSON text, ``[0.9, 0.98]``, as the command line spells it (a list cannot be a dictionary key)."""
     return json.dumps(value, sort_keys=True) if isinstance(value, (list, dict)) else value
 
 

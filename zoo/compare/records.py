@@ -109,7 +109,7 @@ def _read_json(file: Path, default):
     """``file``'s JSON, ``default`` where there is no file.
 
     Raises:
-        CompareError: the file is damaged (a kill -9 while an older version wrote it in place).
+        CompareError: the file is damaged (not JSON).
     """
     if not file.is_file():
         return default

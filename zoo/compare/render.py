@@ -34,7 +34,7 @@ def print_table(comparison: Comparison, file, command: str | None = None, wide: 
     every = headers(comparison)
     shown = range(len(every)) if wide else narrow_columns(comparison)
     for i in shown:
-        # a narrow terminal folds a cell over lines: cut, a knob was trainer.li… and a number 31.…
+        # a narrow terminal folds a cell over lines, not cut (trainer.li…, 31.…)
         justify = "left" if i <= len(comparison.knobs) or every[i] == "verdict" else "right"
         table.add_column(Text(every[i], overflow="fold", justify=justify), justify=justify, overflow="fold")
     for row in comparison.rows:

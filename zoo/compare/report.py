@@ -59,7 +59,7 @@ def _notes(lines: list[str]) -> str:
 
 def _table(comparison: Comparison, command: str | None, said: list[str]) -> str:
     """The comparison's table and its notes; the lines of :func:`zoo.compare.caption.lines` only where they are
-    not the title block's ``said`` (they were printed twice)."""
+    not the title block's ``said`` (each is said once)."""
     rows = []
     for row in comparison.rows:
         beyond = row.difference is not None and row.difference.verdict == "beyond noise"

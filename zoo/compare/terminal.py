@@ -1,6 +1,6 @@
 """Where compare's tables and notes are printed: a rich console as wide as the terminal, whose lines of text wrap
-between words on a terminal (a note folded mid-word at the edge was hard to read) and stay whole in a file or a
-pipe (one line per note, for grep and for diffs)."""
+between words on a terminal (never mid-word at the edge) and stay whole in a file or a pipe (one line per note,
+for grep and for diffs)."""
 
 from __future__ import annotations
 

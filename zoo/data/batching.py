@@ -39,10 +39,8 @@ class ShardedBatchSampler:
 
     def follow_training(self) -> ShardedBatchSampler:
         """Let only :meth:`advance` (training's count of the batches it takes) move the position, not an iteration
-        read to its end: a DataLoader's workers read the sampler ahead of training (two batches each), so that a
-        run resumed a few batches before an epoch's end (``data.num_workers=2``, 2 of 17 left) read the iteration
-        to its end before training took a batch, the position moved to the next epoch's start, and the run then
-        skipped the next epoch's first batches (tests/cli/test_resume_matrix.py). Returns this sampler."""
+        read to its end: a DataLoader's workers read the sampler ahead of training (two batches each), and may read
+        an iteration to its end before training takes a batch of it. Returns this sampler."""
         self.follows_training = True
         return self
 
@@ -121,7 +119,7 @@ class ShardedBatchSampler:
         """Continue from a :meth:`state_dict`: the next iteration yields the batches training has not taken.
         With ``"ending": True`` (a checkpoint saved once training had taken an epoch's batches, before
         Lightning ended that epoch), the next iteration yields nothing: Lightning's resumed run iterates once
-        to end that epoch, and took one batch of the next epoch into it (the 9th batch of an 8-batch epoch)."""
+        to end that epoch, which takes no batch of the next epoch into it."""
         self.position = [state["epoch"], state["batches"]]
         self.ending = bool(state.get("ending"))
 

@@ -145,7 +145,7 @@ def _check_splits(loaded, splits: list[str], path: str) -> None:
 
 def _content_cache_dir(digests: dict[str, str]) -> str:
     """Where ``datasets`` keeps its Arrow copy of a local folder whose split files hash to ``digests``: its own
-    cache is keyed by the files' modification times, so an edit that keeps them read the old rows."""
+    cache is keyed by the files' modification times, so that an edit that keeps them would read the old rows."""
     return str(datasets_cache_dir() / cache_key(local_data=digests))
 
 
@@ -211,7 +211,7 @@ def _nested_data_sets(local: Path, data_files: dict) -> list[str]:
 def _each_split_alone(local: Path, data_files: dict, kwargs: dict):
     """The splits read one by one, each with the column types of its own files, or ``None`` if one of them
     cannot be read either. ``datasets`` casts every split to the types of the first: a label ``0.5`` in
-    the validation split alone, or digits in one split's text column and words in another's, failed that cast
+    the validation split alone, or digits in one split's text column and words in another's, fails that cast
     in a message naming no split; read alone, the data module's checks name the split, the row and the field."""
     import datasets
 

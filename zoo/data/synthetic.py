@@ -37,7 +37,7 @@ class ReversalDataModule(TranslationDataModule):
         pad_to_multiple_of: see :class:`zoo.data.sentences.SentenceDataModule`.
         seed: the shuffling seed (:class:`zoo.data.base.ZooDataModule`; by default the run's ``seed_everything``).
         generation_seed: the seed the pairs are drawn with: the data set itself, kept apart from the run's seeds so
-            that every seed of a sweep is trained and validated on the same pairs (0, as every run before it).
+            that every seed of a sweep is trained and validated on the same pairs (default 0).
         cache_dir: where the generated files and tokenised splits go.
     """
 

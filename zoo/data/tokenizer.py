@@ -65,7 +65,7 @@ def _wordpiece(texts: Iterable[str], vocab_size: int) -> Tokenizer:
     tokenizer = _wordpiece_tokenizer(models.WordPiece(unk_token=UNK))
     # The trainer gives each continuing piece ("##a") its id in the order of a hash map, which changes from one
     # training to the next, and breaks ties between merges of equal count by those ids, so that two trainings
-    # on the same text gave other ids and other tokens (huggingface/tokenizers#1794). Declared up front after
+    # on the same text give other ids and other tokens (huggingface/tokenizers#1794). Declared up front after
     # the alphabet, each in sorted order (the trainer sorts its alphabet so), every piece has a fixed id; the
     # tokenizer is then rebuilt from the vocabulary, so that none is kept as a special token.
     split = tokenizer.pre_tokenizer.pre_tokenize_str

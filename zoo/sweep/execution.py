@@ -66,8 +66,7 @@ def trial_threads(threads: int | None, parallel: int) -> tuple[int, str]:
 def crowded_cores(placement: Placement, parallel: int, threads: int, source: str) -> str | None:
     """The line a sweep says before its trials start (and in ``--dry-run``) when its trials on the CPU would
     together run more threads than the machine has cores (``OMP_NUM_THREADS=2`` exported, ``--parallel 2`` on 2
-    cores: each trial ran 16x slower), with the ``--threads`` that fits; ``None`` where they fit, or where the
-    trials run on GPUs."""
+    cores), with the ``--threads`` that fits; ``None`` where they fit, or where the trials run on GPUs."""
     from zoo.runs.devices import cpu_cores
 
     cores = cpu_cores()

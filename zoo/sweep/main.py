@@ -202,7 +202,7 @@ FIT_OPTIONS = ("config", "seed_everything")  # fit's own options without a dot, 
 
 def _fit_arguments_apart(own: list[str]) -> tuple[list[str], list[str]]:
     """The arguments before ``--`` without those for ``fit`` (a dotted option, ``--data.path X``, and its value),
-    and those: argparse said only "unrecognized arguments" of a sweep typed without ``--``."""
+    and those, which the caller refuses with a line that says to put them after ``--``."""
     kept, misplaced = [], []
     for argument in own:
         key = option_key(argument)

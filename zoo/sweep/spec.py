@@ -109,8 +109,7 @@ def check_sweep(config: object, where: str = "sweep") -> None:
 
 
 def _check_top_level_keys(config: dict, where: str) -> None:
-    """Name a top-level key that no W&B sweep file has (``paramters:`` was reported as ``'parameters' is
-    missing``), with the nearest keys there are."""
+    """Name a top-level key that no W&B sweep file has (``paramters:``), with the nearest keys there are."""
     known = [*sweeps_engine().config.schema.validator.schema.get("properties", {}), *NEWER_KEYS]
     for key in config:
         if key not in known:
@@ -194,7 +193,7 @@ def _name_part(label: str, value: object) -> str:
     (``n_heads4``)."""
     value = _shown(label, value)
     text = value if isinstance(value, str) else f"{label}{_format(value)}"
-    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", str(text))  # "-" kept: 1e-30 and 1e+30 were both lr1e_30
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", str(text))  # "-" kept: 1e-30 and 1e+30 named apart
 
 
 def _shown(label: str, value: object) -> object:

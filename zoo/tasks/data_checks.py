@@ -19,7 +19,7 @@ class DataChecks:
 
     def _check_data_module(self, datamodule) -> None:
         """Refuse the data module of another task (a classifier on translation data), whose batches lack the
-        fields this task reads: it failed at the first batch with ``KeyError: 'tokens'``."""
+        fields this task reads: a ``ValueError`` that names each task with its data module."""
         expected = self.data_module
         if expected is None or isinstance(datamodule, expected):
             return

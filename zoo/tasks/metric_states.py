@@ -3,9 +3,9 @@ the module to.
 
 Under ``--trainer.precision bf16-true`` (``16-true``) Lightning casts the whole LightningModule with
 ``module.to(dtype=torch.bfloat16)`` (``HalfPrecision.convert_module``), and torchmetrics moves its states with
-any ``.to`` (it guards only ``.half()``, ``.float()``, ``.double()`` and ``.type()``): the validation sums became
-bfloat16, whose 8 mantissa bits round each batch's loss added to a sum of thousands away (a validation loss of
-4.625 where float32 reads 4.963), and float16 sums overflowed to ``inf`` past 65504.
+any ``.to`` (it guards only ``.half()``, ``.float()``, ``.double()`` and ``.type()``). In bfloat16, whose 8 mantissa
+bits round each batch's loss added to a sum of thousands away, a validation loss would read 4.625 where float32
+reads 4.963, and float16 sums overflow to ``inf`` past 65504; here the states stay as they were made.
 
 The sums and means are made by :func:`sum_metric`, :func:`mean_metric` and :func:`count_metric`, which update
 without reading a value back to the host (docs/performance.md).

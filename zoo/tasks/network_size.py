@@ -13,8 +13,8 @@ LAYER_FIELDS = ("num_layers", "num_encoder_layers", "num_decoder_layers")
 
 def check_fits_in_memory(config: TransformerConfig, hparams) -> None:
     """Raise ``ValueError`` before a network is built whose weights alone (fp32) cannot fit in this machine's
-    memory, from a lower bound of its parameters (:func:`zoo.nn.config.minimum_parameters`): such a network
-    failed in the allocator with a page of traceback, or, deep enough, built layers for hours."""
+    memory, from a lower bound of its parameters (:func:`zoo.nn.config.minimum_parameters`), in one line instead
+    of the allocator's traceback or hours of building layers."""
     layers = sum(hparams.get(name) or 0 for name in LAYER_FIELDS)
     least = minimum_parameters(config, layers, hparams.vocab_size)
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") if hasattr(os, "sysconf") else None
