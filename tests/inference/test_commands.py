@@ -174,7 +174,7 @@ def test_average_of_another_model_is_refused(translation_checkpoints, tmp_path, 
         ("translate", ["--max_len_b", "-1"], "--max_len_b=-1 is not valid; it must be an integer >= 0"),
         ("translate", ["--n_best", "2"], "--n_best=2 is not valid; it must be at most --beam_size=1"),
         ("translate", ["--input", "missing.txt"], "--input='missing.txt' is not a file"),
-        (
+        (  # it was a traceback from deep in the decoder, or 'Overflow when unpacking long long'
             "translate",
             ["--max_len_b", str(10**20)],
             f"--max_len_b={10**20} is not valid; it must be at most 2147483647",

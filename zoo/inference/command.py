@@ -24,8 +24,8 @@ class OneLineParser(command_line.OneLineParser):
     error_class = InferenceError
 
     def parse_args(self, args=None, namespace=None):
-        """The arguments, each integer but ``--seed`` at most :data:`LARGEST_COUNT` in size (a larger one was
-        a traceback from deep in the decoder, or 'Overflow when unpacking long long')."""
+        """The arguments, each integer but ``--seed`` at most :data:`LARGEST_COUNT` in size (a larger one is
+        refused in one line)."""
         parsed = super().parse_args(args, namespace)
         for action in self._actions:
             value = getattr(parsed, action.dest, None)

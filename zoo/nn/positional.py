@@ -37,8 +37,7 @@ def checked_shape(encoding: nn.Module, hook: str, result: Tensor | None, expecte
     """``result`` of ``encoding.<hook>`` if it is ``None`` or of shape ``expected``.
 
     Raises:
-        ValueError: naming the class, the hook and both shapes (a transposed bias trained without a
-            complaint where ``T == S``, and a table returned for ``x + table`` failed later, in the loss).
+        ValueError: naming the class, the hook and both shapes, where the hook is called.
     """
     if result is not None and tuple(result.shape) != expected:
         raise ValueError(

@@ -152,9 +152,8 @@ def _load_checkpoint_version(ckpt_path: str, identity: tuple | None) -> dict:
 
 
 def check_loadable(ckpt_path: str) -> None:
-    """Raise ``RunFolderError`` in one line if ``ckpt_path`` is not a zoo checkpoint that loads with
-    ``weights_only=True`` (memory-mapped: the tensors are not read): a foreign file gave Lightning's
-    ``KeyError: 'pytorch-lightning_version'`` once the run had started."""
+    """Raise ``RunFolderError`` in one line, before the run starts, if ``ckpt_path`` is not a zoo checkpoint that
+    loads with ``weights_only=True`` (memory-mapped: the tensors are not read)."""
     try:
         load_checkpoint(ckpt_path)
     except CheckpointFileError as error:

@@ -113,8 +113,8 @@ class RunCheckpoint(ModelCheckpoint):
       resumed from an earlier checkpoint redoes those steps, and ``--ckpt_path last`` reads ``last.ckpt``;
     - it follows its run folder when the folder was moved or copied: the checkpoint's recorded ``dirpath``
       and the paths under it (the best so far, the last) are read as paths in the folder it is now in. Lightning
-      would keep only the best path, pointing to the old place, and forget the best score, so the first
-      validation after the resume became the "best" whatever its score.
+      would keep only the best path, pointing to the old place, and forget the best score, so that the first
+      validation after the resume would be the "best" whatever its score.
     """
 
     def __init__(self, *args, **kwargs) -> None:

@@ -2,7 +2,7 @@
 ``last.ckpt`` there, as SIGTERM does; a second one aborts at once.
 
 Lightning's own Ctrl-C handling stops wherever the ``KeyboardInterrupt`` lands, mid-step, so every step since
-the last validation's checkpoint was lost (168 of 168 at step 168). Here the first SIGINT only asks Lightning
+the last validation's checkpoint would be lost. Here the first SIGINT only asks Lightning
 to stop as it does after SIGTERM (its loops check the request at the end of each step and validation batch, and
 under DDP rank 0's request reaches every rank); :class:`zoo.training.callbacks.InterruptedRun` saves the step.
 """

@@ -66,9 +66,9 @@ class StepProgressBar(RichProgressBar):
         return f"{'Step':{len(self.validation_description)}}"
 
     def on_train_epoch_start(self, trainer, pl_module) -> None:
-        """One bar for the whole step budget: Lightning resets it at each epoch, which restarted its clock and
-        its rate (``600/600 0:00:10`` after 89 s) while the count went on. It starts at the step a resumed run
-        is at, without that jump counted in the rate."""
+        """One bar for the whole step budget: Lightning resets it at each epoch, which would restart its clock
+        and its rate while the count goes on. It starts at the step a resumed run is at, without that jump
+        counted in the rate."""
         if self._step_budget() is None or self.is_disabled:
             return super().on_train_epoch_start(trainer, pl_module)
         if self.progress is not None and self.train_progress_bar_id is not None and not self._leave:
@@ -106,7 +106,7 @@ class StepProgressBar(RichProgressBar):
 
 class ParameterSummary(ModelSummary):
     """The model summary in one line: the task, its network and its trainable parameters (the count the task
-    logs as ``parameters``). Lightning's table had a FLOPs column of zeros (it counts them only with an example
+    logs as ``parameters``). Lightning's table has a FLOPs column of zeros (it counts them only with an example
     input), and under mixed precision a warning that its size estimate is wrong; the per-module rows of a zoo
     task say no more than its class."""
 

@@ -92,14 +92,12 @@ class EpochInProgress(Callback):
 
     A run stopped mid-epoch by ``max_steps``, ``max_time`` or an ``EarlyStopping`` leaves Lightning's epoch loop
     as an epoch ends, which counts the epoch processed and completed: a checkpoint saved then (the run's final
-    ``last.ckpt``, one saved at that epoch's end) resumed one epoch ahead, so that a run stopped at step 10 of a
-    17-batch epoch and continued under ``max_epochs=4`` trained 51 of 68 steps (its batches were right: the
-    batch sampler keeps its own position). A run stopped at an epoch's last batch (``max_steps`` a multiple of
-    the epoch's batches or of ``limit_train_batches``, SIGTERM during an epoch's last step) resumed into an
-    empty epoch: Lightning found that epoch's batches taken and counted one more epoch, so that the run was an
-    epoch ahead of the uninterrupted one (one epoch short under ``max_epochs``). Such a checkpoint now holds
-    the state of one saved within the epoch (at a validation, or by SIGTERM), so that the epoch continues at
-    its next batch, or ends and the next one starts.
+    ``last.ckpt``, one saved at that epoch's end) would resume one epoch ahead (the batch sampler keeps its own
+    position). A run stopped at an epoch's last batch (``max_steps`` a multiple of the epoch's batches or of
+    ``limit_train_batches``, SIGTERM during an epoch's last step) would resume into an empty epoch, which
+    Lightning counts as one more, an epoch ahead of the uninterrupted run. Such a checkpoint holds the state of
+    one saved within the epoch (at a validation, or by SIGTERM), so that the epoch continues at its next batch,
+    or ends and the next one starts.
     """
 
     def on_save_checkpoint(self, trainer: pl.Trainer, pl_module, checkpoint: dict) -> None:
