@@ -150,8 +150,7 @@ class ZooDataModule(pl.LightningDataModule):
                 self.tokenizers[name] = train_tokenizer(self.tokenizer_kind, texts, self.vocab_size)
                 atomic_write_text(self.tokenizers[name].to_str(), file)
         # The encoded splits are cached per tokenizer: a checkpoint's tokenizer may not be the one this cache
-        # holds (trained by another version of zoo or of the tokenizers library, whose WordPiece training was
-        # not deterministic before zoo declared its pieces up front).
+        # holds (trained by another version of zoo or of the tokenizers library, which may give other pieces).
         tokenizers = {name: self.tokenizers[name].to_str() for name in sorted(self.tokenizers)}
         encoding = cache_key(tokenizers=tokenizers)
         for split in self.splits:
