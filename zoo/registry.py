@@ -215,11 +215,11 @@ ARCHITECTURES = ["transformer", "rnn"]  # model.architecture: self-attention (Va
 
 # The model knobs (without "model.") of one architecture only: for the other they do not apply, which `fit` says
 # in one line and records (summary.json's not_applying), and which `compare` never counts as a variation.
-# tests/tasks/test_architecture_knobs.py checks that every knob of zoo.nn.TransformerConfig but the shared ones is
+# tests/cli/test_recurrent_knobs.py checks that every knob of zoo.nn.TransformerConfig but the shared ones is
 # listed here.
 TRANSFORMER_ONLY = (
-    "n_heads", "d_ff", "activation_dropout", "activation", "norm", "norm_position", "pe", "max_len",
-    "scale_embedding", "bias", "vocab_multiple", "n_kv_heads", "norm_eps", "token_types", "embedding_norm",
+    "n_heads", "d_ff", "activation_dropout", "attention_dropout", "activation", "norm", "norm_position", "pe",
+    "max_len", "scale_embedding", "bias", "vocab_multiple", "n_kv_heads", "norm_eps", "token_types", "embedding_norm",
     "output_bias", "rope_theta",
 )  # fmt: skip
 RECURRENT_ONLY = (

@@ -2,7 +2,7 @@
 
 import pytest
 
-from zoo.nn import ACTIVATIONS, NORMS, POSITIONAL_ENCODINGS, DecoderOnly, TransformerConfig
+from zoo.nn import ACTIVATIONS, NORMS, POSITIONAL_ENCODINGS, DecoderOnly, EncoderDecoder, TransformerConfig
 
 
 @pytest.mark.parametrize(
@@ -33,7 +33,7 @@ def test_non_positive_sizes(field, value):
         TransformerConfig(**{field: value})
 
 
-@pytest.mark.parametrize("field", ["dropout", "activation_dropout"])
+@pytest.mark.parametrize("field", ["dropout", "activation_dropout", "attention_dropout"])
 def test_dropout_out_of_range(field):
     with pytest.raises(ValueError, match=rf"model.{field}=1.5 is not valid; it must be in \[0, 1\)"):
         TransformerConfig(**{field: 1.5})
@@ -44,6 +44,14 @@ def test_the_ffn_hidden_dropout_is_activation_dropout_or_else_dropout(activation
     config = TransformerConfig(d_model=8, n_heads=2, d_ff=16, dropout=0.3, activation_dropout=activation_dropout)
     layer = DecoderOnly(config, 10, 1).decoder.layers[0]
     assert layer.ffn.dropout.p == expected and layer.dropout.p == 0.3 and layer.self_attn.dropout == 0.3
+
+
+@pytest.mark.parametrize(("attention_dropout", "expected"), [(None, 0.3), (0.0, 0.0), (0.2, 0.2)])
+def test_the_attention_weights_dropout_is_attention_dropout_or_else_dropout(attention_dropout, expected):
+    config = TransformerConfig(d_model=8, n_heads=2, d_ff=16, dropout=0.3, attention_dropout=attention_dropout)
+    layer = EncoderDecoder(config, 10, 10, 1, 1).decoder.layers[0]
+    assert layer.self_attn.dropout == layer.cross_attn.dropout == expected
+    assert layer.dropout.p == layer.ffn.dropout.p == 0.3
 
 
 def test_odd_d_model_with_sinusoidal_is_supported():

@@ -89,6 +89,16 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys):
     for name in ("source.spm", "target.spm", "vocab.json"):
         (tmp_path / "opus" / name).write_text("{}")
     cases.append((tmp_path / "opus", "has no tokenizer.json (nor Marian's source.spm and target.spm); convert"))
+    for name, text, message in [
+        ("truncated", '{"version": "1.0", "model', "tokenizer.json' is not valid JSON"),
+        ("listed", "[]", "tokenizer.json' holds no JSON object"),
+        ("no_model", '{"model": 3}', "tokenizer.json' is no tokenizer the tokenizers library reads"),
+    ]:
+        (tmp_path / name).mkdir()
+        for file in ("config.json", "model.safetensors"):
+            (tmp_path / name / file).write_bytes((tmp_path / "hf" / file).read_bytes())
+        (tmp_path / name / "tokenizer.json").write_text(text)
+        cases.append((tmp_path / name, message))
     config = json.loads((tmp_path / "hf" / "config.json").read_text())
     (tmp_path / "hf" / "config.json").write_text(json.dumps({**config, "scale_attn_by_inverse_layer_idx": True}))
     cases.append((tmp_path / "hf", "scale_attn_by_inverse_layer_idx=True has no zoo counterpart"))
@@ -137,3 +147,35 @@ def test_a_knob_no_family_has_is_refused_by_export_in_one_line(tmp_path, capsys,
     assert err.count("\n") == 1 and "no Hugging Face architecture matches this model: nearest is " in err, err
     assert named is None or named in err
     assert not (tmp_path / "out").exists()
+
+
+def test_an_out_folder_under_a_file_is_refused_by_import_and_export_in_one_line(tmp_path, capsys):
+    helpers.gpt2(tmp_path / "hf")
+    tokenizer_json(tmp_path / "hf")
+    assert import_main([str(tmp_path / "hf"), "--out", str(tmp_path / "run")]) == 0
+    (tmp_path / "a_file").write_text("")
+    ckpt = str(tmp_path / "run" / "checkpoints" / "imported.ckpt")
+    capsys.readouterr()
+    for command, args in [(import_main, [str(tmp_path / "hf")]), (export_main, ["--ckpt_path", ckpt])]:
+        assert command([*args, "--out", str(tmp_path / "a_file" / "out")]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"is under {str(tmp_path / 'a_file')!r}, a file; name a new folder" in err
+
+
+@pytest.mark.parametrize(
+    ("family", "theirs"),
+    [("marian", "attention_dropout"), ("bert", "attention_probs_dropout_prob"), ("gpt2", "attn_pdrop")],
+)
+def test_the_attention_dropout_is_imported_and_exported_apart_from_the_residual_dropout(tmp_path, family, theirs):
+    """Marian's opus-mt drop no attention weights (0.0) beside a residual dropout of 0.1: the import applied 0.1."""
+    getattr(helpers, family)(tmp_path / "hf")
+    config = json.loads((tmp_path / "hf" / "config.json").read_text())
+    (tmp_path / "hf" / "config.json").write_text(json.dumps({**config, theirs: 0.05}))
+    tokenizer_json(tmp_path / "hf")
+    assert import_main([str(tmp_path / "hf"), "--out", str(tmp_path / "run")]) == 0
+    ckpt = tmp_path / "run" / "checkpoints" / "imported.ckpt"
+    task = load_trained(str(ckpt)).task
+    attention = next(module for name, module in task.network.named_modules() if name.endswith("self_attn"))
+    assert task.hparams.attention_dropout == attention.dropout == 0.05 and task.hparams.dropout == 0.1
+    assert export_main(["--ckpt_path", str(ckpt), "--out", str(tmp_path / "out")]) == 0
+    assert json.loads((tmp_path / "out" / "config.json").read_text())[theirs] == 0.05

@@ -115,9 +115,17 @@ def test_pieces_vocab_json_lacks_are_counted_in_the_line_and_never_ids(tmp_path,
 def test_bad_hub_folders_are_one_line_and_write_nothing(imported, tmp_path, capsys):
     root, _, _ = imported
     cases = []
+    vocab = json.loads((root / "hf" / "vocab.json").read_text())
+    table = "vocab.json' is not a piece -> id table of config.json's vocab_size"
     for name, change, message in [
         ("separate", {"tokenizer_config.json": {"separate_vocabs": True}}, "has separate_vocabs=true"),
-        ("short", {"vocab.json": {"</s>": 0, "<unk>": 1}}, "is not a piece -> id table of config.json's vocab_size"),
+        ("broken_config", {"tokenizer_config.json": b'{"separate'}, "tokenizer_config.json' is not valid JSON"),
+        ("short", {"vocab.json": {"</s>": 0, "<unk>": 1}}, table),
+        ("strings", {"vocab.json": {**vocab, "<unk>": "1"}}, table),
+        ("floats", {"vocab.json": {piece: float(i) for piece, i in vocab.items()}}, table),
+        ("booleans", {"vocab.json": {**vocab, "</s>": False, "<unk>": True}}, table),
+        ("truncated", {"vocab.json": b'{"</s>": 0, "<unk>": 1, '}, "vocab.json' is not valid JSON"),
+        ("latin1", {"vocab.json": '{"ä": 0}'.encode("latin-1")}, "vocab.json' is not valid JSON"),
         ("garbage", {"source.spm": b"\xff\xfe not a model"}, "is not a SentencePiece model"),
     ]:
         shutil.copytree(root / "hf", tmp_path / name)
@@ -132,10 +140,16 @@ def test_bad_hub_folders_are_one_line_and_write_nothing(imported, tmp_path, caps
     )  # fmt: skip
     shutil.copytree(root / "hf", tmp_path / "bpe")
     (tmp_path / "bpe" / "source.spm").write_bytes(bpe.getvalue())
-    cases.append((tmp_path / "bpe", "has model_type; zoo reads SentencePiece Unigram models of plain pieces"))
+    cases.append((tmp_path / "bpe", "has model_type=BPE; zoo reads SentencePiece Unigram models of plain pieces"))
     capsys.readouterr()
-    for source, message in cases:
-        assert import_main([str(source), "--out", str(tmp_path / "run")]) == 2
+    (tmp_path / "a_file").write_text("")
+    refusals = [([str(source), "--out", str(tmp_path / "run")], message) for source, message in cases]
+    refusals += [
+        ([str(root / "hf"), "--out", str(tmp_path / "run"), "--num_classes=2"], "--num_classes=2 is for an encoder's"),
+        ([str(root / "hf"), "--out", str(tmp_path / "a_file" / "run")], "a_file', a file; name a new folder"),
+    ]
+    for args, message in refusals:
+        assert import_main(args) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and err.startswith("zoo import: error: ") and message in err, err
         assert not (tmp_path / "run").exists()

@@ -26,6 +26,8 @@ class TransformerConfig:
             dropout unless ``activation_dropout`` is set.
         activation_dropout: dropout on the FFN's hidden layer (fairseq's ``activation_dropout``); ``None``
             means ``dropout`` (as ``torch.nn.Transformer``); 0 as in BERT and GPT-2, which skips its cost.
+        attention_dropout: dropout on the attention weights (fairseq's ``attention_dropout``); ``None`` means
+            ``dropout``; 0 as in Marian's opus-mt and Llama.
         activation: FFN activation, one of ``ACTIVATIONS.names()`` (paper: ``relu``).
         norm: normalisation, one of ``NORMS.names()`` (paper: ``layernorm``).
         norm_position: ``post`` (paper: x = Norm(x + Sublayer(x))) or ``pre`` (x = x + Sublayer(Norm(x)),
@@ -74,6 +76,7 @@ class TransformerConfig:
     d_ff: int = 2048
     dropout: float = 0.1
     activation_dropout: float | None = None
+    attention_dropout: float | None = None
     activation: str = "relu"
     norm: str = "layernorm"
     norm_position: str = "post"
@@ -113,7 +116,7 @@ class TransformerConfig:
                 f"model.d_model={self.d_model} is not divisible by model.n_heads={self.n_heads}; "
                 f"pick n_heads among the divisors of d_model"
             )
-        for field in ("dropout", "activation_dropout"):
+        for field in REGULARISATION_KNOBS:
             value = getattr(self, field)
             if value is not None and not 0.0 <= value < 1.0:
                 raise ValueError(f"model.{field}={value!r} is not valid; it must be in [0, 1)")
@@ -152,10 +155,15 @@ class TransformerConfig:
         """The dropout of the FFN's hidden layer: ``activation_dropout``, or ``dropout`` when unset."""
         return self.dropout if self.activation_dropout is None else self.activation_dropout
 
+    @property
+    def attn_dropout(self) -> float:
+        """The dropout of the attention weights: ``attention_dropout``, or ``dropout`` when unset."""
+        return self.dropout if self.attention_dropout is None else self.attention_dropout
+
 
 # The knobs that say what the trained network computes (a checkpoint is evaluated or resumed with the same ones);
 # dropout only regularises training.
-REGULARISATION_KNOBS = ("dropout", "activation_dropout")
+REGULARISATION_KNOBS = ("dropout", "activation_dropout", "attention_dropout")
 ARCHITECTURE_KNOBS = tuple(name for name in TransformerConfig.field_names() if name not in REGULARISATION_KNOBS)
 
 

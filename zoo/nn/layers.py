@@ -60,7 +60,7 @@ class TransformerLayer(nn.Module):
             return build_norm(config, is_causal)
 
         def attention() -> MultiHeadAttention:
-            return MultiHeadAttention(d_model, config.n_heads, config.dropout, config.bias, config.n_kv_heads)
+            return MultiHeadAttention(d_model, config.n_heads, config.attn_dropout, config.bias, config.n_kv_heads)
 
         self.self_attn = attention()
         self.self_attn_norm = norm()

@@ -130,7 +130,7 @@ DEFAULTS = {**ADDED_FIELDS, **LIGHTNING_DEFAULTS, "trainer.precision": DEFAULT_P
 
 
 # Fields whose unset value is another field's: at that value they are unset (one setting, one identity).
-FOLLOWING_FIELDS = {"model.activation_dropout": "model.dropout"}
+FOLLOWING_FIELDS = {"model.activation_dropout": "model.dropout", "model.attention_dropout": "model.dropout"}
 
 
 # Fields that name a data set: a hub id, or a local folder that may be written in several ways.

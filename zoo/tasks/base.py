@@ -42,6 +42,7 @@ class TaskModule(CheckpointExtras, DataChecks, pl.LightningModule):
             FFN's hidden layer unless ``activation_dropout`` says otherwise.
         activation_dropout: dropout on the FFN's hidden layer; ``None`` (default): ``dropout``, as
             ``torch.nn.Transformer``; ``0``: none, as BERT and GPT-2 (and a faster step on CPU).
+        attention_dropout: dropout on the attention weights; ``None`` (default): ``dropout``.
         activation: the feed-forward activation (``swiglu``: Shazeer 2020).
         norm: the normalisation (``batchnorm`` masks padding and is causal-safe in decoders; ``powernorm``:
             Shen et al. 2020).
@@ -132,6 +133,7 @@ class TaskModule(CheckpointExtras, DataChecks, pl.LightningModule):
         d_ff: int = DEFAULT.d_ff,
         dropout: float = DEFAULT.dropout,
         activation_dropout: float | None = DEFAULT.activation_dropout,
+        attention_dropout: float | None = DEFAULT.attention_dropout,
         activation: Activation = DEFAULT.activation,
         norm: Norm = DEFAULT.norm,
         norm_position: NormPosition = DEFAULT.norm_position,

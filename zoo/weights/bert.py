@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import torch
 
-from zoo.weights.family import COMMON, HF_ACTIVATIONS, Family, activation, require, special_ids
+from zoo.weights.family import COMMON, HF_ACTIVATIONS, Family, activation, attention_dropout, require, special_ids
 from zoo.weights.rules import Rule, linear, stacked
 
 
@@ -44,6 +44,7 @@ class BERT(Family):
             "activation": activation(hf, "hidden_act"),
             "dropout": hf.get("hidden_dropout_prob", 0.1),
             "activation_dropout": 0.0,  # BERT's intermediate layer has no dropout
+            "attention_dropout": hf.get("attention_probs_dropout_prob", 0.1),
             "vocab_size": hf["vocab_size"],
         }
 
@@ -97,7 +98,7 @@ class BERT(Family):
             "type_vocab_size": max(1, knobs["token_types"]),
             "hidden_act": HF_ACTIVATIONS[knobs["activation"]],
             "hidden_dropout_prob": knobs["dropout"],
-            "attention_probs_dropout_prob": knobs["dropout"],
+            "attention_probs_dropout_prob": attention_dropout(knobs),
             "vocab_size": knobs["vocab_size"],
             "pad_token_id": knobs.get("pad_id"),
         }

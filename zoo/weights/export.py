@@ -9,6 +9,7 @@ counterpart) is refused in one line, and nothing is written."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from zoo.inference.command import check_checkpoint, main_of, parser
@@ -34,6 +35,10 @@ def check_out(out: str) -> Path:
     if path.exists() and (not path.is_dir() or any(path.iterdir())):
         what = "a file" if not path.is_dir() else "a folder with files"
         raise InferenceError(f"--out={out!r} is {what}; name a new folder (nothing there is overwritten)")
+    above = next(parent for parent in path.absolute().parents if parent.exists())
+    if not path.exists() and (not above.is_dir() or not os.access(above, os.W_OK | os.X_OK)):
+        why = "a file" if not above.is_dir() else "a folder this user cannot write"
+        raise InferenceError(f"--out={out!r} is under {str(above)!r}, {why}; name a new folder elsewhere")
     return path
 
 

@@ -22,6 +22,11 @@ HF_ACTIVATIONS = {"relu": "relu", "gelu": "gelu", "gelu_tanh": "gelu_new", "silu
 COMMON = {"n_kv_heads": None, "token_types": 0, "embedding_norm": False, "output_bias": False, "vocab_multiple": 1}
 
 
+def attention_dropout(knobs: dict) -> float:
+    """The dropout on the attention weights of ``knobs``: ``attention_dropout``, else ``dropout``."""
+    return knobs["dropout"] if knobs.get("attention_dropout") is None else knobs["attention_dropout"]
+
+
 def activation(hf: dict, key: str) -> str:
     """zoo's name of the activation ``hf[key]``.
 

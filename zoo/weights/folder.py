@@ -49,13 +49,24 @@ def read_config(folder: Path) -> dict:
     path = folder / "config.json"
     if not path.is_file():
         raise WeightsError(f"{str(folder)!r} has no config.json: not a Hugging Face model folder")
+    return read_json(path)
+
+
+def read_json(path: Path) -> dict:
+    """The JSON object of the file ``path``.
+
+    Raises:
+        WeightsError: naming the file where it cannot be read, is not UTF-8 JSON or holds no JSON object.
+    """
     try:
-        config = json.loads(path.read_text())
+        content = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise WeightsError(f"{str(path)!r} cannot be read: {error.strerror or error}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise WeightsError(f"{str(path)!r} is not valid JSON: {error}") from None
-    if not isinstance(config, dict):
+    if not isinstance(content, dict):
         raise WeightsError(f"{str(path)!r} holds no JSON object")
-    return config
+    return content
 
 
 def read_weights(folder: Path) -> dict[str, Tensor]:

@@ -3,7 +3,7 @@ GELU's tanh approximation and Conv1D projections (weights stored ``(in, out)``).
 
 from __future__ import annotations
 
-from zoo.weights.family import COMMON, HF_ACTIVATIONS, Family, activation, require, special_ids
+from zoo.weights.family import COMMON, HF_ACTIVATIONS, Family, activation, attention_dropout, require, special_ids
 from zoo.weights.rules import TRANSPOSE, Rule, linear
 
 
@@ -41,6 +41,7 @@ class GPT2(Family):
             "activation": activation(hf, "activation_function"),
             "dropout": hf.get("resid_pdrop", 0.1),
             "activation_dropout": 0.0,  # GPT-2's MLP has no dropout on its hidden layer
+            "attention_dropout": hf.get("attn_pdrop", 0.1),
             "vocab_size": hf["vocab_size"],
         }
 
@@ -70,7 +71,7 @@ class GPT2(Family):
             "vocab_size": knobs["vocab_size"],
             "resid_pdrop": knobs["dropout"],
             "embd_pdrop": knobs["dropout"],
-            "attn_pdrop": knobs["dropout"],
+            "attn_pdrop": attention_dropout(knobs),
             "bos_token_id": knobs.get("bos_id"),
             "eos_token_id": knobs.get("eos_id"),
             "pad_token_id": knobs.get("pad_id"),

@@ -98,7 +98,17 @@ def read_tokenizer(folder: Path) -> str:
             f"SentencePiece-only folder with transformers' AutoTokenizer.from_pretrained(...).save_pretrained(...) "
             f"(its fast tokenizer) first"
         )
-    return path.read_text(encoding="utf-8")
+    from tokenizers import Tokenizer
+
+    from zoo.weights.folder import read_json
+
+    text = json.dumps(read_json(path), ensure_ascii=False)
+    try:
+        Tokenizer.from_str(text)
+    except Exception as error:  # the library's own reason, whatever its type
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise WeightsError(f"{str(path)!r} is no tokenizer the tokenizers library reads: {reason}") from None
+    return text
 
 
 def tokenizers_of(folder: Path, knobs: dict, backbone: str) -> tuple:
@@ -140,6 +150,11 @@ def import_to(source: str, out: Path, num_classes: int | None) -> str:
     folder = local_folder(source)
     hf_config = read_config(folder)
     family = family_of(hf_config)
+    if num_classes is not None and family.backbone != "encoder_only":
+        raise WeightsError(
+            f"--num_classes={num_classes} is for an encoder's classifier, but {source!r} is a "
+            f"{family.architecture}, which becomes a {TASKS[family.backbone][0].rpartition('.')[2]}; leave it out"
+        )
     knobs = knobs_of(family, hf_config)
     vocabulary, tokenizers, own_tokenizer, note = tokenizers_of(folder, knobs, family.backbone)
     weights = read_weights(folder)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from zoo.nn.positional import ROPE_THETA
 from zoo.weights.errors import WeightsError
-from zoo.weights.family import COMMON, Family, require, special_ids
+from zoo.weights.family import COMMON, Family, attention_dropout, require, special_ids
 from zoo.weights.rules import Rule, linear, rotary_layout, stacked
 
 
@@ -64,8 +64,9 @@ class Llama(Family):
             "max_len": hf.get("max_position_embeddings", 2048),
             "norm_eps": hf.get("rms_norm_eps", 1e-6),
             "rope_theta": rope_theta(hf),
-            "dropout": hf.get("attention_dropout", 0.0),
+            "dropout": 0.0,  # Llama's only dropout is on its attention weights
             "activation_dropout": 0.0,
+            "attention_dropout": hf.get("attention_dropout", 0.0),
             "tie_embeddings": bool(hf.get("tie_word_embeddings", False)),
             "vocab_size": hf["vocab_size"],
         }
@@ -104,6 +105,7 @@ class Llama(Family):
             "attention_bias": False,
             "mlp_bias": False,
             "rope_theta": knobs["rope_theta"],
+            "attention_dropout": attention_dropout(knobs),
             "tie_word_embeddings": knobs["tie_embeddings"],
             "vocab_size": knobs["vocab_size"],
             "bos_token_id": knobs.get("bos_id"),

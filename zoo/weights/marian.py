@@ -5,7 +5,7 @@ encoder-decoder with shared embeddings scaled by sqrt(d_model), sinusoids laid o
 from __future__ import annotations
 
 from zoo.weights.errors import WeightsError
-from zoo.weights.family import COMMON, HF_ACTIVATIONS, Family, activation, require, special_ids
+from zoo.weights.family import COMMON, HF_ACTIVATIONS, Family, activation, attention_dropout, require, special_ids
 from zoo.weights.rules import ROW, Rule, linear, stacked
 
 
@@ -54,6 +54,7 @@ class Marian(Family):
             "activation": activation(hf, "activation_function"),
             "dropout": hf.get("dropout", 0.1),
             "activation_dropout": hf.get("activation_dropout", 0.0),
+            "attention_dropout": hf.get("attention_dropout", 0.0),
             "vocab_size": hf["vocab_size"],
         }
 
@@ -92,7 +93,7 @@ class Marian(Family):
             "activation_function": HF_ACTIVATIONS[knobs["activation"]],
             "dropout": knobs["dropout"],
             "activation_dropout": knobs["activation_dropout"] or 0.0,
-            "attention_dropout": knobs["dropout"],
+            "attention_dropout": attention_dropout(knobs),
             "vocab_size": knobs["vocab_size"],
             "decoder_vocab_size": knobs["vocab_size"],
             "pad_token_id": knobs.get("pad_id"),

@@ -12,10 +12,10 @@ and the import line counts such pieces."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from zoo.weights.errors import WeightsError
+from zoo.weights.folder import read_json
 from zoo.weights.vocabulary import EXTRA_NAMES, Vocabulary
 
 SIDES = {"src": "source.spm", "tgt": "target.spm"}  # zoo's tokenizer names (zoo.data.TranslationDataModule)
@@ -40,14 +40,15 @@ def hub_vocab(folder: Path, size: int) -> dict[str, int]:
             with an ``<unk>``, or the folder's ``tokenizer_config.json`` asks for a target vocabulary of its own.
     """
     config = folder / "tokenizer_config.json"
-    if config.is_file() and json.loads(config.read_text(encoding="utf-8")).get("separate_vocabs"):
+    if config.exists() and read_json(config).get("separate_vocabs"):
         raise WeightsError(
             f"{str(config)!r} has separate_vocabs=true (a target_vocab.json of its own); zoo imports Marian "
             f"folders whose source and target share vocab.json"
         )
     path = folder / "vocab.json"
-    vocab = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-    if not isinstance(vocab, dict) or sorted(vocab.values()) != list(range(size)) or "<unk>" not in vocab:
+    vocab = read_json(path) if path.exists() else None
+    ids = list(vocab.values()) if isinstance(vocab, dict) else []
+    if not ids or any(type(i) is not int for i in ids) or sorted(ids) != list(range(size)) or "<unk>" not in vocab:
         raise WeightsError(
             f"{str(path)!r} is not a piece -> id table of config.json's vocab_size={size} ids with an <unk>"
         )
@@ -96,7 +97,7 @@ def read_proto(path: Path):
         raise WeightsError(f"{str(path)!r} is not a SentencePiece model") from None
     spec = proto.trainer_spec
     unread = {
-        "model_type": spec.model_type != 1,  # 1: Unigram, what opus-mt's models are
+        f"model_type={spec.ModelType.Name(spec.model_type)}": spec.model_type != 1,  # Unigram: opus-mt's
         "byte_fallback": spec.byte_fallback,
         "user-defined pieces": any(piece.type == USER_DEFINED for piece in proto.pieces),
     }
