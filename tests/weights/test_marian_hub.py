@@ -25,7 +25,8 @@ spm = pytest.importorskip("sentencepiece")
 def hub_folder(folder, drop: tuple[str, ...] = ()):
     """SentencePiece models of 300 pieces for German (source) and English (target), ``vocab.json`` as
     Marian builds it (``</s>``, ``<unk>``, both sides' pieces, ``<pad>``; less ``drop``), a small
-    ``MarianMTModel`` of its size, and ``MarianTokenizer``'s files, saved into ``folder``; the model back."""
+    ``MarianMTModel`` of its size, and ``MarianTokenizer``'s files, saved into ``folder``; the model and the
+    tokenizer back."""
     folder.mkdir()
     vocab = {"</s>": 0, "<unk>": 1}
     for side, name in (("de", "source"), ("en", "target")):
@@ -44,13 +45,21 @@ def hub_folder(folder, drop: tuple[str, ...] = ()):
     (folder / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False))
     tokenizer = transformers.MarianTokenizer(*(str(folder / f) for f in ("source.spm", "target.spm", "vocab.json")))
     tokenizer.save_pretrained(folder)
+    return hub_model(folder), tokenizer
+
+
+def hub_model(folder):
+    """A small ``MarianMTModel`` of ``folder``'s vocab.json, saved there."""
+    vocab = json.loads((folder / "vocab.json").read_text())
     config = transformers.MarianConfig(
         vocab_size=len(vocab), d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
         decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128, max_position_embeddings=256,
         pad_token_id=vocab["<pad>"], eos_token_id=0, decoder_start_token_id=vocab["<pad>"], init_std=0.3,
     )  # fmt: skip
     torch.manual_seed(0)
-    return perturbed(transformers.MarianMTModel(config), 0).eval(), tokenizer
+    model = perturbed(transformers.MarianMTModel(config), 0).eval()
+    model.save_pretrained(folder)
+    return model
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +67,6 @@ def imported(tmp_path_factory):
     """The hub folder, its model and tokenizer, and the run folder ``zoo import`` made of it."""
     root = tmp_path_factory.mktemp("marian_hub")
     hf, tokenizer = hub_folder(root / "hf")
-    hf.save_pretrained(root / "hf")
     assert import_main([str(root / "hf"), "--out", str(root / "run")]) == 0
     return root, hf, tokenizer
 
@@ -101,15 +109,26 @@ def test_translates_as_transformers_and_exports_its_own_files(imported, tmp_path
     assert again.batch_decode(back.generate(**batch, max_new_tokens=20), skip_special_tokens=True) == ours
 
 
-def test_pieces_vocab_json_lacks_are_counted_in_the_line_and_never_ids(tmp_path, capsys):
-    hf, _ = hub_folder(tmp_path / "hf", drop=("▁Mann", "▁Frau"))
-    hf.save_pretrained(tmp_path / "hf")
+def test_pieces_vocab_json_lacks_read_as_unk_in_a_source_and_are_no_target_label(tmp_path, capsys):
+    """A piece of a SentencePiece model with no row in vocab.json: ``MarianTokenizer`` reads it as ``<unk>``."""
+    lacking = ("▁Mann", "▁Frau", "▁man", "▁woman")
+    _, tokenizer = hub_folder(tmp_path / "hf", drop=lacking)
+    hub_model(tmp_path / "hf")
     capsys.readouterr()
     assert import_main([str(tmp_path / "hf"), "--out", str(tmp_path / "run")]) == 0
-    assert "; 2 SentencePiece pieces have no row in vocab.json, text is cut around them" in capsys.readouterr().out
-    trained = load_trained(str(tmp_path / "run" / "checkpoints" / "imported.ckpt"))
-    ids = bare_ids(trained.source_tokenizer, ["Ein Mann und eine Frau."])[0]
-    assert 3 not in ids and trained.source_tokenizer.decode(ids) == "Ein Mann und eine Frau."
+    assert "; 4 SentencePiece pieces have no row in vocab.json: a source reads them as <unk>" in capsys.readouterr().out
+    ckpt = str(tmp_path / "run" / "checkpoints" / "imported.ckpt")
+    trained, rows = load_trained(ckpt), read_checkpoint(ckpt)["zoo_imported"]["vocabulary"]["rows"]
+    de = lines("multi30k", 300, "de")
+    sources = [[rows[z] for z in ids] for ids in framed(trained.source_tokenizer, de, SOURCE)]
+    assert sources == tokenizer(de)["input_ids"] and any(1 in ids for ids in sources)  # <unk> is vocab.json's 1
+    with torch.no_grad():  # the rows a source reads them by are <unk>'s
+        table = trained.task.network.src_embed.tokens.weight
+        assert all(table[z].equal(table[3]) for z in range(len(rows)) if rows[z] == 1)
+    en = lines("multi30k", 300, "en")
+    targets = bare_ids(trained.target_tokenizer, en)
+    assert all(rows[z] != 1 for ids in targets for z in ids)  # cut into the model's own pieces
+    assert [trained.target_tokenizer.decode(ids) for ids in targets[:20]] == en[:20]
 
 
 def test_bad_hub_folders_are_one_line_and_write_nothing(imported, tmp_path, capsys):

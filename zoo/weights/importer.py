@@ -122,8 +122,8 @@ def tokenizers_of(folder: Path, knobs: dict, backbone: str) -> tuple:
         vocab = marian_hub.hub_vocab(folder, knobs["vocab_size"])
         vocabulary = Vocabulary.of(marian_hub.hub_roles(vocab, knobs), knobs["vocab_size"])
         tokenizers, lacking = marian_hub.hub_tokenizers(folder, vocab, vocabulary)
-        note = f"; {lacking} SentencePiece pieces have no row in vocab.json, text is cut around them" if lacking else ""
-        return vocabulary, tokenizers, {"tokenizer_files": marian_hub.hub_files(folder)}, note
+        note = f"; {lacking} SentencePiece pieces have no row in vocab.json: a source reads them as <unk>"
+        return vocabulary, tokenizers, {"tokenizer_files": marian_hub.hub_files(folder)}, note * bool(lacking)
     tokenizer = read_tokenizer(folder)
     vocabulary = Vocabulary.of(tokenizer_roles(json.loads(tokenizer), knobs), knobs["vocab_size"])
     name = TASKS[backbone][2]

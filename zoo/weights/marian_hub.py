@@ -7,8 +7,9 @@ Each SentencePiece model is converted by ``transformers``' own converter (``SpmC
 normalisation, dummy prefix and Unigram scores), its pieces numbered by ``vocab.json``. A piece of
 ``vocab.json`` that one side's model lacks (the other side's, a special token) gets a score no path of that
 side's pieces can fall below, so that it is never cut from text. A piece of a SentencePiece model that
-``vocab.json`` lacks (``MarianTokenizer`` reads it as ``<unk>``) cannot be a token: the text is cut around it,
-and the import line counts such pieces."""
+``vocab.json`` lacks, which ``MarianTokenizer`` reads as ``<unk>``, gets an extra row, a copy of ``<unk>``'s: a
+source reads it as the model does; a target is cut around it, so that a label is one of the model's own rows;
+the import line counts such pieces."""
 
 from __future__ import annotations
 
@@ -62,8 +63,10 @@ def hub_roles(vocab: dict[str, int], knobs: dict) -> dict:
 
 
 def hub_tokenizers(folder: Path, vocab: dict[str, int], vocabulary: Vocabulary) -> tuple[dict[str, str], int]:
-    """``{"src": ..., "tgt": ...}``: each side's ``tokenizer.json`` in zoo's ids (``vocabulary``), and how many
-    pieces of the SentencePiece models ``vocab.json`` lacks."""
+    """``{"src": ..., "tgt": ...}``: each side's ``tokenizer.json`` in zoo's ids, and how many pieces of the
+    SentencePiece models ``vocab.json`` lacks. Each such piece becomes an extra row of ``vocabulary`` (extended
+    in place): a copy of ``<unk>``'s, which the source reads it as (as ``MarianTokenizer`` does), and which no
+    target is cut into or decodes to."""
     try:
         import google.protobuf  # noqa: F401
         import transformers  # noqa: F401
@@ -72,12 +75,18 @@ def hub_tokenizers(folder: Path, vocab: dict[str, int], vocabulary: Vocabulary) 
             f"{str(folder)!r} is in Marian's hub layout (source.spm, target.spm, vocab.json), which zoo reads with "
             f"transformers' SentencePiece converter: pip install 'zoo[hub]' (transformers, protobuf)"
         ) from None
-    tokenizers, lacking = {}, 0
-    for name, file in SIDES.items():
-        proto = read_proto(folder / file)
-        tokenizers[name], missing = side_tokenizer(proto, vocab, vocabulary)
-        lacking += missing
-    return tokenizers, lacking
+    protos = {name: read_proto(folder / file) for name, file in SIDES.items()}
+    lacking = sorted({piece.piece for proto in protos.values() for piece in proto.pieces if piece.type == NORMAL}
+                     - set(vocab))  # fmt: skip
+    first = vocabulary.size
+    vocabulary.rows += [vocab["<unk>"]] * len(lacking)
+    vocabulary.extra += list(range(first, vocabulary.size))
+    names = role_names(vocabulary, set(vocab)) | dict(enumerate(lacking, first))
+    by_id = {i: piece for piece, i in vocab.items()}
+    pieces = [names.get(z) or by_id[hf] for z, hf in enumerate(vocabulary.rows)]
+    unk = vocabulary.rows.index(vocab["<unk>"])
+    sources = side_tokenizer(protos["src"], pieces, set(names) & set(range(first)), unk)
+    return {"src": sources, "tgt": side_tokenizer(protos["tgt"], pieces, set(names), unk)}, len(lacking)
 
 
 def read_proto(path: Path):
@@ -109,29 +118,29 @@ def read_proto(path: Path):
     return proto
 
 
-def side_tokenizer(proto, vocab: dict[str, int], vocabulary: Vocabulary) -> tuple[str, int]:
-    """One side's ``tokenizer.json`` in zoo's ids, and the count of its pieces ``vocab.json`` lacks."""
+def side_tokenizer(proto, pieces: list[str], never: set[int], unk: int) -> str:
+    """One side's ``tokenizer.json``: ``pieces[z]`` at zoo's id ``z``, each scored as ``proto`` scores it, those
+    it lacks and the ids in ``never`` below any cut of their span into its own pieces."""
     from tokenizers import AddedToken, Regex, decoders, processors
     from tokenizers.models import Unigram
     from transformers.convert_slow_tokenizer import SpmConverter
 
     scores = {piece.piece: piece.score for piece in proto.pieces if piece.type == NORMAL}
     lowest = min(0.0, *scores.values())
-    by_id = {i: piece for piece, i in vocab.items()}
-    names = role_names(vocabulary, set(vocab))
-    pieces = [names.get(z) or by_id[hf] for z, hf in enumerate(vocabulary.rows)]
     # a piece of L characters scored below L * lowest - 1 loses to every cut of its span into this side's pieces
-    table = [(piece, scores.get(piece, len(piece) * lowest - 1.0)) for piece in pieces]
+    table = [(piece, len(piece) * lowest - 1.0 if z in never else scores.get(piece, len(piece) * lowest - 1.0))
+             for z, piece in enumerate(pieces)]  # fmt: skip
     tokenizer = SpmConverter.build_tokenizer_from_spm_proto(proto, table, legacy=True)
-    tokenizer.model = Unigram(table, unk_id=vocabulary.rows.index(vocab["<unk>"]), byte_fallback=False)
+    tokenizer.model = Unigram(table, unk_id=unk, byte_fallback=False)
     # MarianTokenizer.decode strips the text it joins of the spaces at its ends (decoders.Strip panics on all)
     ends = decoders.Replace(Regex(r"\A +| +\z"), "")
     tokenizer.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.Fuse(), ends])
-    specials = [pieces[z] for z in range(len(pieces)) if z in names or pieces[z] in SPECIALS or is_code(pieces[z])]
+    roles = set(range(4))  # zoo's <pad>, <bos>, <eos>, <unk>
+    specials = [piece for z, piece in enumerate(pieces) if z in roles or piece in SPECIALS or is_code(piece)]
     tokenizer.add_special_tokens([AddedToken(piece, normalized=False, special=True) for piece in specials])
     eos = pieces[2]  # zoo's EOS_ID: config.json's eos_token_id, Marian's </s>
     tokenizer.post_processor = processors.TemplateProcessing(single=f"$A {eos}", special_tokens=[(eos, 2)])
-    return tokenizer.to_str(), sum(piece not in vocab for piece in scores)
+    return tokenizer.to_str()
 
 
 SPECIALS = ("</s>", "<unk>", "<pad>", "<s>")
@@ -145,4 +154,4 @@ def is_code(piece: str) -> bool:
 def role_names(vocabulary: Vocabulary, taken: set[str]) -> dict[int, str]:
     """zoo's extra rows (a role with no token of the checkpoint's) -> the token that names it."""
     return {z: EXTRA_NAMES[z] if EXTRA_NAMES[z] not in taken else f"<zoo_{EXTRA_NAMES[z][1:-1]}>"
-            for z in vocabulary.extra}
+            for z in vocabulary.extra if z < len(EXTRA_NAMES)}
