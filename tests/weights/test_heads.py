@@ -53,7 +53,7 @@ def test_a_classifier_of_other_labels_than_asked_is_named_and_a_new_head_made(tm
     helpers.bert(tmp_path / "hf", head="classifier", num_labels=3)
     task, record, line = imported(tmp_path, capsys, "--num_classes", "2")
     assert "with its pooler and a new classifier (2 labels)" in line
-    assert "not imported: classifier.bias, classifier.weight (2 tensors of heads" in line, line
+    assert "not imported: classifier.bias, classifier.weight (2 tensors or modules of heads" in line, line
     assert record["not_imported"] == ["classifier.bias", "classifier.weight"]
     assert task.head[1].weight.shape == (2, 64)
 
@@ -150,3 +150,48 @@ def test_a_recurrent_checkpoint_is_refused_by_export_in_one_line(tmp_path, capsy
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "this checkpoint is a RecurrentLanguageModel (model.architecture=rnn)" in err
     assert not (tmp_path / "out").exists()
+
+
+def sentence_transformers_folder(folder, modes: dict) -> torch.nn.Module:
+    """A BertModel saved as sentence-transformers saves one: ``modules.json``, ``1_Pooling``, ``2_Normalize``."""
+    hf = helpers.bert(folder, head="pooler")
+    modules = [("0", "", "Transformer"), ("1", "1_Pooling", "Pooling"), ("2", "2_Normalize", "Normalize")]
+    (folder / "modules.json").write_text(json.dumps(
+        [{"idx": i, "name": name, "path": path, "type": f"sentence_transformers.models.{kind}"}
+         for i, (name, path, kind) in enumerate(modules)]
+    ))  # fmt: skip
+    (folder / "1_Pooling").mkdir()
+    (folder / "1_Pooling" / "config.json").write_text(json.dumps({"word_embedding_dimension": 64, **modes}))
+    (folder / "2_Normalize").mkdir()
+    return hf
+
+
+def test_a_sentence_transformers_folder_pools_as_its_modules_json_says(tmp_path, capsys):
+    """all-MiniLM-L6-v2's users pool the mean of its token states (1_Pooling): the import pooled [CLS] through
+    BERT's pooler, which the published sentence embedding never used."""
+    hf = sentence_transformers_folder(tmp_path / "hf", {"pooling_mode_mean_tokens": True})
+    task, record, line = imported(tmp_path, capsys)
+    assert "(BertModel, pooling mean as its modules.json says, with a new classifier (2 labels)" in line, line
+    assert "not imported: pooler.dense.bias, pooler.dense.weight, 2_Normalize (Normalize)" in line, line
+    assert record["not_imported"] == ["pooler.dense.bias", "pooler.dense.weight", "2_Normalize (Normalize)"]
+    assert (task.hparams.pooling, task.hparams.pooler) == ("mean", "none")
+    ids, mask = helpers.encode(lines("sst2", 6, "sentence"), start=[1], end=[2])
+    with torch.no_grad():
+        states = hf(input_ids=ids, attention_mask=(~mask).long()).last_hidden_state
+        real = (~mask).unsqueeze(-1).float()
+        embedding = (states * real).sum(1) / real.sum(1)  # sentence-transformers' mean pooling
+        assert (task(ids, mask) - task.head(embedding)).abs().max() <= 1e-5
+
+
+@pytest.mark.parametrize(
+    ("modes", "told"),
+    [
+        ({"pooling_mode_max_tokens": True}, "pools by pooling_mode_max_tokens; zoo pools by one of"),
+        ({"pooling_mode_mean_tokens": True, "pooling_mode_cls_token": True}, "pools by pooling_mode_mean_tokens, "),
+        ({}, "pools by no mode; zoo pools by one of pooling_mode_mean_tokens, pooling_mode_cls_token"),
+    ],
+)
+def test_a_sentence_pooling_zoo_has_not_is_refused_in_one_line(tmp_path, capsys, modes, told):
+    sentence_transformers_folder(tmp_path / "hf", modes)
+    tokenizer_json(tmp_path / "hf")
+    refused(tmp_path, capsys, told)

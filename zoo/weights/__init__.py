@@ -10,6 +10,7 @@ needed for either (the parity tests use it as the reference), except to read Mar
 - ``convert``: a backbone from a folder, and a folder from a backbone
 - ``vocabulary``: a checkpoint's ids in zoo's order (``<pad>`` 0, ``<bos>`` 1, ``<eos>`` 2, ``<unk>`` 3)
 - ``marian_hub``: Marian's tokenizer as the hub serves it (``source.spm``, ``target.spm``, ``vocab.json``)
+- ``sentence_transformers``: a sentence-transformers folder's pooling (``modules.json``, ``1_Pooling``)
 - ``importer``, ``export``: the commands ``python -m zoo import`` and ``python -m zoo export``;
   ``exported_files``: an export's tokenizer and generation settings, as zoo reads and decodes
 """

@@ -72,11 +72,11 @@ def take_heads(task, family, heads: dict) -> list[str]:
 
 
 def left_out_line(left: list[str]) -> str:
-    """``; not imported: a, b ... (N tensors of heads zoo's task has no counterpart for)``, or nothing."""
+    """``; not imported: a, b ... (N tensors or modules of heads zoo's task does not use)``, or nothing."""
     if not left:
         return ""
     shown = ", ".join(left[:4]) + (f" and {len(left) - 4} more" if len(left) > 4 else "")
-    return f"; not imported: {shown} ({len(left)} tensors of heads with no counterpart in zoo's task)"
+    return f"; not imported: {shown} ({len(left)} tensors or modules of heads zoo's task does not use)"
 
 
 def zoo_state(network_state: dict, vocabulary, output_bias: bool) -> dict:
@@ -160,17 +160,29 @@ def import_to(source: str, out: Path, num_classes: int | None) -> str:
     weights = read_weights(folder)
     network, knobs, family = import_backbone(hf_config, weights)
     heads = head_tensors(weights, family, knobs)
-    task = task_of(knobs, vocabulary, family.backbone, family.head_knobs(heads, num_classes))
+    head_knobs, pooled = family.head_knobs(heads, num_classes), pooling_of(folder, family.backbone)
+    task = task_of(knobs, vocabulary, family.backbone, head_knobs | (pooled or ({}, []))[0])
     task.network.load_state_dict(zoo_state(network.state_dict(), vocabulary, task.hparams.output_bias))
     left = take_heads(task, family, heads)
     framing = framing_of(next(iter(tokenizers.values())))
+    left += [] if pooled is None else pooled[1]  # the sentence embedding's modules after its pooling
     record = {"source": source, "architecture": family.architecture, "not_imported": left, "framing": framing}
     # what export needs to write the model back in the checkpoint's own ids, for its own tokenizer
     record["vocabulary"] = {"rows": vocabulary.rows, "extra": vocabulary.extra, "size": knobs["vocab_size"]}
     record |= own_tokenizer
     record["special_ids"] = {role: knobs.get(role) for role in ("pad_id", "bos_id", "eos_id")}
     write_run(out, task, family.backbone, tokenizers, record)
-    return f"{family.architecture}{heads_taken(task, heads, left)}; framing {framing}{note}{left_out_line(left)}"
+    pooling = "" if pooled is None else f", pooling {task.hparams.pooling} as its modules.json says"
+    heads_line = f"{pooling}{heads_taken(task, heads, left)}"
+    return f"{family.architecture}{heads_line}; framing {framing}{note}{left_out_line(left)}"
+
+
+def pooling_of(folder: Path, backbone: str) -> tuple[dict, list[str]] | None:
+    """An encoder's pooling as its sentence-transformers ``modules.json`` says (:mod:`zoo.weights.sentence_
+    transformers`), or ``None``."""
+    from zoo.weights.sentence_transformers import sentence_pooling
+
+    return sentence_pooling(folder) if backbone == "encoder_only" else None
 
 
 def framing_of(tokenizer_json: str) -> str:
