@@ -7,13 +7,33 @@ metric, :mod:`.configurations` finds the knobs and the baseline (:mod:`.baseline
 :mod:`.power` and :mod:`.ablation` build the rows (:mod:`.several`: several metrics); :mod:`.cells`,
 :mod:`.notes`, :mod:`.verdicts`, :mod:`.caption`, :mod:`.seeds_varied` and :mod:`.devices` word them;
 :mod:`.render` and :mod:`.report` (with :mod:`.figures`) print and draw them (:mod:`.terminal`: the console they
-print to); :mod:`.entry` is the command line (its options in :mod:`.arguments`, their choices in
-:mod:`.choices`: checked before the rest loads), :mod:`.command` runs it, :mod:`.errors` is its error;
+print to); :mod:`.arguments` is the command line (its options, their choices and its error: checked, by
+:func:`main` here, before the rest loads), :mod:`.command` runs it;
 :mod:`.paired_test`, :mod:`.paired` and :mod:`.paired_table` are ``--paired``, :mod:`.all_pairs` and
 :mod:`.all_pairs_table` are ``--all_pairs``, :mod:`.plan` is ``--plan``, :mod:`.calibration` and
 :mod:`.calibration_table` are ``--calibrate``, the A/A check of the tests themselves.
 """
 
-from zoo.compare.entry import main
+from zoo.compare.arguments import exit_status, parse
+
+
+def _checked_then_run(argv: list[str]) -> None:
+    parse(argv)  # a bad argument or --help ends here, before the heavy modules load
+    from zoo.compare.command import run
+
+    run(argv)  # parses again: cheap, and it keeps the command whole for in-process callers
+
+
+def main(argv: list[str]) -> int:
+    """Entry point of ``python -m zoo compare ARGS`` (usable in-process).
+
+    Args:
+        argv: the arguments after ``compare``.
+
+    Returns:
+        The exit status: 0, or 2 after one line ``zoo compare: error: ...`` on stderr.
+    """
+    return exit_status(_checked_then_run, argv)
+
 
 __all__ = ["main"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from zoo.compare.arguments import CompareError
 from zoo.compare.at_point import Point, ended_before, run_at
 from zoo.compare.baseline_choice import baseline_reason
 from zoo.compare.configurations import (
@@ -17,7 +18,6 @@ from zoo.compare.configurations import (
     sort_key,
 )
 from zoo.compare.correction import correct
-from zoo.compare.errors import CompareError
 from zoo.compare.metrics import check_metric
 from zoo.compare.power import minimum_detectable_effect, seeds_to_resolve
 from zoo.compare.records import Run

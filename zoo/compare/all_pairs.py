@@ -23,8 +23,8 @@ import statistics
 from dataclasses import dataclass
 
 from zoo.compare.ablation import Comparison
+from zoo.compare.arguments import CompareError
 from zoo.compare.configurations import knob_named, sort_key
-from zoo.compare.errors import CompareError
 from zoo.compare.records import NOT_APPLYING
 from zoo.compare.run_values import metric_value
 

@@ -1,6 +1,6 @@
-"""The command line of ``zoo compare``: its options and the checks that need no run, in a module that imports
-neither numpy, scipy nor Lightning, so that a mistyped option is told in a fraction of a second
-(:func:`zoo.compare.entry.main` checks the arguments here before :mod:`.command` loads)."""
+"""The command line of ``zoo compare``: its options and their choices, its one error and the checks that need no
+run, in a module that imports neither numpy, scipy nor Lightning, so that a mistyped option is told in a fraction
+of a second (:func:`zoo.compare.main` checks the arguments here before :mod:`.command` loads)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,17 @@ from collections.abc import Callable
 
 from zoo.cli.command_line import OneLineParser
 from zoo.cli.errors import print_error
-from zoo.compare.choices import CORRECTIONS, FORMATS, INTERVALS, SPLITS
-from zoo.compare.errors import CompareError
 
+INTERVALS = ("welch", "bootstrap")  # --ci: Welch's t interval, or a percentile bootstrap over seeds
+CORRECTIONS = ("holm", "bonferroni", "none")  # --correction: how one table's p-values are adjusted together
+FORMATS = ("table", "markdown", "csv", "json")  # --format
+TEXT = ("table", "markdown")  # formats that text may follow (--plan); the others are data, and it goes to stderr
+SPLITS = 2000  # --calibrate: splits of each kind drawn when there are more
 DEFAULT_REPORT = ""  # --report with no name: :func:`zoo.compare.command.default_report`
+
+
+class CompareError(ValueError):
+    """Bad input to ``zoo compare``; its message is one line naming the value and what is valid."""
 
 
 class _Parser(OneLineParser):
@@ -120,3 +127,4 @@ def exit_status(run: Callable[[list[str]], object], argv: list[str]) -> int:
     except SystemExit as done:  # --help
         return int(done.code or 0)
     return 0
+

@@ -16,10 +16,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from zoo.compare.choices import SPLITS
+from zoo.compare.arguments import SPLITS, CompareError
 from zoo.compare.configurations import sort_key
 from zoo.compare.correction import adjust, correct
-from zoo.compare.errors import CompareError
 from zoo.compare.paired_test import paired
 from zoo.compare.statistics import bootstrap_interval, welch
 from zoo.runs.identity import is_seed

@@ -73,7 +73,7 @@ def notes(tally: Tally, alpha: float, source: str, simulated: bool = False) -> l
 
 
 def render(tally: Tally, alpha: float, source: str, fmt: str, file, simulated: bool = False) -> None:
-    """Write the calibration in ``fmt``, one of :data:`zoo.compare.choices.FORMATS` (``simulated``: see
+    """Write the calibration in ``fmt``, one of :data:`zoo.compare.arguments.FORMATS` (``simulated``: see
     :func:`notes`)."""
     rows = records(tally, alpha)
     if fmt == "json":

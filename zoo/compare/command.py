@@ -8,13 +8,11 @@ import sys
 from pathlib import Path
 
 from zoo.compare.all_pairs import all_pairs
-from zoo.compare.arguments import DEFAULT_REPORT, exit_status, parse
+from zoo.compare.arguments import DEFAULT_REPORT, TEXT, CompareError, exit_status, parse
 from zoo.compare.at_point import parse_point
 from zoo.compare.calibration import calibrate, seed_values, simulate
 from zoo.compare.calibration_table import render as render_calibration
 from zoo.compare.caption import compare_command
-from zoo.compare.choices import TEXT
-from zoo.compare.errors import CompareError
 from zoo.compare.paired import paired_json, paired_rows
 from zoo.compare.paired_table import write_paired
 from zoo.compare.plan import plan_lines
@@ -139,5 +137,6 @@ def _check_report_path(report: Path) -> None:
 
 def main(argv: list[str]) -> int:
     """Entry point of ``python -m zoo compare ARGS`` in-process, with every module loaded
-    (:func:`zoo.compare.entry.main` checks the arguments first); the exit status as :func:`.arguments.exit_status`."""
+    (:func:`zoo.compare.main` checks the arguments first); the exit status as
+    :func:`.arguments.exit_status`."""
     return exit_status(run, argv)

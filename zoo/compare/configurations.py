@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from zoo.compare.arguments import baseline_pairs
-from zoo.compare.errors import CompareError
+from zoo.compare.arguments import CompareError, baseline_pairs
 from zoo.compare.records import NOT_APPLYING, Run
 from zoo.registry import meant
 from zoo.runs.identity import BOOKKEEPING_FIELDS, UNMEASURED_DATA_FIELDS, is_seed

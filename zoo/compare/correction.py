@@ -43,7 +43,7 @@ def correct(differences: list[Difference] | list[PairedDifference], method: str,
 
     Args:
         differences: one table's differences to its baseline, of one metric: Welch's, or the paired test's.
-        method: one of :data:`zoo.compare.choices.CORRECTIONS`.
+        method: one of :data:`zoo.compare.arguments.CORRECTIONS`.
         alpha: adjusted p-values below it are beyond noise.
     """
     tested = [d for d in differences if d.tested]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import importlib
 
-from zoo.compare.errors import CompareError
+from zoo.compare.arguments import CompareError
 from zoo.compare.records import Run
 from zoo.runs.record import lower_is_better
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
+from zoo.compare.arguments import CompareError
 from zoo.compare.correction import correct
-from zoo.compare.errors import CompareError
 from zoo.compare.paired_test import TEST_NAME, PairedDifference, paired, seed_key
 from zoo.compare.verdicts import direction, words
 

@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zoo.compare.errors import CompareError
+from zoo.compare.arguments import CompareError
 from zoo.registry import not_applying
 from zoo.runs.identity import with_added_fields
 from zoo.runs.record import flatten, of_fit

@@ -5,8 +5,8 @@ variation went (better by one metric, worse by another), which a single-metric t
 from __future__ import annotations
 
 from zoo.compare.ablation import Comparison, compare
+from zoo.compare.arguments import CompareError
 from zoo.compare.cells import label
-from zoo.compare.errors import CompareError
 
 
 def parse_metrics(text: str | None) -> list[str | None]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zoo.compare.errors import CompareError
+from zoo.compare.arguments import CompareError
 from zoo.compare.metrics import better
 from zoo.compare.records import Run, history_from_rows, mark_not_applying, run_conditions
 from zoo.runs.devices import RUN_PREFIX
