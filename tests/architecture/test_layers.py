@@ -23,7 +23,7 @@ LAYERS = (
     ("zoo.decoding",),
     ("zoo.data",),
     ("zoo.nn",),
-    ("zoo.registry", "zoo"),
+    ("zoo.registry", "zoo.messages", "zoo"),
 )
 MAX_FILE_LINES = 300
 MAX_FUNCTION_LINES = 40
@@ -64,7 +64,7 @@ def layer(name: str) -> int:
 
 
 def test_every_module_has_a_layer():
-    assert {name for name in MODULES if name != "zoo" and layer(name) == len(LAYERS) - 1} == {"zoo.registry"}
+    assert {name for name in MODULES if name != "zoo" and layer(name) == len(LAYERS) - 1} == {"zoo.registry", "zoo.messages"}
 
 
 def test_no_import_points_up_a_layer():
@@ -198,5 +198,7 @@ def diagram_arrows() -> set[tuple[str, str]]:
 
 def test_the_architecture_diagram_shows_the_imports():
     imports = {(a, b) for a, targets in package_graph().items() for b in targets}
-    shown = {(a, b) for a, b in imports if b != "zoo.registry" or a == "zoo.nn"} - {("zoo.callbacks", "zoo.inference")}
+    drawn = {("zoo.nn", "zoo.registry"), ("zoo.registry", "zoo.messages")}  # the base layer, drawn once
+    shown = {(a, b) for a, b in imports if b not in ("zoo.registry", "zoo.messages") or (a, b) in drawn}
+    shown -= {("zoo.callbacks", "zoo.inference")}
     assert diagram_arrows() == shown

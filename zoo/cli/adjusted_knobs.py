@@ -16,7 +16,7 @@ import warnings
 from lightning.fabric.connector import _convert_precision_to_unified_args
 
 from zoo.data.batching import split_to_at_least
-from zoo.registry import said
+from zoo.messages import said
 from zoo.tasks.recurrence import knobs_not_applying
 from zoo.tasks.schedules import schedule_factor
 

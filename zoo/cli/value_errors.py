@@ -8,7 +8,7 @@ import re
 from zoo.cli.command_line import COMMAND_LINE
 from zoo.cli.config_checks import VALID_SEED
 from zoo.cli.knobs import field_names
-from zoo.registry import meant
+from zoo.messages import meant
 
 # the Literal options of the command itself, not of the model
 TOP_LEVEL_CHOICES = ("nonfinite_loss", "matmul_precision")

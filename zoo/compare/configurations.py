@@ -8,7 +8,7 @@ from collections import Counter
 
 from zoo.compare.arguments import CompareError, baseline_pairs
 from zoo.compare.records import NOT_APPLYING, Run
-from zoo.registry import meant
+from zoo.messages import meant
 from zoo.runs.identity import BOOKKEEPING_FIELDS, UNMEASURED_DATA_FIELDS, is_seed
 
 # Where a run ran: the same training on a GPU or a CPU, with any launcher. Under DDP the number of ranks

@@ -18,7 +18,8 @@ from zoo.data.file_checks import check_columns
 from zoo.data.loader_options import loader_options
 from zoo.data.loading import load_splits, no_data_module
 from zoo.data.tokenizer import DEFAULT_VOCAB_SIZE, check_vocab_size, load_tokenizer, train_tokenizer
-from zoo.registry import TOKENIZERS, check_at_least
+from zoo.messages import check_at_least
+from zoo.registry import TOKENIZERS
 
 
 class ZooDataModule(pl.LightningDataModule):

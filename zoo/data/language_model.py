@@ -8,7 +8,7 @@ from zoo.data.base import ZooDataModule
 from zoo.data.batching import FixedSizeBatchSampler
 from zoo.data.framing import TEXT, bare_ids, template_of
 from zoo.data.tokenizer import DEFAULT_VOCAB_SIZE
-from zoo.registry import check_at_least
+from zoo.messages import check_at_least
 
 
 class LanguageModelDataModule(ZooDataModule):

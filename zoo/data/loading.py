@@ -10,7 +10,7 @@ from pathlib import Path
 from zoo.data.cache import cache_key, content_digest
 from zoo.data.cache_entries import datasets_cache_dir, mark_used
 from zoo.data.file_checks import EmptyFileError, EncodingError, _first_bad_json_line, check_not_empty, check_utf8
-from zoo.registry import nearest_paths
+from zoo.messages import nearest_paths
 
 HUB_HOST = "huggingface.co"
 TABLE_READERS = ("text", "json", "csv", "parquet", "arrow")  # the datasets readers whose rows zoo trains on

@@ -6,7 +6,7 @@ from __future__ import annotations
 from zoo.data.base import ZooDataModule
 from zoo.data.batching import TokenBudgetBatchSampler
 from zoo.data.tokenizer import DEFAULT_VOCAB_SIZE
-from zoo.registry import check_at_least
+from zoo.messages import check_at_least
 
 
 class SentenceDataModule(ZooDataModule):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from zoo.registry import check_at_least, check_between
+from zoo.messages import check_at_least, check_between
 
 
 def check_decoder_settings(

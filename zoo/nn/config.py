@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
+from zoo.messages import add_synonyms, check_choice
 from zoo.nn.attention import check_kv_heads
 from zoo.nn.positional import ROPE_THETA
-from zoo.registry import ACTIVATIONS, NORMS, POSITIONAL_ENCODINGS, add_synonyms, check_choice
+from zoo.registry import ACTIVATIONS, NORMS, POSITIONAL_ENCODINGS
 
 NORM_POSITIONS = ["post", "pre"]
 add_synonyms("model.norm_position", "pre", ("prenorm", "pre_norm", "pre_ln", "preln", "pre_layernorm"))

@@ -8,7 +8,7 @@ import functools
 import zipfile
 from pathlib import Path
 
-from zoo.registry import nearest_paths
+from zoo.messages import nearest_paths
 from zoo.runs.folders import RunFolderError
 
 

@@ -7,7 +7,7 @@ import hashlib
 import json
 import os
 
-from zoo.registry import said
+from zoo.messages import said
 
 # Fields that say how long to train, not what is trained: a resumed run may change them.
 BUDGET_FIELDS = ("trainer.max_steps", "trainer.max_time", "trainer.max_epochs")

@@ -16,7 +16,7 @@ import numpy
 
 from zoo.cli.command_line import did_you_mean
 from zoo.cli.yaml_files import YAMLFileError, load_yaml
-from zoo.registry import nearest_paths
+from zoo.messages import nearest_paths
 from zoo.sweep.distributions import check_distribution, distribution_of
 from zoo.sweep.engine import SweepError, sweeps_engine
 

@@ -13,9 +13,10 @@ from torchmetrics.classification import MulticlassAccuracy, MulticlassF1Score
 
 from zoo.data.classification import ClassificationDataModule
 from zoo.data.tokenizer import PAD_ID
+from zoo.messages import check_at_least
 from zoo.nn import EncoderOnly, final_state_pooling
 from zoo.nn.recurrent import RecurrentEncoderOnly
-from zoo.registry import POOLINGS, check_at_least
+from zoo.registry import POOLINGS
 from zoo.tasks.base import TaskModule
 from zoo.tasks.metric_states import count_metric, sum_metric
 

@@ -14,9 +14,9 @@ from zoo.data.language_model import LanguageModelDataModule
 from zoo.data.tokenizer import EOS_ID, PAD_ID
 from zoo.decoding import decoder_only_step, sample
 from zoo.decoding.settings import check_sampling
+from zoo.messages import check_at_least
 from zoo.nn import DecoderOnly
 from zoo.nn.recurrent import RecurrentLanguageModel
-from zoo.registry import check_at_least
 from zoo.tasks.base import TaskModule
 from zoo.tasks.metric_states import count_metric, sum_metric
 from zoo.tasks.pending_text import PendingText

@@ -11,7 +11,8 @@ from lightning.pytorch.plugins.precision import MixedPrecision, Precision
 from lightning.pytorch.utilities.enums import GradClipAlgorithmType
 from torch import nn
 
-from zoo.registry import SCHEDULES, check_at_least, check_between
+from zoo.messages import check_at_least, check_between
+from zoo.registry import SCHEDULES
 from zoo.tasks.schedules import schedule_factor
 
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 import inspect
 from collections.abc import Mapping
 
+from zoo.messages import check_at_least, check_between, check_choice
 from zoo.nn import TransformerConfig
 from zoo.nn.recurrent import RecurrentConfig
-from zoo.registry import ARCHITECTURES, POSITIONAL_ENCODINGS, check_at_least, check_between, check_choice, not_applying
+from zoo.registry import ARCHITECTURES, POSITIONAL_ENCODINGS, not_applying
 from zoo.tasks.network_size import check_fits_in_memory
 
 

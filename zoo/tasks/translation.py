@@ -12,9 +12,9 @@ from zoo.data.tokenizer import BOS_ID, EOS_ID, PAD_ID
 from zoo.data.translation import TranslationDataModule
 from zoo.decoding import Hypothesis, greedy_decode, longest, max_lengths, search_translations, translate_ids
 from zoo.decoding.settings import check_decoder_settings
+from zoo.messages import check_at_least, check_between
 from zoo.nn import EncoderDecoder
 from zoo.nn.recurrent import RecurrentEncoderDecoder
-from zoo.registry import check_at_least, check_between
 from zoo.tasks.base import TaskModule
 from zoo.tasks.corpus_scores import CorpusScores
 from zoo.tasks.knob_types import RnnAttention

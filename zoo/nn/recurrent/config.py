@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from torch import Tensor, nn
 
-from zoo.registry import RNN_ATTENTIONS, RNN_CELLS, check_between
+from zoo.messages import check_between
+from zoo.registry import RNN_ATTENTIONS, RNN_CELLS
 
 RNN_CELLS.register("lstm")(nn.LSTM)  # Hochreiter and Schmidhuber 1997; state (h, c)
 RNN_CELLS.register("gru")(nn.GRU)  # Cho et al. 2014, section 2.3; state h
