@@ -156,3 +156,13 @@ def test_the_error_keeps_its_old_import_path():
     from zoo.inference.errors import InferenceError as light
 
     assert InferenceError is light
+
+
+@pytest.mark.parametrize("command", ["attention", "average"])
+def test_an_out_file_under_a_file_is_one_line(command, tmp_path, capsys):
+    (tmp_path / "a_file").write_text("")
+    out = str(tmp_path / "a_file" / ("maps.png" if command == "attention" else "avg.ckpt"))
+    args = ["--ckpt_path", str(tmp_path / "x.ckpt"), *([] if command == "attention" else [str(tmp_path / "y.ckpt")])]
+    module = __import__(f"zoo.inference.{command}", fromlist=["main"])
+    assert module.main([*args, *(["--text", "a"] if command == "attention" else []), "--out", out]) == 2
+    assert capsys.readouterr().err == f"zoo {command}: error: --out={out!r}: {str(tmp_path / 'a_file')!r} is a file\n"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from zoo.inference.command import check_checkpoint, checked_text, main_of, parser
+from zoo.inference.command import check_checkpoint, check_out_file, checked_text, main_of, parser
 from zoo.inference.errors import InferenceError
 from zoo.runs.output_files import replaceable_problem, replaced
 
@@ -39,8 +39,7 @@ def checked_arguments(argv: list[str]):
     """
     args = arguments().parse_args(argv)
     args.out = args.out or str(default_out(Path(args.ckpt_path)))
-    if not Path(args.out).parent.is_dir():
-        raise InferenceError(f"--out={args.out!r}: the folder {str(Path(args.out).parent)!r} does not exist")
+    check_out_file(args.out)
     if Path(args.out).suffix.lower() != ".png" or Path(args.out).is_dir():
         raise InferenceError(f"--out={args.out!r} is not valid; name a .png file, e.g. --out maps.png")
     if problem := replaceable_problem(Path(args.out), "attention"):  # maps of its own it may replace

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from zoo.inference.command import OneLineParser, check_checkpoint, main_of
+from zoo.inference.command import OneLineParser, check_checkpoint, check_out_file, main_of
 from zoo.inference.errors import InferenceError
 
 
@@ -100,8 +100,7 @@ def checked_arguments(argv: list[str]) -> argparse.Namespace:
         InferenceError: a bad argument, in one line.
     """
     args = arguments().parse_args(argv)
-    if not Path(args.out).parent.is_dir():
-        raise InferenceError(f"--out={args.out!r}: the folder {str(Path(args.out).parent)!r} does not exist")
+    check_out_file(args.out)
     if any(Path(args.out).resolve() == Path(path).resolve() for path in args.ckpt_path):
         raise InferenceError(f"--out={args.out!r} is one of the checkpoints averaged; write the average elsewhere")
     resolved = [Path(path).resolve() for path in args.ckpt_path]

@@ -8,6 +8,7 @@ Imports no torch: each command checks its arguments with these, then imports the
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -72,6 +73,18 @@ def positive(name: str, value: float | None, optional: bool = False) -> None:
     """Raise :class:`InferenceError` unless ``value`` is positive (or ``None`` when ``optional``)."""
     if (value is None and not optional) or (value is not None and value <= 0):
         raise InferenceError(f"--{name}={value} is not valid; it must be positive")
+
+
+def check_out_file(out: str) -> None:
+    """Raise :class:`InferenceError` naming ``--out`` where the folder of the file it names is missing, under a
+    file, or not writable by this user."""
+    folder = Path(out).expanduser().parent
+    if not folder.is_dir():
+        above = next(parent for parent in (folder, *folder.absolute().parents) if parent.exists())
+        why = f"{str(above)!r} is a file" if not above.is_dir() else f"the folder {str(folder)!r} does not exist"
+        raise InferenceError(f"--out={out!r}: {why}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InferenceError(f"--out={out!r}: this user cannot write in the folder {str(folder)!r}")
 
 
 def read_text(path: str | None, where: str) -> str:
