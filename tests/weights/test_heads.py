@@ -25,9 +25,9 @@ def imported(tmp_path, capsys, *options: str):
     return load_trained(str(ckpt)).task.eval(), torch.load(ckpt, weights_only=True)["zoo_imported"], line
 
 
-def refused(tmp_path, capsys, message: str) -> None:
+def refused(tmp_path, capsys, message: str, *options: str) -> None:
     capsys.readouterr()
-    assert import_main([str(tmp_path / "hf"), "--out", str(tmp_path / "run")]) == 2
+    assert import_main([str(tmp_path / "hf"), "--out", str(tmp_path / "run"), *options]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("zoo import: error: ") and message in err, err
     assert not (tmp_path / "run").exists()
@@ -105,19 +105,25 @@ def test_a_special_id_that_is_not_one_integer_is_refused(tmp_path, capsys, key, 
 
 
 def test_an_imported_sequence_classifier_exports_as_one_with_equal_predictions(tmp_path, capsys):
-    from transformers import AutoModelForSequenceClassification
-
     hf = helpers.bert(tmp_path / "hf", head="classifier", num_labels=3)
     imported(tmp_path, capsys)
+    ids, mask = helpers.encode(lines("sst2", 6, "sentence"), start=[1], end=[2])
+    with torch.no_grad():
+        before = hf(input_ids=ids, attention_mask=(~mask).long()).logits
+    assert (before - exported_logits(tmp_path, capsys, ids, mask)).abs().max() <= 1e-5
+
+
+def exported_logits(tmp_path, capsys, ids, mask) -> torch.Tensor:
+    """Export ``tmp_path/run``'s imported checkpoint: the logits of ``AutoModelForSequenceClassification`` of the
+    folder written, which the line names as ``BertForSequenceClassification``."""
+    from transformers import AutoModelForSequenceClassification
+
     ckpt = str(tmp_path / "run" / "checkpoints" / "imported.ckpt")
     assert export_main(["--ckpt_path", ckpt, "--out", str(tmp_path / "out")]) == 0
     assert capsys.readouterr().out.startswith("wrote BertForSequenceClassification to ")
     back = AutoModelForSequenceClassification.from_pretrained(tmp_path / "out").eval()
-    ids, mask = helpers.encode(lines("sst2", 6, "sentence"), start=[1], end=[2])
     with torch.no_grad():
-        before = hf(input_ids=ids, attention_mask=(~mask).long()).logits
-        after = back(input_ids=ids, attention_mask=(~mask).long()).logits
-    assert (before - after).abs().max() <= 1e-5
+        return back(input_ids=ids, attention_mask=(~mask).long()).logits
 
 
 def test_a_classifier_of_other_pooling_exports_its_backbone_and_says_the_head_is_left_out(tmp_path, capsys):
@@ -188,10 +194,46 @@ def test_a_sentence_transformers_folder_pools_as_its_modules_json_says(tmp_path,
     [
         ({"pooling_mode_max_tokens": True}, "pools by pooling_mode_max_tokens; zoo pools by one of"),
         ({"pooling_mode_mean_tokens": True, "pooling_mode_cls_token": True}, "pools by pooling_mode_mean_tokens, "),
-        ({}, "pools by no mode; zoo pools by one of pooling_mode_mean_tokens, pooling_mode_cls_token"),
+        ({}, "pools by no mode; zoo pools by one of pooling_mode_mean_tokens, pooling_mode_cls_token (model.pooling"
+         "=mean or cls), or import with --pooling cls or mean"),
     ],
 )
 def test_a_sentence_pooling_zoo_has_not_is_refused_in_one_line(tmp_path, capsys, modes, told):
     sentence_transformers_folder(tmp_path / "hf", modes)
     tokenizer_json(tmp_path / "hf")
     refused(tmp_path, capsys, told)
+
+
+def test_pooling_cls_takes_berts_pooler_from_a_sentence_transformers_folder_and_exports_as_a_classifier(
+    tmp_path, capsys
+):
+    """--pooling cls: all-MiniLM-L6-v2 as AutoModelForSequenceClassification reads it, [CLS] through its pooler,
+    so that the fine-tuned model exports as one and transformers predicts as zoo."""
+    sentence_transformers_folder(tmp_path / "hf", {"pooling_mode_mean_tokens": True})
+    task, record, line = imported(tmp_path, capsys, "--pooling", "cls")
+    assert "(BertModel, pooling cls as --pooling says, with its pooler and a new classifier (2 labels)" in line, line
+    assert record["not_imported"] == ["1_Pooling (Pooling)", "2_Normalize (Normalize)"]
+    assert (task.hparams.pooling, task.hparams.pooler) == ("cls", "tanh")
+    ids, mask = helpers.encode(lines("sst2", 6, "sentence"), start=[1], end=[2])
+    with torch.no_grad():
+        assert (exported_logits(tmp_path, capsys, ids, mask) - task(ids, mask)).abs().max() <= 1e-5
+
+
+def test_pooling_mean_on_a_bert_folder_names_its_pooler_and_overrides_a_mode_zoo_has_not(tmp_path, capsys):
+    helpers.bert(tmp_path / "hf", head="pooler")
+    task, record, line = imported(tmp_path, capsys, "--pooling", "mean")
+    assert "(BertModel, pooling mean as --pooling says, with a new classifier (2 labels)" in line, line
+    assert record["not_imported"] == ["pooler.dense.bias", "pooler.dense.weight"]
+    assert (task.hparams.pooling, task.hparams.pooler) == ("mean", "none")
+    sentence_transformers_folder(tmp_path / "st", {"pooling_mode_max_tokens": True})
+    tokenizer_json(tmp_path / "st")
+    assert import_main([str(tmp_path / "st"), "--out", str(tmp_path / "st-run"), "--pooling", "mean"]) == 0
+    assert "not imported: pooler.dense.bias, pooler.dense.weight, 1_Pooling (Pooling), 2_Normalize" in (
+        capsys.readouterr().out
+    )
+
+
+def test_pooling_for_a_model_that_is_no_encoder_is_refused_in_one_line(tmp_path, capsys):
+    helpers.gpt2(tmp_path / "hf")
+    tokenizer_json(tmp_path / "hf")
+    refused(tmp_path, capsys, "--pooling=mean is for an encoder's classifier, but ", "--pooling", "mean")

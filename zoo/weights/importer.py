@@ -27,6 +27,9 @@ TASKS = {  # backbone -> the task, its data module, and the name its data module
 }
 
 
+POOLINGS = ("cls", "mean")
+
+
 def arguments():
     p = OneLineParser(prog="python -m zoo import", description="Import a Hugging Face model as a zoo run folder.")
     p.add_argument("source", metavar="SOURCE", help="a Hugging Face model folder, or a hub id (online)")
@@ -35,6 +38,13 @@ def arguments():
         "--num_classes",
         type=int,
         help="labels of an encoder's classifier (default: its classifier's in the folder, else 2)",
+    )
+    p.add_argument(
+        "--pooling",
+        choices=POOLINGS,
+        help="an encoder's pooling: cls ([CLS] through BERT's pooler where the folder has one; exports as "
+        "BertForSequenceClassification) or mean (of the token states); default: a sentence-transformers folder's "
+        "modules.json's, else cls",
     )
     return p
 
@@ -136,31 +146,33 @@ def run(argv: list[str]) -> None:
         raise InferenceError(f"--num_classes={args.num_classes} is not valid; it must be at least 2")
     out = check_out(args.out)
     try:
-        written = import_to(args.source, out, args.num_classes)
+        written = import_to(args.source, out, args.num_classes, args.pooling)
     except WeightsError as error:
         raise InferenceError(str(error)) from None
     print(f"imported {args.source} ({written}) into {out}: config.yaml, checkpoints/imported.ckpt")
 
 
-def import_to(source: str, out: Path, num_classes: int | None) -> str:
-    """Write the run folder ``out`` of ``source``; what was imported, in words, back."""
+def import_to(source: str, out: Path, num_classes: int | None, pooling: str | None = None) -> str:
+    """Write the run folder ``out`` of ``source`` (an encoder pooled by ``pooling``, ``None``: as the folder
+    says); what was imported, in words, back."""
     from zoo.weights.convert import family_of, head_tensors, import_backbone, knobs_of
     from zoo.weights.folder import local_folder, read_config, read_weights
 
     folder = local_folder(source)
     hf_config = read_config(folder)
     family = family_of(hf_config)
-    if num_classes is not None and family.backbone != "encoder_only":
-        raise WeightsError(
-            f"--num_classes={num_classes} is for an encoder's classifier, but {source!r} is a "
-            f"{family.architecture}, which becomes a {TASKS[family.backbone][0].rpartition('.')[2]}; leave it out"
-        )
+    for option, value in (("num_classes", num_classes), ("pooling", pooling)):
+        if value is not None and family.backbone != "encoder_only":
+            raise WeightsError(
+                f"--{option}={value} is for an encoder's classifier, but {source!r} is a {family.architecture}, "
+                f"which becomes a {TASKS[family.backbone][0].rpartition('.')[2]}; leave it out"
+            )
     knobs = knobs_of(family, hf_config)
     vocabulary, tokenizers, own_tokenizer, note = tokenizers_of(folder, knobs, family.backbone)
     weights = read_weights(folder)
     network, knobs, family = import_backbone(hf_config, weights)
     heads = head_tensors(weights, family, knobs)
-    head_knobs, pooled = family.head_knobs(heads, num_classes), pooling_of(folder, family.backbone)
+    head_knobs, pooled = family.head_knobs(heads, num_classes), pooling_of(folder, family.backbone, pooling)
     task = task_of(knobs, vocabulary, family.backbone, head_knobs | (pooled or ({}, []))[0])
     task.network.load_state_dict(zoo_state(network.state_dict(), vocabulary, task.hparams.output_bias))
     left = take_heads(task, family, heads)
@@ -172,17 +184,22 @@ def import_to(source: str, out: Path, num_classes: int | None) -> str:
     record |= own_tokenizer
     record["special_ids"] = {role: knobs.get(role) for role in ("pad_id", "bos_id", "eos_id")}
     write_run(out, task, family.backbone, tokenizers, record)
-    pooling = "" if pooled is None else f", pooling {task.hparams.pooling} as its modules.json says"
+    said = "as --pooling says" if pooling else "as its modules.json says"
+    pooling = "" if pooled is None else f", pooling {task.hparams.pooling} {said}"
     heads_line = f"{pooling}{heads_taken(task, heads, left)}"
     return f"{family.architecture}{heads_line}; framing {framing}{note}{left_out_line(left)}"
 
 
-def pooling_of(folder: Path, backbone: str) -> tuple[dict, list[str]] | None:
-    """An encoder's pooling as its sentence-transformers ``modules.json`` says (:mod:`zoo.weights.sentence_
-    transformers`), or ``None``."""
+def pooling_of(folder: Path, backbone: str, asked: str | None) -> tuple[dict, list[str]] | None:
+    """An encoder's pooling knobs, ``asked`` (``cls``: the family's, through BERT's pooler where the folder has
+    one; ``mean``: no pooler) or as its sentence-transformers ``modules.json`` says (:mod:`zoo.weights.sentence_
+    transformers`), with the folder's modules after its pooling; ``None`` for the family's own pooling."""
     from zoo.weights.sentence_transformers import sentence_pooling
 
-    return sentence_pooling(folder) if backbone == "encoder_only" else None
+    found = sentence_pooling(folder, asked) if backbone == "encoder_only" else None
+    if asked is None or found is not None:
+        return found
+    return {"pooling": "mean", "pooler": "none"} if asked == "mean" else {}, []
 
 
 def framing_of(tokenizer_json: str) -> str:

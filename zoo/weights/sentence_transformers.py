@@ -16,14 +16,16 @@ POOLING_MODES = (*POOLINGS, "pooling_mode_max_tokens", "pooling_mode_mean_sqrt_l
                  "pooling_mode_weightedmean_tokens", "pooling_mode_lasttoken")  # fmt: skip
 
 
-def sentence_pooling(folder: Path) -> tuple[dict, list[str]] | None:
+def sentence_pooling(folder: Path, asked: str | None = None) -> tuple[dict, list[str]] | None:
     """The pooling knobs of a sentence-transformers ``folder`` (``{"pooling": "mean", "pooler": "none"}``) and
     its modules after the pooling (``2_Normalize (Normalize)``), or ``None`` for a folder without
-    ``modules.json``.
+    ``modules.json``. ``asked`` (``cls`` or ``mean``, the import's ``--pooling``) overrides the folder's mode:
+    ``cls`` gives no knobs (the family's, through BERT's pooler), and the folder's pooling module is named
+    among the modules not used where its mode is another.
 
     Raises:
         WeightsError: where ``modules.json`` or the pooling's ``config.json`` cannot be read, or the pooling is
-            not one mode zoo has.
+            not one mode zoo has and none was asked.
     """
     path = folder / "modules.json"
     if not path.exists():
@@ -36,13 +38,17 @@ def sentence_pooling(folder: Path) -> tuple[dict, list[str]] | None:
     config_path = folder / str(modules[at].get("path", "")) / "config.json"
     config = read_json(config_path)
     modes = [mode for mode in POOLING_MODES if config.get(mode)]
-    if len(modes) != 1 or modes[0] not in POOLINGS:
+    own = POOLINGS.get(modes[0]) if len(modes) == 1 else None
+    if own is None and asked is None:
         raise WeightsError(
             f"{str(config_path)!r} pools by {', '.join(modes) or 'no mode'}; zoo pools by one of "
-            f"{', '.join(POOLINGS)} (model.pooling={' or '.join(POOLINGS.values())})"
+            f"{', '.join(POOLINGS)} (model.pooling={' or '.join(POOLINGS.values())}), or import with --pooling "
+            "cls or mean"
         )
-    after = [f"{module.get('path') or module.get('name')} ({kinds[i]})" for i, module in enumerate(modules) if i > at]
-    return {"pooling": POOLINGS[modes[0]], "pooler": "none"}, after
+    named = [f"{module.get('path') or module.get('name')} ({kinds[i]})" for i, module in enumerate(modules)]
+    after = named[at + 1 :] if asked in (None, own) else named[at:]
+    knobs = {"pooling": asked or own, "pooler": "none"}
+    return ({} if asked == "cls" else knobs), after
 
 
 def read_json_list(path: Path) -> list[dict]:
