@@ -56,7 +56,13 @@ def data_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def zoo_cache(tmp_path_factory) -> Path:
-    """One tokenizer cache for the whole session, so each data set is tokenised once."""
+    """One tokenizer cache for the whole session, so each data set is tokenised once: under pytest-xdist one for
+    all its workers (the session's folder above each worker's; the cache writes each file whole, by a rename,
+    so workers never read a partial one)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = tmp_path_factory.getbasetemp().parent / "zoo-cache"
+        shared.mkdir(exist_ok=True)
+        return shared
     return tmp_path_factory.mktemp("zoo-cache")
 
 

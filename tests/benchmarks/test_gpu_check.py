@@ -12,8 +12,9 @@ from tests.conftest import REPO
 SCRIPT = REPO / "scripts" / "gpu-check"
 
 
-def gpu_check(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+def gpu_check(*args: str, timeout: float = 60, cache=None) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""}
+    env |= {"ZOO_CACHE": str(cache)} if cache else {}
     return subprocess.run([sys.executable, str(SCRIPT), *args], cwd=REPO, env=env, capture_output=True, text=True,
                           timeout=timeout)  # fmt: skip
 
@@ -39,10 +40,11 @@ def test_without_a_gpu_it_says_so_and_points_at_the_smoke():
 
 
 @pytest.mark.slow
-def test_smoke_runs_on_the_cpu_to_one_table_and_a_failed_check_exits_1(data_dir, tmp_path):
+def test_smoke_runs_on_the_cpu_to_one_table_and_a_failed_check_exits_1(data_dir, zoo_cache, tmp_path):
     """The parts that need no data and no trainings (the configs and the sweep run as ``zoo fit`` and ``zoo sweep``
     do in their own tests; ``scripts/gpu-check --smoke`` runs them too, in about 5 minutes on 2 cores)."""
-    result = gpu_check("--smoke", "--only", "tests", "throughput", "--out", str(tmp_path / "out"), timeout=300)
+    result = gpu_check("--smoke", "--only", "tests", "throughput", "--out", str(tmp_path / "out"), timeout=300,
+                       cache=zoo_cache)  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr[-3000:]
     table = result.stdout.splitlines()
     assert table[0] == "| check (cpu smoke) | setting | result | s | status |"
@@ -67,27 +69,21 @@ def smoke_rows(result: subprocess.CompletedProcess) -> dict[str, str]:
     return {line.split(" | ")[0].removeprefix("| "): line.rsplit(" | ", 1)[-1].rstrip(" |") for line in table[2:]}
 
 
+TRAINING_CHECKS = {
+    "configs": ["fit encoder_decoder/multi30k", "fit encoder_only/sst2", "fit decoder_only/tinyshakespeare"],
+    "sweep": ["zoo sweep --parallel 2"],  # its sweep is named by its budget: gpu-check-2steps
+    "parallel": ["zoo sweep --parallel 1", "zoo sweep --parallel 2"],
+}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("part", "checks"),
-    [
-        ("configs", ["fit encoder_decoder/multi30k", "fit encoder_only/sst2", "fit decoder_only/tinyshakespeare"]),
-        ("sweep", ["zoo sweep --parallel 2"]),  # its sweep is named by its budget: gpu-check-2steps
-        ("parallel", ["zoo sweep --parallel 1", "zoo sweep --parallel 2"]),
-    ],
-)
-def test_each_training_part_of_the_smoke_passes_on_the_cpu(data_dir, tmp_path, part, checks):
-    result = gpu_check("--smoke", "--only", part, "--data_dir", str(data_dir), "--out", str(tmp_path), timeout=900)
+def test_each_training_part_and_the_overhead_of_the_smoke_pass_on_the_cpu(data_dir, zoo_cache, tmp_path):
+    """The parts that train, in one smoke (one table, as a user runs them together), with the session's cache."""
+    result = gpu_check("--smoke", "--only", *TRAINING_CHECKS, "overhead", "--data_dir", str(data_dir),
+                       "--out", str(tmp_path), timeout=900, cache=zoo_cache)  # fmt: skip
     rows = smoke_rows(result)
+    checks = [check for part in TRAINING_CHECKS.values() for check in part]
     assert {check: rows.get(check) for check in checks} == dict.fromkeys(checks, "pass"), result.stdout
-
-
-@pytest.mark.slow
-def test_the_overhead_part_of_the_smoke_measures_every_config(data_dir, tmp_path):
-    result = gpu_check(
-        "--smoke", "--only", "overhead", "--data_dir", str(data_dir), "--out", str(tmp_path), timeout=900
-    )
-    rows = smoke_rows(result)
     names = ["encoder_decoder/multi30k", "encoder_only/sst2", "decoder_only/tinyshakespeare"]
     assert {name: rows.get(f"overhead {name}") for name in names} == dict.fromkeys(names, "info"), result.stdout
     assert " ms a step against " in result.stdout and "x (loader " in result.stdout
