@@ -11,9 +11,8 @@ import yaml
 
 from tests.cli.helpers import config_args
 from tests.conftest import REPO
-from zoo.cli.recorded_values import load_text
+from zoo.cli.recorded_values import PER_INVOCATION, load_text
 from zoo.cli.session import recorded_forms
-from zoo.cli.typed_values import PER_INVOCATION
 from zoo.runs.record import flatten
 from zoo.sweep.validate import cli_parser, parse
 
@@ -127,11 +126,11 @@ NOTATIONS = {
 def test_records_given_back_as_files_and_flags_parse_to_the_run(command, parser, tmp_path):
     namespace, records = recorded(parser, COMMANDS[command])
     expected = strict(namespace.as_dict())
-    # what one command did (run_name: the folder it wrote) is not read from a file (zoo.cli.typed_values)
-    from_file = {**expected, **{field: strict(None) for field in PER_INVOCATION if field in expected}}
+    # what one command did (run_name: the folder it wrote) is not recorded (zoo.cli.recorded_values)
+    expected = {**expected, **{field: strict(None) for field in PER_INVOCATION if field in expected}}
     for form, notations in NOTATIONS.items():
         given = ["fit", "--config", as_file(records[form], form, tmp_path)]
-        assert strict(parse(parser, given).as_dict()) == from_file, (form, "file")
+        assert strict(parse(parser, given).as_dict()) == expected, (form, "file")
         for notation in notations:
             given = ["fit", *as_flags(records[form], notation)]
             assert strict(parse(parser, given).as_dict()) == expected, (form, notation)

@@ -1,8 +1,8 @@
-"""What the user typed is what runs: a flag wins over a config file wherever the file stands on the command line
-(``--config``, ``-c``, several of them, a group's own file), and a config file never chooses what one command did
-(the checkpoint it started from or evaluated, the folder it wrote)."""
+"""What the user typed is what runs: the command line reads left to right, and a flag that a later config file
+(``--config``, ``-c``, several of them, a group's own file) would replace is refused in one line; a config file
+never chooses what one command did (the checkpoint it started from or evaluated, the folder it wrote), and a
+run's config.yaml no longer records it."""
 
-import json
 import shutil
 
 import pytest
@@ -26,102 +26,134 @@ def printed_config(args: list[str], capsys) -> dict:
     return yaml.safe_load(capsys.readouterr().out)
 
 
-@pytest.mark.parametrize(
-    "order",
-    [
-        [*TYPED, "--config", QUICKSTART, "--trainer.max_steps=2"],  # the issue's command
-        ["--config", QUICKSTART, *TYPED, "--trainer.max_steps=2"],
-        ["--trainer.max_steps=2", *TYPED, f"--config={QUICKSTART}"],
-        [TYPED[0], "-c", QUICKSTART, TYPED[1], "--trainer.max_steps=2"],
-    ],
-    ids=["flags-first", "config-first", "config-last-with-equals", "short-c-between"],
-)
-def test_a_flag_wins_over_the_config_file_wherever_it_stands(order, cli_env, capsys):
-    """jsonargparse applied the command line in order: the config after the flags trained seed 1, d_model 64."""
-    printed = printed_config(["fit", *order], capsys)
+def refused(args: list[str], capsys) -> str:
+    """The one line a refused command says (exit status 2)."""
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as done:
+        main(args)
+    assert done.value.code == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    return line
+
+
+def test_flags_after_the_config_file_win(cli_env, capsys):
+    printed = printed_config(["fit", "--config", QUICKSTART, *TYPED, "--trainer.max_steps=2"], capsys)
     assert (printed["seed_everything"], printed["model"]["init_args"]["d_model"]) == (7, 32)
     assert printed["trainer"]["max_steps"] == 2
 
 
-def test_config_files_apply_in_their_order_and_flags_after_all_of_them(cli_env, capsys, tmp_path):
+@pytest.mark.parametrize(
+    ("order", "flag", "file", "field"),
+    [
+        ([*TYPED, "--config", QUICKSTART], TYPED[0], f"--config {QUICKSTART}", "seed_everything"),  # the issue's
+        (["--trainer.max_steps=2", TYPED[1], f"--config={QUICKSTART}"], "--trainer.max_steps=2",
+         f"--config={QUICKSTART}", "trainer.max_steps"),
+        (["--config", QUICKSTART, TYPED[1], "-c", QUICKSTART], TYPED[1], f"-c {QUICKSTART}", "model.d_model"),
+    ],  # fmt: skip
+    ids=["flags-first", "config-last-with-equals", "short-c-after"],
+)
+def test_a_flag_that_a_later_config_file_would_replace_is_refused_in_one_line(order, flag, file, field, cli_env,
+                                                                               capsys):  # fmt: skip
+    """jsonargparse reads a command line left to right: the config after the flags trained seed 1, d_model 64."""
+    assert refused(["fit", *order, "--trainer.max_steps=2"], capsys) == (
+        f"zoo: error: {flag} stands before {file}, which sets {field} and would replace it; put it after (a "
+        f"command line is read left to right)"
+    )
+    assert not (cli_env / "runs").exists()
+
+
+def test_a_group_file_replaces_what_its_group_was_given_before_it(cli_env, capsys, tmp_path):
+    trainer = tmp_path / "trainer.yaml"
+    trainer.write_text(yaml.safe_dump({"max_steps": 9, "max_time": {"minutes": 1}}))
+    line = refused(["fit", "--config", QUICKSTART, "--trainer.max_time=00:00:02:00", "--trainer", str(trainer)], capsys)
+    assert line.startswith(f"zoo: error: --trainer.max_time=00:00:02:00 stands before --trainer {trainer}, which sets ")
+    assert "trainer.max_time.minutes and would replace it" in line
+
+
+def test_config_files_apply_in_their_order_and_a_flag_before_a_file_that_leaves_it_stands(cli_env, capsys, tmp_path):
     later = tmp_path / "later.yaml"
     later.write_text(yaml.safe_dump({"seed_everything": 3, "model": {"init_args": {"d_model": 48, "n_heads": 2}}}))
     model = tmp_path / "model.yaml"
     model.write_text(yaml.safe_dump({"class_path": "zoo.tasks.TranslationTask", "init_args": {"d_ff": 96}}))
     trainer = tmp_path / "trainer.yaml"
-    trainer.write_text(yaml.safe_dump({"max_steps": 9, "val_check_interval": 3}))
-    args = ["fit", *TYPED, "--trainer.max_steps=2", "--config", QUICKSTART, "--config", str(later)]
-    printed = printed_config([*args, "--model.d_ff=64", "--model", str(model), "--trainer", str(trainer)], capsys)
+    trainer.write_text(yaml.safe_dump({"val_check_interval": 3}))
+    args = ["fit", "--config", QUICKSTART, "--model.d_model=32", "--trainer.max_steps=2", "--config", str(later)]
+    with pytest.raises(SystemExit):  # later.yaml sets d_model
+        main(args)
+    args = ["fit", "--config", QUICKSTART, "--trainer.max_steps=2", "--config", str(later), *TYPED]
+    printed = printed_config([*args, "--model", str(model), "--model.d_ff=64", "--trainer", str(trainer)], capsys)
     init_args = printed["model"]["init_args"]
     assert (printed["seed_everything"], init_args["d_model"], init_args["d_ff"]) == (7, 32, 64)  # typed
     assert init_args["n_heads"] == 2 and printed["trainer"]["val_check_interval"] == 3  # the later file's
     assert printed["trainer"]["max_steps"] == 2 and init_args["pe"] == "sinusoidal"  # typed; the first file's
 
 
-def test_the_issues_command_trains_the_typed_seed_and_width(cli_env):
-    main(["fit", *TYPED, "--config", QUICKSTART, "--trainer.max_steps=2", "--trainer.val_check_interval=2",
-          "--trainer.limit_val_batches=1", "--trainer.enable_progress_bar=false"])  # fmt: skip
-    (run_dir,) = (cli_env / "runs").iterdir()
-    config = json.loads((run_dir / "config.json").read_text())
-    assert (config["seed_everything"], config["model.d_model"]) == (7, 32)
-    assert "-s7-" in run_dir.name
-
-
-def test_a_restarted_agent_trial_whose_command_puts_args_before_the_config_keeps_its_parameters(cli_env, capsys):
+def test_a_restarted_agent_trial_whose_command_puts_args_before_the_config_is_refused(cli_env, capsys):
     """A sweep's ``command: [..., fit, ${args}, --config, X]`` restarted by ``wandb agent`` (the whole logged config
     as flags): the config file replaced every logged value (tinyshakespeare.yaml has pe learned)."""
-    printed = printed_config(["fit", *agent_arguments("args", restart=True), "--config", SHAKESPEARE], capsys)
-    assert (printed["model"]["init_args"]["pe"], printed["seed_everything"]) == ("rope", 1)
+    line = refused(["fit", *agent_arguments("args", restart=True), "--config", SHAKESPEARE], capsys)
+    assert f"stands before --config {SHAKESPEARE}, which sets " in line and "put it after" in line
 
 
 def last_validation(run_dir) -> float:
     return [line["val_loss"] for line in read_run(run_dir)["metrics"] if "val_loss" in line][-1]
 
 
+def recorded_before(run_dir, **fields) -> str:
+    """A copy of ``run_dir``'s config.yaml as runs recorded it before what one command did was left out
+    (``ckpt_path``, ``run_name``)."""
+    written = yaml.safe_load((run_dir / "config.yaml").read_text())
+    assert not set(written) & {"ckpt_path", "run_name", "weights_only"}
+    old = run_dir / "config-before.yaml"
+    old.write_text(yaml.safe_dump({**written, **fields}, sort_keys=False))
+    return str(old)
+
+
 def test_a_recorded_config_never_chooses_the_checkpoint(data_dir, cli_env, capsys):
-    """After a resume, runs/<a>/config.yaml records ckpt_path: .../last.ckpt; `validate --ckpt_path <b's>
+    """After a resume, runs/<a>/config.yaml recorded ckpt_path: .../last.ckpt; `validate --ckpt_path <b's>
     --config runs/<a>/config.yaml` validated a's checkpoint and wrote the number into a's folder."""
     args = [*shakespeare_args(data_dir), "--trainer.max_steps=3"]
     main(args)
-    main([*shakespeare_args(data_dir), "--trainer.max_steps=6", "--ckpt_path=last"])  # a resumed: records it
+    main([*shakespeare_args(data_dir), "--trainer.max_steps=6", "--ckpt_path=last"])  # a resumed run
     (resumed,) = (cli_env / "runs").iterdir()
-    recorded = yaml.safe_load((resumed / "config.yaml").read_text())["ckpt_path"]
-    assert recorded == f"runs/{resumed.name}/checkpoints/last.ckpt"
+    recorded = f"runs/{resumed.name}/checkpoints/last.ckpt"
+    config = recorded_before(resumed, ckpt_path=recorded)
     main([*args, "--seed_everything=2"])
     (other,) = [folder for folder in (cli_env / "runs").iterdir() if folder != resumed]
     before = (resumed / "metrics.jsonl").read_text()
     main(["validate", "--ckpt_path", str(other / "checkpoints" / "last.ckpt")])  # its own config
     alone = last_validation(other)
     capsys.readouterr()
-    main(["validate", "--ckpt_path", str(other / "checkpoints" / "last.ckpt"), f"--config={resumed / 'config.yaml'}"])
+    main(["validate", f"--config={config}", "--ckpt_path", str(other / "checkpoints" / "last.ckpt")])
+    assert last_validation(other) == alone and (resumed / "metrics.jsonl").read_text() == before
+    main(["validate", "--ckpt_path", str(other / "checkpoints" / "last.ckpt"), f"--config={config}"])  # not set
     assert last_validation(other) == alone and (resumed / "metrics.jsonl").read_text() == before
 
     with pytest.raises(SystemExit) as refused:  # no checkpoint named: none is chosen for the user
-        main(["validate", "--config", str(resumed / "config.yaml")])
+        main(["validate", "--config", config])
     assert refused.value.code == 2
     said, error = capsys.readouterr().err.strip().splitlines()
     assert said == (
-        f"zoo: {resumed / 'config.yaml'} sets ckpt_path={recorded!r}, the "
-        f"checkpoint one command started from or evaluated, which a config file does not choose: left out (name "
-        f"it with --ckpt_path)"
+        f"zoo: {config} sets ckpt_path={recorded!r}, the checkpoint one command started from or evaluated, which "
+        f"a config file does not choose: left out (name it with --ckpt_path)"
     )
     assert error.startswith("zoo: error: validate needs a trained model: pass --ckpt_path")
     assert (resumed / "metrics.jsonl").read_text() == before
 
 
 def test_a_run_made_from_a_recorded_config_is_a_new_run_under_its_own_name(data_dir, cli_env, capsys):
-    """A sweep trial's config.yaml records its run_name, a resumed run's its ckpt_path: `fit --config` of it
+    """A sweep trial's config.yaml recorded its run_name, a resumed run's its ckpt_path: `fit --config` of it
     continued the old run (a changed flag was refused), or took the trial's name with `-2`."""
     main([*shakespeare_args(data_dir), "--trainer.max_steps=3", "--run_name=trial-a"])
     main([*shakespeare_args(data_dir), "--trainer.max_steps=4", "--run_name=trial-a", "--ckpt_path=last"])
     trial = cli_env / "runs" / "trial-a"
-    recorded = yaml.safe_load((trial / "config.yaml").read_text())
-    assert recorded["run_name"] == "trial-a" and recorded["ckpt_path"].endswith("last.ckpt")
-    shutil.copy(trial / "config.yaml", cli_env / "trial-a.yaml")  # a copy, out of the run folder
+    old = recorded_before(trial, ckpt_path=str(trial / "checkpoints" / "last.ckpt"), run_name="trial-a")
+    shutil.copy(old, cli_env / "trial-a.yaml")  # a copy, out of the run folder
     main(["fit", "--config", str(cli_env / "trial-a.yaml"), "--model.lr=0.002", "--trainer.max_steps=2"])
     (new,) = [folder for folder in (cli_env / "runs").iterdir() if folder.name != "trial-a"]
     assert not new.name.startswith("trial-a") and read_run(new)["config"]["model.lr"] == 0.002
     assert [line["step"] for line in read_run(new)["metrics"] if "train_loss" in line] == [0, 1]
+    assert "run_name" not in read_run(new)["config"]
     err = capsys.readouterr().err
     assert "sets run_name='trial-a', the run folder one command wrote, which a config file does not choose" in err
 

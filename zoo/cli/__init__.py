@@ -11,6 +11,7 @@ on LightningCLI. ``sweep``, ``compare`` and the inference commands sit above it 
 - ``command_line``: the commands and what each does, read before anything heavy is imported, and the
   did-you-mean of every parser
 - ``parser``, ``value_errors``: fit's parser and its one-line errors for bad flags and values
+- ``library_messages``: the wordings of jsonargparse's and argparse's messages those errors read, pinned by a test
 - ``config_files``: the files a run command names, and a command given no model and data, checked before the CLI
   is imported
 - ``unknown_fields``: a mistyped field told before Lightning loads, from an index in the cache, which
@@ -19,9 +20,9 @@ on LightningCLI. ``sweep``, ``compare`` and the inference commands sit above it 
 - ``empty_values``: an empty folder, file or name (``--runs_dir=``) refused, not read as the default or ``.``
 - ``knobs``: every task's model knobs for ``--help`` and the typo suggestions
 - ``adjusted_knobs``: knobs a run cannot honour as given, said and recorded as used
-- ``recorded_values``: a run's recorded values read back as it wrote them (config files, flags)
-- ``typed_values``: flags win over config files whatever their order; a config file never sets what one command
-  did (``ckpt_path``, ``run_name``)
+- ``recorded_values``: a run's recorded values read back as it wrote them (config files, flags); a config file
+  never sets what one command did (``ckpt_path``, ``run_name``)
+- ``typed_values``: a flag that a later config file would replace is refused (the command line reads left to right)
 - ``lightning_errors``: one line for what Lightning raises on a bad trainer setting
 - ``yaml_files``, ``errors``, ``sigterm``, ``int_or_float``: YAML reading, error printing, SIGTERM before
   training, and ``--trainer.limit_val_batches=1`` read as an int whatever was imported first

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import re
 import sys
+
+from zoo.cli import library_messages as library
 
 MAX_SEED = 2**32 - 1  # numpy's, which Lightning's seed_everything seeds: fit's seed, generate's --seed
 TRAINING = {  # LightningCLI's subcommands (zoo.cli.lightning_cli.ZooCLI), which share one parser
@@ -154,14 +155,12 @@ def did_you_mean(name: str, options: list[str], before: str = " ", cutoff: float
     return f"{before}did you mean {', '.join(prefix + option for option in near)}?" if near else ""
 
 
-_UNRECOGNIZED = re.compile(r"^unrecognized arguments: (.*)$")
-_INVALID_CHOICE = re.compile(r"^argument (\S+): invalid choice: '?(.*?)'? \(choose from")
 
 
 def unrecognized(message: str, options: list[str], command: str) -> str:
     """argparse's ``unrecognized arguments: --paralel 2`` as ``--paralel is not an option of <command>; did you
     mean --parallel?`` (the first unknown option, and the nearest of ``options``); other messages unchanged."""
-    match = _UNRECOGNIZED.match(message.strip())
+    match = library.UNRECOGNIZED.match(message.strip())
     if match is None:
         return message
     words = match.group(1).split()
@@ -175,7 +174,7 @@ def unrecognized(message: str, options: list[str], command: str) -> str:
 def nearest_choice(message: str, actions: list[argparse.Action]) -> str:
     """argparse's ``argument action: invalid choice: 'lst' (choose from ...)`` with ``; did you mean list?``
     after it (the nearest choices of the argument it names, among ``actions``); other messages unchanged."""
-    match = _INVALID_CHOICE.match(message.strip())
+    match = library.INVALID_CHOICE.match(message.strip())
     if match is None:
         return message
     name, value = match.groups()

@@ -4,7 +4,6 @@ and what would be valid (``model.dropout='abc' is not valid; it must be a number
 from __future__ import annotations
 
 import os
-import re
 import sys
 import traceback
 
@@ -13,11 +12,12 @@ from jsonargparse._actions import _ActionConfigLoad
 from jsonargparse._typehints import ActionTypeHint
 from lightning.pytorch.cli import LightningArgumentParser
 
+from zoo.cli import library_messages as library
 from zoo.cli.command_line import COMMAND_LINE, TRAINING, flag_values
 from zoo.cli.config_files import missing_model_and_data
 from zoo.cli.knobs import TASKS, accepted_fields, data_modules, field_names, field_owners
-from zoo.cli.recorded_values import given_back
-from zoo.cli.typed_values import CONFIG_FLAGS, typed_last
+from zoo.cli.recorded_values import given_back, unchosen_lines
+from zoo.cli.typed_values import CONFIG_FLAGS, replaced_flag
 from zoo.cli.unknown_fields import unknown_field_message, unknown_key_message
 from zoo.cli.value_errors import (
     _bad_choice,
@@ -44,17 +44,21 @@ class ZooArgumentParser(LightningArgumentParser):
         return text if not epilog else f"{text}\n{epilog}\n"
 
     def parse_args(self, args=None, namespace=None, **kwargs):
-        """Parse a command line with its config files before its flags, whatever the order typed
-        (:func:`zoo.cli.typed_values.typed_last`), which may hold a run's record as flags
+        """Parse a command line left to right, refusing a flag that a config file after it would replace
+        (:func:`zoo.cli.typed_values.replaced_flag`); it may hold a run's record as flags
         (:func:`zoo.cli.recorded_values.given_back`: a ``wandb agent`` restarting a trial passes its logged config)."""
         action = getattr(self, "_subcommands_action", None)
-        if action is not None:  # the top parser: the whole command line
-            args = sys.argv[1:] if args is None else list(args)
-            args, lines = typed_last(args, tuple(action._name_parser_map), self._reads_files(args))
-            args, facts = given_back(args)
-            if facts:
-                lines.append(f"zoo: left out {', '.join(facts)}: where the run ran, recorded, not a setting")
-            sys.stderr.write("".join(f"{line}\n" for line in lines))
+        if action is None:
+            return super().parse_args(args, namespace, **kwargs)
+        args = sys.argv[1:] if args is None else list(args)  # the top parser: the whole command line
+        unchosen_lines([])  # forget what earlier parses left out
+        refusal = replaced_flag(args, tuple(action._name_parser_map), self._reads_files(args))  # reads the files
+        if refusal:
+            sys.stderr.write(f"zoo: error: {refusal}\n")
+            self.exit(2)
+        args, facts = given_back(args)
+        lines = [f"zoo: left out {', '.join(facts)}: where the run ran, recorded, not a setting"] * bool(facts)
+        sys.stderr.write("".join(f"{line}\n" for line in [*unchosen_lines(args), *lines]))
         return super().parse_args(args, namespace, **kwargs)
 
     def _reads_files(self, args: list[str]):
@@ -114,33 +118,28 @@ def _causes(ex: BaseException | None) -> list[str]:
     return found
 
 
-_MISSING = re.compile(r"the following arguments are required: (\w+)\.(?:data|model)\b")
-
 
 def _missing_model_or_data(message: str) -> str | None:
     """A command with no ``--config`` (nor ``--model`` and ``--data``): which configs there are to pass, and for
     ``validate``, ``test`` and ``predict`` that a checkpoint alone will do (its run's ``config.yaml`` is read:
     :func:`zoo.cli.evaluation_args.with_run_config`)."""
-    match = _MISSING.search(message)
+    match = library.MISSING_REQUIRED.search(message)
     if match is None:
         return None
     return missing_model_and_data(match.group(1))
 
 
-_UNKNOWN_OPTION = re.compile(r"^Option '(\w+)' is not accepted")
-
 
 def _configured_class(group: str) -> type | None:
     """The task (``group="model"``) or data module (``"data"``) that this command line configures: the
-    ``class_path`` of the last ``--config`` file that sets one, or a ``--model CLASS`` / ``--data CLASS`` wherever
-    it stands (flags are read after the files: :func:`zoo.cli.typed_values.typed_last`); ``None`` where that is
-    not a class of the zoo's."""
+    last ``class_path`` that a ``--config`` file or a ``--model CLASS`` / ``--data CLASS`` sets, read left to
+    right; ``None`` where that is not a class of the zoo's."""
     from zoo.cli.yaml_files import load_yaml
 
     path = None
     pairs = [(flag.partition("=")[0], flag.partition("=")[2] if "=" in flag else value)
              for flag, value in zip(COMMAND_LINE, [*COMMAND_LINE[1:], ""], strict=False)]  # fmt: skip
-    for flag, value in sorted(pairs, key=lambda pair: pair[0] not in CONFIG_FLAGS):  # files first, each in order
+    for flag, value in pairs:
         if flag in CONFIG_FLAGS:
             try:
                 section = (load_yaml(value) or {}).get(group)
@@ -172,7 +171,7 @@ def _config_sections(group: str) -> list[dict]:
 def _misplaced_fields(message: str) -> str | None:
     """The line for a config's ``model`` or ``data`` whose fields sit beside ``class_path`` instead of under
     ``init_args``, or that has fields but no ``class_path``; ``None`` for any other ``message``."""
-    match = _UNKNOWN_OPTION.search(message.strip())
+    match = library.UNKNOWN_OPTION.search(message.strip())
     if match is None:
         return None
     name = match.group(1)
@@ -209,14 +208,12 @@ def _config_groups_with(name: str) -> list[str]:
     ]
 
 
-_SUBCOMMAND_OPTION = re.compile(r"(?:Subcommand '\w+' does not accept option '|^unrecognized arguments: --)([\w.]+)")
-
 
 def _unaccepted_option(message: str, options: list[str]) -> str | None:
     """jsonargparse's message for an unknown key outside ``model`` and ``data`` (``trainer.max_step`` in a
     config file, ``--trainer.max_step=3`` on the command line), in one line with the nearest of ``options``
     (the parser's fields: ``trainer.max_steps``, ``seed_everything``)."""
-    match = _SUBCOMMAND_OPTION.search(message.strip())
+    match = library.SUBCOMMAND_OPTION.search(message.strip())
     if match is None or match.group(1).startswith(("model.", "data.")):
         return None
     return unknown_key_message(match.group(1), options, {group: field_names(group) for group in ("model", "data")})
@@ -224,7 +221,7 @@ def _unaccepted_option(message: str, options: list[str]) -> str | None:
 
 def _unknown_option(message: str) -> str | None:
     """jsonargparse's message for an unknown model or data field, with the group and the nearest valid names."""
-    match = _UNKNOWN_OPTION.search(message.strip())
+    match = library.UNKNOWN_OPTION.search(message.strip())
     if match is None:
         return None
     name = match.group(1)

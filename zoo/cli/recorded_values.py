@@ -25,13 +25,21 @@ RUN_FACTS = (f"{RUN_PREFIX}.",)
 WANDB_KEYS = ("_wandb", "wandb_version")
 # groups whose fields a flat record lists beside the class_path (zoo.runs.record.flatten drops init_args)
 CLASS_GROUPS = ("model", "data")
+# the fields that name what one command did, not what the model is (why each is not read from a config file)
+PER_INVOCATION = {
+    "ckpt_path": "the checkpoint one command started from or evaluated",
+    "weights_only": "how one command loaded its checkpoint",
+    "run_name": "the run folder one command wrote",
+}
+_LEFT_OUT: dict[tuple[str, str], Any] = {}  # (file, field) -> value: what load_text left out of config files
 
 
 def load_text(text: str, path: str | None = None) -> Any:
     """A value or a config file of the CLI: a one-line value that is a Python literal as Python reads it (a
     tuple ``(0.9, 0.98)`` as the list ``[0.9, 0.98]``, ``None``, ``True``, ``[None, 1]``, ``{'a': None}``),
     anything else as YAML; a config file (``path``) that is a run's flat record as the nested config it
-    stands for (:func:`nested_record`).
+    stands for (:func:`nested_record`), without the :data:`PER_INVOCATION` fields (a run's ``config.yaml``
+    recorded them before they were left out; :func:`unchosen_lines` says so).
 
     Raises:
         yaml.YAMLError: the text is neither a Python literal nor YAML.
@@ -39,7 +47,28 @@ def load_text(text: str, path: str | None = None) -> Any:
     value = _python_literal(text) if "\n" not in text.strip() else _NOT_LITERAL
     if value is _NOT_LITERAL:
         value = get_loader("yaml")(text)  # jsonargparse's own YAML: YAML 1.2's floats (1e-3)
-    return nested_record(value) if path is not None and _is_flat_record(value) else value
+    if path is None:
+        return value
+    value = nested_record(value) if _is_flat_record(value) else value
+    for field in PER_INVOCATION if isinstance(value, dict) else ():
+        if value.get(field) is not None:
+            _LEFT_OUT[(str(path), field)] = value[field]
+        value.pop(field, None)
+    return value
+
+
+def unchosen_lines(args: list[str]) -> list[str]:
+    """The lines for the :data:`PER_INVOCATION` fields :func:`load_text` left out of config files since the last
+    call, but those a flag of ``args`` names; forgets them."""
+    typed = {arg[2:].partition("=")[0] for arg in args if arg.startswith("--")}
+    lines = [
+        f"zoo: {path} sets {field}={value!r}, {PER_INVOCATION[field]}, which a config file does not choose: left "
+        f"out (name it with --{field})"
+        for (path, field), value in _LEFT_OUT.items()
+        if field not in typed
+    ]
+    _LEFT_OUT.clear()
+    return list(dict.fromkeys(lines))
 
 
 _NOT_LITERAL = object()

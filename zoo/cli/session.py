@@ -18,6 +18,7 @@ from lightning.pytorch import LightningModule, Trainer
 from lightning.pytorch.loggers import WandbLogger
 from lightning.pytorch.utilities import rank_zero_info
 
+from zoo.cli.recorded_values import PER_INVOCATION
 from zoo.data.cache import atomic_write_text
 from zoo.runs.checkpoint_file import load_checkpoint
 from zoo.runs.devices import RUN_PREFIX, moved_devices
@@ -242,15 +243,19 @@ def recorded_forms(parser: ArgumentParser, config: Namespace) -> tuple[str, dict
     """What ``fit`` records of its resolved ``config``: the text of ``config.yaml`` (``parser``'s YAML of every
     field, the linked ones included) and the flat fields that ``config.json`` and W&B's config hold
     (:func:`flat_config`; W&B's also holds ``run.*``, :meth:`RunSession.record_config`). Both read back through
-    the CLI as a config file or as flags (:mod:`zoo.cli.recorded_values`)."""
-    return parser.dump(config, skip_link_targets=False, skip_unset=False), flat_config(config)
+    the CLI as a config file or as flags (:mod:`zoo.cli.recorded_values`); neither holds what one command did
+    (:data:`zoo.cli.recorded_values.PER_INVOCATION`: the checkpoint it started from, its run name)."""
+    kept = config.clone()
+    for key in PER_INVOCATION:
+        kept.pop(key, None)
+    return parser.dump(kept, skip_link_targets=False, skip_unset=False), flat_config(config)
 
 
 def flat_config(config: Namespace) -> dict:
     """The resolved configuration of a subcommand as flat ``{"model.lr": ...}`` fields, without the CLI's own
-    bookkeeping (``config``, ``ckpt_path``)."""
+    bookkeeping (``config``) and what one command did (:data:`zoo.cli.recorded_values.PER_INVOCATION`)."""
     plain = config.clone().as_dict()
-    for key in ("config", "ckpt_path"):
+    for key in ("config", *PER_INVOCATION):
         plain.pop(key, None)
     return flatten(plain)
 

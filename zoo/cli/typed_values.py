@@ -1,18 +1,14 @@
-"""What the user typed is what runs: flags win over config files whatever their order, and a config file never
-chooses what one command did.
+"""What the user typed is what runs: the command line is read left to right, as jsonargparse documents, and a
+flag that a later config file would replace is refused in one line, not reordered; a config file never chooses
+what one command did.
 
-jsonargparse applies a command line in order, where a config file after a flag would replace it silently.
-:func:`typed_last` puts the config files first, in their own order (a later file over an earlier one), and the
-flags after them, in theirs: ``fit --model.d_model=32 --config configs/quickstart.yaml`` trains d_model 32, and a
-sweep's ``command`` that puts ``${args}`` before ``--config`` trains each trial's values. A file is a ``--config``
-(or ``-c``), or a file given to a group (``--model m.yaml``, ``--data d.yaml``, ``--trainer t.yaml``).
-``--print_config`` shows the result.
+``fit --model.d_model=32 --config c.yaml`` where ``c.yaml`` sets ``model.d_model`` would train the file's width:
+:func:`replaced_flag` says to put the flag after the file. A file is a ``--config`` (or ``-c``), or a file given
+to a group (``--model m.yaml``, ``--data d.yaml``, ``--trainer t.yaml``).
 
-A run's ``config.yaml`` records what its command was given, ``ckpt_path`` included (a resumed run's
-``last.ckpt``), and a sweep trial's its ``run_name``: read back, such a value would choose the checkpoint an
-evaluation loads, or the folder a new run takes, without the user naming it. The :data:`PER_INVOCATION` fields
-are therefore taken from flags only: where a config file sets one, it is reset after the files, and a line
-says so unless a flag names it.
+What one command did (``ckpt_path``, ``run_name``, ``weights_only``) a config file never chooses: a run's
+``config.yaml`` does not record it, and the CLI's reader leaves it out of an older one
+(:data:`zoo.cli.recorded_values.PER_INVOCATION`).
 
 Imports nothing but the standard library and the zoo's readers of config files.
 """
@@ -25,12 +21,6 @@ from pathlib import Path
 from zoo.cli.recorded_values import load_text
 
 CONFIG_FLAGS = ("--config", "-c")
-# the fields that name what one command did, not what the model is (why each is not read from a config file)
-PER_INVOCATION = {
-    "ckpt_path": "the checkpoint one command started from or evaluated",
-    "weights_only": "how one command loaded its checkpoint",
-    "run_name": "the run folder one command wrote",
-}
 
 
 def _units(args: list[str]) -> list[list[str]]:
@@ -52,59 +42,60 @@ def _option(unit: list[str]) -> tuple[str, str | None]:
     return name, inline if equals else (unit[1] if len(unit) > 1 else None)
 
 
-def _is_file_config(unit: list[str], reads_files: Callable[[str], bool]) -> bool:
+def _file_fields(unit: list[str], reads_files: Callable[[str], bool]) -> list[str] | None:
+    """The dotted fields a config file sets (``model.d_model``; ``init_args`` left out), its file read as the CLI
+    reads it; ``None`` where ``unit`` gives no file."""
     name, value = _option(unit)
-    if name in CONFIG_FLAGS:
-        return True
-    return value is not None and "." not in name and reads_files(name) and Path(value).is_file()
-
-
-def _file_fields(unit: list[str]) -> dict:
-    """The top-level fields that a ``--config`` unit sets (its file read as the CLI reads it), or ``{}``."""
-    name, value = _option(unit)
-    if name not in CONFIG_FLAGS or not value:
-        return {}
+    group = "" if name in CONFIG_FLAGS else name.removeprefix("--")
+    if value is None or (group and ("." in group or not reads_files(name) or not Path(value).is_file())):
+        return None
     try:
         path = Path(value)
-        content = load_text(path.read_text(encoding="utf-8"), str(path)) if path.is_file() else load_text(value)
+        content = load_text(path.read_text(encoding="utf-8"), str(path)) if path.is_file() else load_text(value, "")
     except (OSError, ValueError):  # the parser says what is wrong with it
-        return {}
-    return content if isinstance(content, dict) else {}
+        return []
+    return _dotted(content, group) if isinstance(content, dict) else []
 
 
-def typed_last(args: list[str], subcommands: tuple[str, ...], reads_files: Callable[[str], bool]) -> tuple:
-    """A command line with its config files first and its flags after them, and the :data:`PER_INVOCATION`
-    fields a config file sets reset between the two.
+def _dotted(content: dict, prefix: str) -> list[str]:
+    fields = []
+    for key, value in content.items():
+        name = prefix if key == "init_args" else f"{prefix}.{key}".strip(".")
+        fields += _dotted(value, name) if isinstance(value, dict) and value else [name]
+    return fields
+
+
+def _overlaps(flag: str, field: str) -> bool:
+    """Whether a file's ``field`` replaces what ``flag`` set: the same field, or one inside the other."""
+    return flag == field or field.startswith(f"{flag}.") or flag.startswith(f"{field}.")
+
+
+def replaced_flag(args: list[str], subcommands: tuple[str, ...], reads_files: Callable[[str], bool]) -> str | None:
+    """The line for the first flag that a config file after it would replace, or ``None``.
 
     Args:
         args: the whole command line (options of the top parser, a subcommand, its options).
         subcommands: the names of the subcommands (``fit``, ``validate``, ``test``, ``predict``).
         reads_files: whether the subcommand's option ``--name`` takes a config file of its group.
 
-    Returns:
-        The arguments to parse, and the lines to say (a config file's per-invocation field left out).
-
     Example:
-        >>> typed_last(["fit", "--model.d_model=32", "--config", "c.yaml"], ("fit",), lambda name: False)[0]
-        ['fit', '--config', 'c.yaml', '--model.d_model=32']
+        ``fit --model.d_model=32 --config c.yaml`` where ``c.yaml`` sets ``model.init_args.d_model``:
+        ``--model.d_model=32 stands before --config c.yaml, which sets model.d_model and would replace it; put it
+        after (a command line is read left to right)``.
     """
     start = next((i + 1 for i, arg in enumerate(args) if arg in subcommands), None)
-    if start is None:
-        return args, []
-    units = _units(args[start:])
-    files = [unit for unit in units if _is_file_config(unit, reads_files)]
-    flags = [unit for unit in units if not _is_file_config(unit, reads_files)]
-    typed = {_option(unit)[0].removeprefix("--") for unit in flags}
-    resets, lines = [], []
-    for unit in files:
-        for field, value in _file_fields(unit).items():
-            if field not in PER_INVOCATION or value is None:
-                continue
-            resets.append(f"--{field}=null")
-            if field not in typed:
-                lines.append(
-                    f"zoo: {_option(unit)[1]} sets {field}={value!r}, {PER_INVOCATION[field]}, which a config file "
-                    f"does not choose: left out (name it with --{field})"
+    typed: list[list[str]] = []
+    for unit in _units(args[start:]) if start is not None else []:
+        fields = _file_fields(unit, reads_files)
+        if fields is None:
+            typed.append(unit)
+            continue
+        for flag in typed:
+            name = _option(flag)[0].removeprefix("--").rstrip("+")
+            field = next((field for field in fields if _overlaps(name, field)), None)
+            if field is not None:
+                return (
+                    f"{' '.join(flag)} stands before {' '.join(unit)}, which sets {field} and would replace it; "
+                    f"put it after (a command line is read left to right)"
                 )
-    ordered = [arg for unit in files for arg in unit] + list(dict.fromkeys(resets))
-    return [*args[:start], *ordered, *(arg for unit in flags for arg in unit)], lines
+    return None

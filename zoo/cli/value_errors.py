@@ -3,8 +3,7 @@ each names the field, the value and what is valid."""
 
 from __future__ import annotations
 
-import re
-
+from zoo.cli import library_messages as library
 from zoo.cli.command_line import COMMAND_LINE
 from zoo.cli.config_checks import VALID_SEED
 from zoo.cli.knobs import field_names
@@ -14,10 +13,6 @@ from zoo.messages import meant
 TOP_LEVEL_CHOICES = ("nonfinite_loss", "matmul_precision")
 
 
-_LITERAL_ERROR = re.compile(r'Parser key "(\w+)":\s+Expected a typing\.Literal\[(.*)\]\. Got value: (.*)$', re.S)
-
-
-_TYPE_ERROR = re.compile(r'^Parser key "([\w.]+)":.*Expected a <class \'', re.S)
 
 
 _TYPE_WORDS = {
@@ -46,12 +41,10 @@ def _typed(key: str) -> tuple[str, str | None]:
     return f"{group}.{key}", None
 
 
-_LENGTH_ERROR = re.compile(r'^Parser key "([\w.]+)":\s+Expected a tuple with (\d+) elements\. Got value: (.*)$', re.S)
-
 
 def _bad_length(message: str) -> str | None:
     """jsonargparse's message for a tuple of the wrong length (``--model.betas=[0.9]``), in one line."""
-    match = _LENGTH_ERROR.search(message.strip())
+    match = library.LENGTH_ERROR.search(message.strip())
     if match is None:
         return None
     field, _ = _typed(match.group(1))
@@ -59,10 +52,6 @@ def _bad_length(message: str) -> str | None:
     return f"{field}={value} is not valid; it must be a list of {match.group(2)} values"
 
 
-_CLASS_HELP = re.compile(r"^--(model|data)\.help: (.*)$")
-
-
-_FOREIGN_CLASS = re.compile(r"Import path (\S+) does not correspond to a subclass of (TaskModule|ZooDataModule)")
 
 
 def _zoo_classes(group: str) -> list[str]:
@@ -77,7 +66,7 @@ def _zoo_classes(group: str) -> list[str]:
 def _foreign_class(message: str) -> str | None:
     """A ``model`` or ``data`` ``class_path`` that imports but is no zoo task or data module
     (``model: {class_path: torch.nn.Linear}``): the value, and the classes there are."""
-    match = _FOREIGN_CLASS.search(message)
+    match = library.FOREIGN_CLASS.search(message)
     if match is None:
         return None
     group = "model" if match.group(2) == "TaskModule" else "data"
@@ -90,7 +79,7 @@ def _foreign_class(message: str) -> str | None:
 
 def _unknown_class_help(message: str) -> str | None:
     """``--model.help NAME`` of a class that is not there: the message, and the classes there are."""
-    match = _CLASS_HELP.search(message.strip())
+    match = library.CLASS_HELP.search(message.strip())
     if match is None:
         return None
     return (
@@ -105,15 +94,15 @@ def _subclasses(cls: type) -> list[type]:
 def _bad_type(message: str) -> str | None:
     """jsonargparse's message for a value of the wrong type (``--model.dropout=abc``; several lines for a
     field that may also be unset), as one line with the field, the value and what is valid."""
-    match = _TYPE_ERROR.search(message.strip())
+    match = library.TYPE_ERROR.search(message.strip())
     if match is None:
         return None
     field, typed = _typed(match.group(1))
-    got = re.search(r"(?:Got|Given) value: (.*)$", message.strip(), re.M)
+    got = library.GIVEN_VALUE.search(message.strip())
     value = typed if typed is not None else got.group(1).strip() if got else ""  # as typed: 1e1, not 10.0
     if typed is None and not value:  # no value in the message
         value = "?"
-    problem = re.search(r"Problem with given class_path '([^']*)':\s*\n\s*(.+)$", message, re.M)
+    problem = library.CLASS_PATH_PROBLEM.search(message)
     if problem:  # a class that cannot be imported (--trainer.callbacks+=foo.Bar)
         why = f"{field}: class_path {problem.group(1)!r} cannot be imported ({problem.group(2).strip()})"
         return why + (f"; choose one of: {', '.join(_zoo_classes(field))}" if field in ("model", "data") else "")
@@ -131,11 +120,11 @@ def _valid_values(message: str) -> str:
     """What a type error's field accepts: the values of its ``Literal`` subtypes where it has some
     (``trainer.precision``: ``Literal[64, 32, 16] | Literal['16-mixed', ...] | ... | None``), otherwise its
     types in words (``it must be a number or null (unset)``)."""
-    subtypes = re.search(r"Subtypes: \[(.*)\]$", message, re.M)
-    literals = re.findall(r"typing\.Literal\[(.*?)\]", subtypes.group(1)) if subtypes else []
-    classes = re.findall(r"<class '(\w+)'>", subtypes.group(1) if subtypes else message)
+    subtypes = library.SUBTYPES.search(message)
+    literals = library.LITERAL_IN.findall(subtypes.group(1)) if subtypes else []
+    classes = library.CLASS_IN.findall(subtypes.group(1) if subtypes else message)
     if not literals:
-        kinds = list(dict.fromkeys(_TYPE_WORDS.get(t, t) for t in re.findall(r"Expected a <class '(\w+)'>", message)))
+        kinds = list(dict.fromkeys(_TYPE_WORDS.get(t, t) for t in library.EXPECTED_CLASS.findall(message)))
         if "a number" in kinds and "an integer" in kinds:  # int | float: any number
             kinds.remove("an integer")
         return f"it must be {_either(kinds)}"
@@ -146,13 +135,11 @@ def _valid_values(message: str) -> str:
     return f"choose one of: {', '.join(choices.values())}" + "".join(f", or {o}" for o in others)
 
 
-_MISSING_VALUE = re.compile(r"^argument --(\w+): expected one argument")
-
 
 def _missing_value(message: str) -> str | None:
     """argparse's message for an option given without its value (``--model.bias`` at the end of the command,
     or followed by another option), which names only the group (``--model``): the option as typed."""
-    match = _MISSING_VALUE.search(message.strip())
+    match = library.MISSING_VALUE.search(message.strip())
     if match is None:
         return None
     group, args = match.group(1), [*COMMAND_LINE, "--"]
@@ -173,7 +160,7 @@ def _names(option: str, key: str) -> bool:
 def _bad_choice(message: str) -> str | None:
     """jsonargparse's message for a value outside a ``Literal`` knob, in the project's one-line form (the
     ``Literal`` knobs are the model's: pe, norm, norm_position, activation, schedule, pooling)."""
-    match = _LITERAL_ERROR.search(message.rstrip("\r\n"))  # the value last, with its own spaces ('none ')
+    match = library.LITERAL_ERROR.search(message.rstrip("\r\n"))  # the value last, with its own spaces ('none ')
     if match is None:
         return None
     key, choices, value = match.groups()

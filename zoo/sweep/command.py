@@ -89,9 +89,10 @@ def check_command_passes_parameters(config: dict, per_trial: tuple[str, ...] = (
     Raises:
         SweepError: it has no ``${args}`` (or another macro of the parameters): every trial would train the
             same model under another name; a macro whose form `zoo fit` cannot read (``${args_json}``,
-            ``${args_no_hyphens}``, ``${args_no_boolean_flags}``); or one of its fixed arguments sets a swept
-            parameter (but ``--config``, which a ``config`` parameter lays another file over: :data:`LAYERED`) or a
-            field of ``per_trial``.
+            ``${args_no_hyphens}``, ``${args_no_boolean_flags}``); a ``--config`` after it, which would replace
+            the trial's parameters (and a restarted trial's whole logged config); or one of its fixed arguments
+            sets a swept parameter (but ``--config``, which a ``config`` parameter lays another file over:
+            :data:`LAYERED`) or a field of ``per_trial``.
     """
     command = [str(part) for part in config.get("command") or DEFAULT_COMMAND]
     if not any(part in PARAMETER_MACROS for part in command):
@@ -105,6 +106,13 @@ def check_command_passes_parameters(config: dict, per_trial: tuple[str, ...] = (
         raise SweepError(
             f"command: {unread[0]} passes the parameters in a form `zoo fit` cannot read (it takes --key=value"
             f"{', true and false included' * _has_booleans(config)}); use '${{args}}' (or '${{args_no_equals}}')"
+        )
+    macro = next(part for part in command if part in PARAMETER_MACROS)
+    config_flag = next((part for part in command[command.index(macro) :] if option_key(part) == "config"), None)
+    if config_flag is not None:
+        raise SweepError(
+            f"command: {macro} stands before {config_flag!r}, whose file would replace each trial's parameters (a "
+            f"command line is read left to right); put {macro} after the --config"
         )
     for part in command:
         key = option_key(part)
