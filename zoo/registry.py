@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 from zoo.messages import add_synonyms, check_choice
@@ -109,43 +109,3 @@ RNN_CELLS: Registry = Registry("model.rnn_cell", "zoo.nn")
 RNN_ATTENTIONS: Registry = Registry("model.rnn_attention", "zoo.nn")
 ARCHITECTURES = ["transformer", "rnn"]  # model.architecture: self-attention (Vaswani et al. 2017) or recurrence
 
-# The model knobs (without "model.") of one architecture only: for the other they do not apply, which `fit` says
-# in one line and records (summary.json's not_applying), and which `compare` never counts as a variation.
-# tests/cli/test_recurrent_knobs.py checks that every knob of zoo.nn.TransformerConfig but the shared ones is
-# listed here.
-TRANSFORMER_ONLY = (
-    "n_heads", "d_ff", "activation_dropout", "attention_dropout", "activation", "norm", "norm_position", "pe",
-    "max_len", "scale_embedding", "bias", "vocab_multiple", "n_kv_heads", "norm_eps", "token_types", "embedding_norm",
-    "output_bias", "rope_theta",
-)  # fmt: skip
-RECURRENT_ONLY = (
-    "rnn_cell", "rnn_hidden", "bidirectional", "rnn_attention", "input_feeding", "reverse_source", "teacher_forcing",
-)  # fmt: skip
-# per task (its class name), the knobs of its own a recurrent network does not use
-RECURRENT_UNUSED = {"TranslationTask": ("tie_embeddings",), "LanguageModelTask": ("bidirectional",)}
-
-
-# Knobs read under some values of another knob only (names without "model."): knob -> (that knob, the values that
-# read it). Under any other value the knob trained nothing: said, recorded and never a variation, as above.
-READ_UNDER = {"rope_theta": ("pe", ("rope",)), "min_lr_ratio": ("schedule", ("cosine",))}
-
-
-def not_applying(task: str, values: Mapping[str, object]) -> dict[str, str]:
-    """The knobs among ``values`` (names without ``model.``, with their values) that the task class named ``task``
-    (``"TranslationTask"``) does not use, each with the knob whose value leaves it unused: ``architecture`` (the
-    Transformer's knobs in a recurrent network, and the other way round; a Transformer where ``values`` has no
-    ``architecture``), or the knob :data:`READ_UNDER` names (``pe`` for ``rope_theta`` unless ``pe`` is rope).
-
-    Example:
-        >>> not_applying("TranslationTask", {"architecture": "rnn", "pe": "rope", "d_model": 64, "tie_embeddings": 1})
-        {'pe': 'architecture', 'tie_embeddings': 'architecture'}
-        >>> not_applying("LanguageModelTask", {"pe": "alibi", "rope_theta": 5e5, "rnn_attention": "dot"})
-        {'rnn_attention': 'architecture', 'rope_theta': 'pe'}
-    """
-    architecture = values.get("architecture", "transformer")
-    unused = RECURRENT_ONLY if architecture != "rnn" else (*TRANSFORMER_ONLY, *RECURRENT_UNUSED.get(task, ()))
-    found = {field: "architecture" for field in values if field in unused}
-    for knob, (other, readers) in READ_UNDER.items():
-        if knob in values and knob not in found and other in values and values[other] not in readers:
-            found[knob] = other
-    return found

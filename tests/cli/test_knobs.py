@@ -8,9 +8,9 @@ import typing
 import pytest
 
 from zoo.cli.knobs import TASKS
+from zoo.knobs import TRANSFORMER, name_forms
 from zoo.nn import ARCHITECTURE_KNOBS, TransformerConfig
 from zoo.registry import ACTIVATIONS, NORMS, POOLINGS, POSITIONAL_ENCODINGS, SCHEDULES
-from zoo.runs.identity import RUN_NAME_KNOBS
 from zoo.tasks import ClassificationTask, TaskModule
 
 CONFIG_FIELDS = {field.name: field for field in dataclasses.fields(TransformerConfig)}
@@ -56,7 +56,7 @@ def test_a_tasks_architecture_names_its_own_knobs(task):
 
 
 def test_run_name_knobs_are_config_fields():
-    assert set(RUN_NAME_KNOBS) <= set(CONFIG_FIELDS)
+    assert set(name_forms(TRANSFORMER)) <= set(CONFIG_FIELDS)
 
 
 def test_every_exported_task_and_data_module_is_known_to_the_help():

@@ -2,17 +2,19 @@
 the nearest name), --help lists them, and every knob is either shared or one architecture's own."""
 
 import dataclasses
+import inspect
 
 import pytest
 
 from tests.cli.helpers import CONFIGS
 from zoo.cli.knobs import knob_help
 from zoo.cli.main import main
+from zoo.knobs import KNOBS, RNN, TRANSFORMER, knobs_of, not_applying
 from zoo.nn import TransformerConfig
-from zoo.registry import POSITIONAL_ENCODINGS, READ_UNDER, RECURRENT_ONLY, SCHEDULES, TRANSFORMER_ONLY, not_applying
+from zoo.registry import POSITIONAL_ENCODINGS, SCHEDULES
 from zoo.tasks import TaskModule, TranslationTask
 
-RNN = str(CONFIGS / "encoder_decoder" / "multi30k-rnn.yaml")
+RNN_CONFIG = str(CONFIGS / "encoder_decoder" / "multi30k-rnn.yaml")
 REGISTRIES = {"pe": POSITIONAL_ENCODINGS, "schedule": SCHEDULES}
 
 
@@ -43,7 +45,7 @@ REGISTRIES = {"pe": POSITIONAL_ENCODINGS, "schedule": SCHEDULES}
 )
 def test_a_bad_recurrent_knob_is_one_line_before_training(override, message, data_dir, cli_env, capsys):
     with pytest.raises(SystemExit) as exit_info:
-        main(["fit", "--config", RNN, f"--data.path={data_dir / 'multi30k'}", override])
+        main(["fit", "--config", RNN_CONFIG, f"--data.path={data_dir / 'multi30k'}", override])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1, err
@@ -65,12 +67,14 @@ def test_help_lists_the_recurrent_knobs():
 
 
 def test_every_knob_is_shared_or_one_architectures():
-    """A new Transformer knob (a field of TransformerConfig) must be listed in zoo.registry.TRANSFORMER_ONLY,
-    or an RNN would silently ignore it without saying so."""
+    """A new Transformer knob (a field of TransformerConfig) must be declared in zoo.knobs.KNOBS as the
+    Transformer's, or an RNN would silently ignore it without saying so; every declared knob is a task's."""
     shared = {"d_model", "dropout"}
     transformer = {field.name for field in dataclasses.fields(TransformerConfig)} - shared
-    assert transformer <= set(TRANSFORMER_ONLY), transformer - set(TRANSFORMER_ONLY)
-    assert not set(TRANSFORMER_ONLY) & set(RECURRENT_ONLY)
+    assert transformer <= set(knobs_of(TRANSFORMER)), transformer - set(knobs_of(TRANSFORMER))
+    assert not set(knobs_of(TRANSFORMER)) & set(knobs_of(RNN))
+    tasks = (TaskModule, *TaskModule.__subclasses__())
+    assert set(KNOBS) <= {name for task in tasks for name in inspect.signature(task.__init__).parameters}
     assert {"architecture", "rnn_cell", "rnn_hidden", "bidirectional"} <= set(TaskModule.architecture)
 
 
@@ -81,6 +85,9 @@ def test_not_applying_per_task():
     assert list(not_applying("LanguageModelTask", rnn)) == ["pe", "bidirectional"]
     assert list(not_applying("ClassificationTask", transformer)) == ["bidirectional", "rnn_attention"]
     assert set(not_applying("ClassificationTask", transformer).values()) == {"architecture"}
+
+
+READ_UNDER = {name: knob.read_under for name, knob in KNOBS.items() if knob.read_under}
 
 
 @pytest.mark.parametrize(("knob", "other"), list(READ_UNDER.items()))
@@ -95,7 +102,7 @@ def test_a_knob_read_under_some_values_of_another_applies_under_those_only(knob,
         assert found == ({} if value in readers else {knob: name})
     assert not_applying("LanguageModelTask", {knob: 1.0}) == {}  # an old record without the other knob
     under_rnn = not_applying("LanguageModelTask", {"architecture": "rnn", name: readers[0], knob: 1.0})
-    assert under_rnn.get(knob) == ("architecture" if knob in TRANSFORMER_ONLY else None)
+    assert under_rnn.get(knob) == ("architecture" if knob in knobs_of(TRANSFORMER) else None)
 
 
 @pytest.mark.parametrize("bidirectional", ["true", "false"])

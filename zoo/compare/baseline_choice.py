@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections import Counter
 
 from zoo.compare.arguments import baseline_pairs
-from zoo.compare.configurations import PAPER_VALUES, Configuration, default_baseline, knob_named, sort_key
+from zoo.compare.configurations import Configuration, default_baseline, knob_named, sort_key
+from zoo.knobs import paper_values
 
 
 def _short(knob: str) -> str:
@@ -22,7 +23,7 @@ def _rule(knob: str, value: object, counts: Counter) -> str:
         return f"{runs} runs against {most} of its most common value: the configuration with most knobs at theirs"
     if list(counts.values()).count(most) == 1:
         return f"the most common value, {runs} of {sum(counts.values())} runs"
-    if PAPER_VALUES.get(knob) == value:
+    if paper_values().get(knob) == value:
         return f"the paper's value (Vaswani et al. 2017) on a tie, {runs} runs each"
     return f"the first in sorted order on a tie, {runs} runs each"
 

@@ -8,6 +8,7 @@ from collections import Counter
 
 from zoo.compare.arguments import CompareError, baseline_pairs
 from zoo.compare.records import NOT_APPLYING, Run
+from zoo.knobs import paper_values
 from zoo.messages import meant
 from zoo.runs.identity import BOOKKEEPING_FIELDS, UNMEASURED_DATA_FIELDS, is_seed
 
@@ -45,15 +46,6 @@ BOOKKEEPING = (
     }
 )
 
-# The base model of Vaswani et al. 2017 (Table 3, first row): the tie-break for the default baseline.
-PAPER_VALUES = {
-    "model.pe": "sinusoidal",
-    "model.norm": "layernorm",
-    "model.norm_position": "post",
-    "model.activation": "relu",
-    "model.n_heads": 8,
-    "model.bias": True,
-}
 
 Configuration = tuple  # the values of the differing knobs, in the order of ``knobs``
 
@@ -89,14 +81,14 @@ def group_by_configuration(runs: list[Run], knobs: list[str]) -> dict[Configurat
 def _preferred(values: list, knob: str):
     counts = Counter(repr(v) for v in values)
     ordered = sorted(set(values), key=sort_key)
-    return max(ordered, key=lambda v: (counts[repr(v)], v == PAPER_VALUES.get(knob), -ordered.index(v)))
+    return max(ordered, key=lambda v: (counts[repr(v)], v == paper_values().get(knob), -ordered.index(v)))
 
 
 def default_baseline(groups: dict[Configuration, list[Run]], knobs: list[str]) -> Configuration:
     """The baseline when ``--baseline`` is not given.
 
     Rule: each knob is preferred at its most common value among the runs (ties: the value of the original
-    Transformer, :data:`PAPER_VALUES`, then the first in sorted order); the baseline is the configuration
+    Transformer, :func:`zoo.knobs.paper_values`, then the first in sorted order); the baseline is the configuration
     with the most knobs at their preferred value, the first such in sorted order.
     """
     runs_values = [config for config, runs in groups.items() for _ in runs]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from zoo.compare.arguments import CompareError
-from zoo.registry import not_applying
+from zoo.knobs import not_applying
 from zoo.runs.identity import with_added_fields
 from zoo.runs.record import flatten, of_fit
 
@@ -125,7 +125,7 @@ NOT_APPLYING = "n/a"  # the value of a knob the run's other knobs leave unused (
 
 
 def mark_not_applying(flat_config: dict) -> dict:
-    """``flat_config`` with the value of each knob that its other knobs leave unused (:func:`zoo.registry.not_applying`:
+    """``flat_config`` with the value of each knob that its other knobs leave unused (:func:`zoo.knobs.not_applying`:
     an RNN's ``model.pe``, ``model.rope_theta`` without rope) as :data:`NOT_APPLYING`: it trained nothing, so it is
     no variation."""
     task = str(flat_config.get("model.class_path", "")).rpartition(".")[2]

@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 
+from zoo.knobs import RNN, TRANSFORMER, name_forms
 from zoo.messages import said
 
 # Fields that say how long to train, not what is trained: a resumed run may change them.
@@ -251,20 +252,17 @@ def differences(recorded: dict, current: dict, prefix: str = "") -> list[str]:
     return [f"{key}={shown(b, key)} (the run has {shown(a, key)})" for key in changed_fields(a, b)]
 
 
-# The headline knobs of a run name and how each is written: fields of zoo.nn.TransformerConfig (a test checks).
-RUN_NAME_KNOBS = {"pe": "{}", "norm": "{}", "norm_position": "{}", "n_heads": "h{}"}
-# a recurrent network's (model.architecture=rnn): the Transformer's knobs do not apply to it
-RECURRENT_NAME_KNOBS = {"architecture": "{}", "rnn_cell": "{}", "rnn_attention": "{}"}
 
 
 def run_family(short_name: str, data_name: str, flat_config: dict) -> str:
-    """``<task>-<data>-<pe>-<norm>-<norm position>-h<heads>-s<seed>``: the :data:`RUN_NAME_KNOBS` of a run name;
-    ``<task>-<data>-rnn-<cell>[-<attention>]-s<seed>`` for a recurrent network (:data:`RECURRENT_NAME_KNOBS`)."""
-    if flat_config.get("model.architecture") == "rnn":
-        values = [(form, flat_config.get(f"model.{name}")) for name, form in RECURRENT_NAME_KNOBS.items()]
+    """``<task>-<data>-<pe>-<norm>-<norm position>-h<heads>-s<seed>``: the knobs of a run name as
+    :func:`zoo.knobs.name_forms` writes them; ``<task>-<data>-rnn-<cell>[-<attention>]-s<seed>`` for a recurrent
+    network (whose knobs the Transformer's do not apply to)."""
+    if flat_config.get("model.architecture") == RNN:
+        values = [(form, flat_config.get(f"model.{name}")) for name, form in name_forms(RNN).items()]
         knobs = [form.format(value) for form, value in values if value is not None]
     else:
-        knobs = [form.format(flat_config.get(f"model.{name}")) for name, form in RUN_NAME_KNOBS.items()]
+        knobs = [form.format(flat_config.get(f"model.{name}")) for name, form in name_forms(TRANSFORMER).items()]
     return "-".join(str(part) for part in [short_name, data_name, *knobs, f"s{flat_config.get('seed_everything')}"])
 
 

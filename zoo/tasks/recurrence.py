@@ -1,16 +1,17 @@
 """``model.architecture``: a task's network is a Transformer or a recurrent network (:mod:`zoo.nn.recurrent`).
 The recurrent knobs become one :class:`RecurrentConfig` here, and the knobs the chosen architecture does not
-use are named (:func:`zoo.registry.not_applying`)."""
+use are named (:func:`zoo.knobs.not_applying`)."""
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping
 
+from zoo.knobs import not_applying
 from zoo.messages import check_at_least, check_between, check_choice
 from zoo.nn import TransformerConfig
 from zoo.nn.recurrent import RecurrentConfig
-from zoo.registry import ARCHITECTURES, POSITIONAL_ENCODINGS, not_applying
+from zoo.registry import ARCHITECTURES, POSITIONAL_ENCODINGS
 from zoo.tasks.network_size import check_fits_in_memory
 
 
@@ -60,7 +61,7 @@ def network_configs(hparams: Mapping) -> tuple[TransformerConfig | None, Recurre
 
 def knobs_not_applying(task: type, hparams: Mapping) -> tuple[dict[str, str], list[str]]:
     """The knobs of ``task`` (a class; ``model.<knob>``) that the other knobs leave unused
-    (:func:`zoo.registry.not_applying`; ``model.pe`` for a recurrent network, ``model.rope_theta`` under a ``pe``
+    (:func:`zoo.knobs.not_applying`; ``model.pe`` for a recurrent network, ``model.rope_theta`` under a ``pe``
     other than rope), each with the knob that leaves it unused, and those of them set to another value than the
     task's default (which a user may think trained)."""
     defaults: dict = {}
