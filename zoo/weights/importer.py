@@ -194,12 +194,12 @@ def pooling_of(folder: Path, backbone: str, asked: str | None) -> tuple[dict, li
     """An encoder's pooling knobs, ``asked`` (``cls``: the family's, through BERT's pooler where the folder has
     one; ``mean``: no pooler) or as its sentence-transformers ``modules.json`` says (:mod:`zoo.weights.sentence_
     transformers`), with the folder's modules after its pooling; ``None`` for the family's own pooling."""
-    from zoo.weights.sentence_transformers import sentence_pooling
+    from zoo.weights.sentence_transformers import pooling_knobs, sentence_pooling
 
     found = sentence_pooling(folder, asked) if backbone == "encoder_only" else None
     if asked is None or found is not None:
         return found
-    return {"pooling": "mean", "pooler": "none"} if asked == "mean" else {}, []
+    return pooling_knobs(asked), []
 
 
 def framing_of(tokenizer_json: str) -> str:

@@ -47,8 +47,13 @@ def sentence_pooling(folder: Path, asked: str | None = None) -> tuple[dict, list
         )
     named = [f"{module.get('path') or module.get('name')} ({kinds[i]})" for i, module in enumerate(modules)]
     after = named[at + 1 :] if asked in (None, own) else named[at:]
-    knobs = {"pooling": asked or own, "pooler": "none"}
-    return ({} if asked == "cls" else knobs), after
+    return pooling_knobs(asked or own), after
+
+
+def pooling_knobs(mode: str) -> dict:
+    """The task knobs of an imported encoder's pooling ``mode``: none for ``cls`` (the family's, through BERT's
+    pooler where the folder has one); ``model.pooling`` and no pooler for another (``mean``)."""
+    return {} if mode == "cls" else {"pooling": mode, "pooler": "none"}
 
 
 def read_json_list(path: Path) -> list[dict]:
