@@ -100,3 +100,14 @@ def test_argparses_invalid_choice():
     with pytest.raises(LookupError) as error:
         told.parse_args(["lst"])
     assert library.INVALID_CHOICE.match(str(error.value)).groups() == ("action", "lst")
+
+
+def test_a_value_outside_a_restricted_type(parser, monkeypatch):
+    """zoo's options typed with jsonargparse's restricted types (``--keep_last``: ``NonNegativeInt``)."""
+    alone = message_of(parser, ["fit", "-c", QUICKSTART, "--keep_last=-1"], monkeypatch)
+    in_union = message_of(parser, ["fit", "-c", QUICKSTART, "--checkpoint_every_n_steps=0"], monkeypatch)
+    assert library.TYPE_ERROR.search(alone)[1] == "keep_last" and library.EXPECTED_CLASS.findall(alone) == [
+        "NonNegativeInt"
+    ]
+    assert library.EXPECTED_CLASS.findall(in_union) == ["PositiveInt", "NoneType"]
+    assert library.RESTRICTED_VALUE.search(alone)[1] == "-1"

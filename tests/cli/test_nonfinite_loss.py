@@ -5,7 +5,7 @@ import pytest
 import torch
 
 import zoo.tasks.optimizer
-from tests.cli.helpers import read_run, shakespeare_args
+from tests.cli.helpers import CONFIGS, read_run, shakespeare_args
 from zoo.cli.main import main
 
 
@@ -85,12 +85,15 @@ def test_skip_drops_the_batch_and_goes_on(data_dir, cli_env, capsys, decided):
     "bad, message",
     [
         (["--nonfinite_loss=ignore"], "nonfinite_loss='ignore' is not valid; choose one of: 'stop', 'skip'"),
-        (["--checkpoint_every_n_steps=0"], "checkpoint_every_n_steps=0 is not valid; it must be a positive integer"),
+        (
+            ["--checkpoint_every_n_steps=0"],
+            "checkpoint_every_n_steps='0' is not valid; it must be a positive integer or null (unset)",
+        ),
         (
             ["--checkpoint_every_n_steps=5", "--trainer.enable_checkpointing=false"],
             "checkpoint_every_n_steps=5 needs checkpoints, but trainer.enable_checkpointing=false",
         ),
-        (["--keep_last=-1"], "keep_last=-1 is not valid; it must be an integer >= 0 (0: keep none)"),
+        (["--keep_last=-1"], "keep_last='-1' is not valid; it must be an integer >= 0"),
         (
             ["--keep_last=3", "--trainer.enable_checkpointing=false"],
             "keep_last=3 needs checkpoints, but trainer.enable_checkpointing=false",
@@ -103,3 +106,13 @@ def test_bad_resilience_options_stop_in_one_line(data_dir, cli_env, capsys, bad,
     assert exit_info.value.code == 2
     assert capsys.readouterr().err.endswith(f"zoo: error: {message}\n")
     assert not (cli_env / "runs").exists()  # nothing was created
+
+
+def test_a_bad_option_in_a_config_file_is_named_as_the_option(cli_env, capsys, tmp_path):
+    """jsonargparse's restricted type says only the key; it is the command's own option, not a model field."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("keep_last: -1\n")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["fit", "--config", str(CONFIGS / "quickstart.yaml"), "--config", str(bad), "--print_config"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err == "zoo: error: keep_last='-1' is not valid; it must be an integer >= 0\n"

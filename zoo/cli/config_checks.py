@@ -69,8 +69,8 @@ def check_options(config: Namespace, subcommand: str) -> None:
             not a plain folder name, a trainer field of :data:`TRAINER_MINIMUMS` below its minimum, one of
             :data:`ZOO_SETS` set, ``min_steps`` above ``max_steps`` (or ``min_epochs`` above ``max_epochs``), a
             ``limit_*_batches`` that is negative or
-            a fraction above 1, a ``val_check_interval`` that is not positive, ``checkpoint_every_n_steps``
-            below 1, ``keep_last`` below 0, either asked for with ``trainer.enable_checkpointing=false``,
+            a fraction above 1, a ``val_check_interval`` that is not positive,
+            ``checkpoint_every_n_steps`` or ``keep_last`` asked for with ``trainer.enable_checkpointing=false``,
             ``--init_weights`` typed for a command other than ``fit``; for
             ``fit``, a budget of no training (:data:`NO_TRAINING`) or a callback that monitors a metric the
             task does not log.
@@ -168,11 +168,7 @@ def _check_batch_limit(field: str, value: object) -> None:
 
 
 def _check_checkpoint_options(config: Namespace) -> None:
-    every, keep = config.get("checkpoint_every_n_steps"), config.get("keep_last", 0)
-    if every is not None and every < 1:
-        raise ConfigError(f"checkpoint_every_n_steps={every} is not valid; it must be a positive integer")
-    if keep < 0:
-        raise ConfigError(f"keep_last={keep} is not valid; it must be an integer >= 0 (0: keep none)")
+    every, keep = config.get("checkpoint_every_n_steps"), config.get("keep_last", 0)  # their types say the range
     if config.trainer.get("enable_checkpointing", True) is False:
         for field, value in (("checkpoint_every_n_steps", every), ("keep_last", keep or None)):
             if value is not None:

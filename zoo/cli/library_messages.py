@@ -21,13 +21,14 @@ SUBCOMMAND_OPTION = re.compile(r"(?:Subcommand '\w+' does not accept option '|^u
 
 # jsonargparse: a bad value (the key, what was expected, the value given)
 LITERAL_ERROR = re.compile(r'Parser key "(\w+)":\s+Expected a typing\.Literal\[(.*)\]\. Got value: (.*)$', re.S)
-TYPE_ERROR = re.compile(r'^Parser key "([\w.]+)":.*Expected a <class \'', re.S)
+TYPE_ERROR = re.compile(r'^Parser key "([\w.]+)":.*(?:Expected a <class \'|Not of type \w+: )', re.S)
 LENGTH_ERROR = re.compile(r'^Parser key "([\w.]+)":\s+Expected a tuple with (\d+) elements\. Got value: (.*)$', re.S)
 GIVEN_VALUE = re.compile(r"(?:Got|Given) value: (.*)$", re.M)
+RESTRICTED_VALUE = re.compile(r"Not of type \w+: (.*) does not conform to restriction")  # no Given value alone
 SUBTYPES = re.compile(r"Subtypes: \[(.*)\]$", re.M)  # the alternatives of a union, each with its own reason
 LITERAL_IN = re.compile(r"typing\.Literal\[(.*?)\]")
 CLASS_IN = re.compile(r"<class '(\w+)'>")
-EXPECTED_CLASS = re.compile(r"Expected a <class '(\w+)'>")
+EXPECTED_CLASS = re.compile(r"(?:Expected a <class '|Not of type )(\w+)")  # a class, or a restricted type (PositiveInt)
 
 # jsonargparse: classes (a class_path that does not import, or is no zoo task; --model.help of no class)
 CLASS_PATH_PROBLEM = re.compile(r"Problem with given class_path '([^']*)':\s*\n\s*(.+)$", re.M)

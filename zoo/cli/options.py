@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from jsonargparse.typing import NonNegativeInt, PositiveInt
 from lightning.pytorch import Trainer
 
 from zoo.cli.command_line import TOOLS, TRAINING
@@ -59,7 +60,7 @@ def add_zoo_options(parser) -> None:
     )
     parser.add_argument(
         "--checkpoint_every_n_steps",
-        type=int | None,
+        type=PositiveInt | None,
         default=None,
         help="Also save checkpoints/last.ckpt every N optimiser steps (default: at each validation and at the "
         "end), so that a killed run loses at most N steps.",
@@ -80,8 +81,8 @@ def add_zoo_options(parser) -> None:
     )
     parser.add_argument(
         "--keep_last",
-        type=int,
-        default=0,
+        type=NonNegativeInt,
+        default=NonNegativeInt(0),  # of its type, as a value read back from a record is
         help="fit: also keep the checkpoints of the last N validations (for `python -m zoo average`).",
     )
 

@@ -21,6 +21,8 @@ _TYPE_WORDS = {
     "str": "a string",
     "bool": "true or false",
     "NoneType": "null (unset)",
+    "PositiveInt": "a positive integer",  # jsonargparse.typing's restricted types
+    "NonNegativeInt": "an integer >= 0",
 }
 
 
@@ -35,8 +37,8 @@ def _typed(key: str) -> tuple[str, str | None]:
     ]
     if named:
         return named[-1][0].lstrip("-"), named[-1][1]
-    if "." in key or key in ("model", "data"):
-        return key, None
+    if "." in key or key in ("model", "data") or key not in {*field_names("model"), *field_names("data")}:
+        return key, None  # a top-level option (keep_last) is its own field
     group = "data" if key in field_names("data") and key not in field_names("model") else "model"
     return f"{group}.{key}", None
 
@@ -98,7 +100,7 @@ def _bad_type(message: str) -> str | None:
     if match is None:
         return None
     field, typed = _typed(match.group(1))
-    got = library.GIVEN_VALUE.search(message.strip())
+    got = library.GIVEN_VALUE.search(message.strip()) or library.RESTRICTED_VALUE.search(message)
     value = typed if typed is not None else got.group(1).strip() if got else ""  # as typed: 1e1, not 10.0
     if typed is None and not value:  # no value in the message
         value = "?"
