@@ -257,3 +257,48 @@ def test_a_run_named_by_run_name_resumes_from_its_own_config_yaml(data_dir, cli_
     main(["fit", "--config", str(trial / "config.yaml"), "--ckpt_path=last", "--trainer.max_steps=2"])
     assert [folder.name for folder in (cli_env / "runs").iterdir()] == ["trial-b"]
     assert [line["step"] for line in read_run(trial)["metrics"] if "train_loss" in line] == [0, 1]
+
+
+def overlay(tmp_path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_every_spelling_of_a_replaced_flag_is_refused(cli_env, capsys, tmp_path):
+    """``init_args`` in the flag, ``-cPATH``, a bare flag before ``-c``, a later file of another class (whose
+    fields jsonargparse drops), a group's file named by path in a config: each let a later file replace a typed
+    value without a word."""
+    other_class = overlay(tmp_path, "cls.yaml", "data:\n  class_path: zoo.data.LanguageModelDataModule\n")
+    steps = overlay(tmp_path, "t.yaml", "max_steps: 3\n")
+    by_path = overlay(tmp_path, "nest.yaml", f"trainer: {steps}\n")
+    cases = {
+        ("--model.init_args.d_model=32", "--config", QUICKSTART): "model.d_model",
+        ("--seed_everything=7", f"-c{QUICKSTART}"): "seed_everything",
+        ("--seed_everything=7", "--print_config", "-c", QUICKSTART): "seed_everything",
+        ("--config", QUICKSTART, "--data.num_train=100", "--config", other_class): "data.class_path",
+        ("--config", QUICKSTART, "--model", "zoo.tasks.LanguageModelTask", "--config", QUICKSTART): "model.class_path",
+        ("--config", QUICKSTART, "--trainer.max_steps=5", "--config", by_path): "trainer.max_steps",
+    }
+    for args, field in cases.items():
+        assert f", which sets {field} and would replace it; put it after" in refused(["fit", *args], capsys), args
+
+
+def test_a_flag_that_a_later_file_leaves_alone_stands(cli_env, capsys, tmp_path):
+    """A class typed before a file of only ``init_args``, an empty mapping, a group's file of other fields, the
+    same class again, a negative value given as its own word: nothing replaced, nothing refused."""
+    width = overlay(tmp_path, "d32.yaml", "model:\n  init_args:\n    d_model: 32\n")
+    empty = overlay(tmp_path, "empty.yaml", "trainer: {}\n")
+    by_path = overlay(tmp_path, "nest.yaml", f"trainer: {overlay(tmp_path, 't.yaml', 'max_steps: 3')}\n")
+    same = overlay(tmp_path, "same.yaml", "model: {class_path: zoo.tasks.TranslationTask, init_args: {n_heads: 2}}")
+    base = ["fit", "--config", QUICKSTART]
+    printed = printed_config([*base, "--model", "zoo.tasks.LanguageModelTask", "--config", width], capsys)
+    assert printed["model"]["class_path"].endswith("LanguageModelTask")
+    assert printed["model"]["init_args"]["d_model"] == 32
+    printed = printed_config([*base, "--trainer.max_steps=4", "--config", empty], capsys)
+    assert printed["trainer"]["max_steps"] == 4
+    printed = printed_config([*base, "--trainer.gradient_clip_val=0.5", "--config", by_path], capsys)
+    assert (printed["trainer"]["gradient_clip_val"], printed["trainer"]["max_steps"]) == (0.5, 3)
+    printed = printed_config([*base, "--model.d_model=16", "--config", same, "--trainer.max_steps", "-1"], capsys)
+    assert (printed["model"]["init_args"]["d_model"], printed["model"]["init_args"]["n_heads"]) == (16, 2)
+    assert printed["trainer"]["max_steps"] == -1

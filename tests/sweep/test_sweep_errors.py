@@ -119,6 +119,8 @@ def test_random_search_needs_a_count(run_sweep):
 def test_extra_argument_may_not_set_a_swept_key(run_sweep):
     message = run_sweep("--", "--model.pe=none")
     assert message == "extra argument '--model.pe=none' sets model.pe, which the sweep sets for each trial"
+    spelled = run_sweep("--", "--model.init_args.pe=none")  # the same field: it replaced the swept value
+    assert spelled == "extra argument '--model.init_args.pe=none' sets model.pe, which the sweep sets for each trial"
 
 
 @pytest.mark.parametrize(("flag", "value"), [("--parallel", "0"), ("--threads", "-3"), ("--count", "0")])

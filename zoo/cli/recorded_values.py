@@ -62,8 +62,8 @@ def unchosen_lines(args: list[str]) -> list[str]:
     call, but those a flag of ``args`` names; forgets them."""
     typed = {arg[2:].partition("=")[0] for arg in args if arg.startswith("--")}
     lines = [
-        f"zoo: {path} sets {field}={value!r}, {PER_INVOCATION[field]}, which a config file does not choose: left "
-        f"out (name it with --{field})"
+        f"zoo: {path or 'an inline --config'} sets {field}={value!r}, {PER_INVOCATION[field]}, which a config file "
+        f"does not choose: left out (name it with --{field})"
         for (path, field), value in _LEFT_OUT.items()
         if field not in typed
     ]

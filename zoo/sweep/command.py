@@ -153,8 +153,11 @@ def budget_name(name: str, extra: list[str], base: dict) -> str:
 
 
 def option_key(argument: str) -> str | None:
-    """The field an argument sets (``--model.pe=rope`` -> ``model.pe``), or ``None`` for no ``--`` option."""
-    return argument.removeprefix("--").split("=", 1)[0] if argument.startswith("--") else None
+    """The field an argument sets (``--model.pe=rope`` and ``--model.init_args.pe=rope`` -> ``model.pe``), or
+    ``None`` for no ``--`` option."""
+    if not argument.startswith("--"):
+        return None
+    return ".".join(part for part in argument[2:].split("=", 1)[0].split(".") if part != "init_args")
 
 
 def zoo_arguments(command: list[str]) -> list[str]:
