@@ -694,7 +694,8 @@ def test_a_class_path_that_is_no_zoo_class_names_the_zoo_classes(data_dir, cli_e
 def test_a_config_file_with_a_foreign_task_names_the_zoo_tasks(data_dir, cli_env, capsys):
     config = cli_env / "foreign.yaml"
     config.write_text("model:\n  class_path: torch.nn.Linear\n  init_args:\n    in_features: 2\n    out_features: 3\n")
-    err = fails(capsys, [*shakespeare_args(data_dir), "--config", str(config)])
+    args = shakespeare_args(data_dir)
+    err = fails(capsys, [*args[:3], "--config", str(config), *args[3:]])  # flags after it: they would not stand
     assert err == (
         "zoo: error: model.class_path='torch.nn.Linear' is not a zoo task (a subclass of zoo.tasks.TaskModule); "
         f"choose one of: {TASKS}\n"
