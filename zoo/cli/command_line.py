@@ -155,8 +155,6 @@ def did_you_mean(name: str, options: list[str], before: str = " ", cutoff: float
     return f"{before}did you mean {', '.join(prefix + option for option in near)}?" if near else ""
 
 
-
-
 def unrecognized(message: str, options: list[str], command: str) -> str:
     """argparse's ``unrecognized arguments: --paralel 2`` as ``--paralel is not an option of <command>; did you
     mean --parallel?`` (the first unknown option, and the nearest of ``options``); other messages unchanged."""

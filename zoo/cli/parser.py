@@ -118,7 +118,6 @@ def _causes(ex: BaseException | None) -> list[str]:
     return found
 
 
-
 def _missing_model_or_data(message: str) -> str | None:
     """A command with no ``--config`` (nor ``--model`` and ``--data``): which configs there are to pass, and for
     ``validate``, ``test`` and ``predict`` that a checkpoint alone will do (its run's ``config.yaml`` is read:
@@ -127,7 +126,6 @@ def _missing_model_or_data(message: str) -> str | None:
     if match is None:
         return None
     return missing_model_and_data(match.group(1))
-
 
 
 def _configured_class(group: str) -> type | None:
@@ -206,7 +204,6 @@ def _config_groups_with(name: str) -> list[str]:
         for group in ("model", "data")
         if any(name in {**section, **(section.get("init_args") or {})} for section in _config_sections(group))
     ]
-
 
 
 def _unaccepted_option(message: str, options: list[str]) -> str | None:

@@ -21,10 +21,9 @@ from pathlib import Path
 
 import yaml
 
-from zoo.cli.recorded_values import load_text
+from zoo.cli.recorded_values import CLASS_GROUPS, load_text
 
 CONFIG_FLAGS = ("--config", "-c")
-CLASS_GROUPS = ("model", "data")  # the groups whose class a file or a flag chooses (``--model CLASS``)
 FILE_SUFFIXES = (".yaml", ".yml", ".json")  # a group's value that names a file of its fields (``trainer: t.yaml``)
 _NUMBER = re.compile(r"-(?:\d|\.\d|inf\b|nan\b).*")  # a value, not an option: --trainer.max_steps -1
 

@@ -13,8 +13,6 @@ from zoo.messages import meant
 TOP_LEVEL_CHOICES = ("nonfinite_loss", "matmul_precision")
 
 
-
-
 _TYPE_WORDS = {
     "float": "a number",
     "int": "an integer",
@@ -43,7 +41,6 @@ def _typed(key: str) -> tuple[str, str | None]:
     return f"{group}.{key}", None
 
 
-
 def _bad_length(message: str) -> str | None:
     """jsonargparse's message for a tuple of the wrong length (``--model.betas=[0.9]``), in one line."""
     match = library.LENGTH_ERROR.search(message.strip())
@@ -52,8 +49,6 @@ def _bad_length(message: str) -> str | None:
     field, _ = _typed(match.group(1))
     value = match.group(3).strip().splitlines()[0]
     return f"{field}={value} is not valid; it must be a list of {match.group(2)} values"
-
-
 
 
 def _zoo_classes(group: str) -> list[str]:
@@ -135,7 +130,6 @@ def _valid_values(message: str) -> str:
         choices.setdefault(value.strip("'\""), value)
     others = [_TYPE_WORDS.get(t, t) for t in dict.fromkeys(classes)]
     return f"choose one of: {', '.join(choices.values())}" + "".join(f", or {o}" for o in others)
-
 
 
 def _missing_value(message: str) -> str | None:

@@ -252,8 +252,6 @@ def differences(recorded: dict, current: dict, prefix: str = "") -> list[str]:
     return [f"{key}={shown(b, key)} (the run has {shown(a, key)})" for key in changed_fields(a, b)]
 
 
-
-
 def run_family(short_name: str, data_name: str, flat_config: dict) -> str:
     """``<task>-<data>-<pe>-<norm>-<norm position>-h<heads>-s<seed>``: the knobs of a run name as
     :func:`zoo.knobs.name_forms` writes them; ``<task>-<data>-rnn-<cell>[-<attention>]-s<seed>`` for a recurrent
