@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from tests.compare.conftest import ROPE, SINUSOIDAL, write_config
-from zoo.compare.correction import adjust
+from zoo.compare.statistics import adjust
 
 # best values of three variations: rope clearly better, learned slightly, alibi not at all
 LEARNED = [(32.0, 32.0, (1000.0,), 50.0), (33.4, 33.0, (1000.0,), 50.0), (33.9, 33.0, (1000.0,), 50.0)]

@@ -8,7 +8,7 @@ from scipy import stats
 
 from tests.compare.conftest import ROPE, SINUSOIDAL, write_config
 from tests.compare.fake_runs import write_run
-from zoo.compare.paired_test import paired
+from zoo.compare.statistics import paired
 
 
 def test_paired_p_values_are_adjusted_together_as_holm_by_hand(runs_dir, compare, compare_json):

@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from tests.compare.conftest import ROPE, SINUSOIDAL, write_config
-from zoo.compare.power import minimum_detectable_effect, seeds_to_resolve, welch_df, welch_power
+from zoo.compare.statistics import minimum_detectable_effect, seeds_to_resolve, welch_df, welch_power
 
 
 def simulated_power(delta, sd_a, n_a, sd_b, n_b, alpha=0.05, draws=200_000):

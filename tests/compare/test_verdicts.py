@@ -12,7 +12,7 @@ import pytest
 from tests.compare.conftest import ROPE, SINUSOIDAL, write_config
 from tests.compare.fake_runs import write_run
 from tests.compare.test_report import plotly_figures
-from zoo.compare.power import MOST_SEEDS, minimum_detectable_effect
+from zoo.compare.statistics import MOST_SEEDS, minimum_detectable_effect
 
 # Post- against pre-norm of a language model, lower val_loss is better: pre is worse beyond noise (Δ +0.02),
 # as in the README's five-minute ablation

@@ -90,7 +90,7 @@ def check_statistics_against_scipy(table: dict, runs) -> None:
     records (the best val_loss of each seed, from its summary.json)."""
     from scipy import stats
 
-    from zoo.compare.power import minimum_detectable_effect
+    from zoo.compare.statistics import minimum_detectable_effect
 
     def best(row):
         return [

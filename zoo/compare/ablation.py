@@ -17,12 +17,18 @@ from zoo.compare.configurations import (
     parse_baseline,
     sort_key,
 )
-from zoo.compare.correction import correct
 from zoo.compare.metrics import check_metric
-from zoo.compare.power import minimum_detectable_effect, seeds_to_resolve
 from zoo.compare.records import Run
 from zoo.compare.run_values import _exclusion, _one_run_per_seed, _tokens_per_sec, metric_value
-from zoo.compare.statistics import Difference, Spread, spread, welch
+from zoo.compare.statistics import (
+    Difference,
+    Spread,
+    correct,
+    minimum_detectable_effect,
+    seeds_to_resolve,
+    spread,
+    welch,
+)
 from zoo.runs.partial_evaluations import base_metric
 from zoo.runs.record import lower_is_better
 
@@ -67,7 +73,7 @@ class Comparison:
     """Everything ``zoo compare`` prints: the metric, which value of it is compared (``best`` or ``final``),
     its direction, the test's threshold, the knobs, the rows (baseline first), the runs left out with why, and
     how the intervals were computed (``welch`` or ``bootstrap``, :func:`.statistics.welch`) and the correction of
-    the p-values for the table's several comparisons (:mod:`.correction`); with ``--at``, the point and, per run
+    the p-values for the table's several comparisons (:func:`.statistics.correct`); with ``--at``, the point and, per run
     name, the ``(step, position)`` of the evaluation compared (:mod:`.at_point`)."""
 
     metric: str
@@ -126,7 +132,7 @@ def detection_level(rows: list[Row], alpha: float, correction: str) -> float:
 
 def _add_power(rows: list[Row], which: str, level: float) -> None:
     """Each tested row's minimum detectable effect at its seeds, and for one within noise the seeds per arm
-    that would resolve its observed Δ (:mod:`.power`), at the per-row ``level``."""
+    that would resolve its observed Δ (:func:`.statistics.seeds_to_resolve`), at the per-row ``level``."""
     base = getattr(rows[0], which)
     for row in rows:
         d, own = row.difference, getattr(row, which)

@@ -1,7 +1,7 @@
 """A/A calibration (``zoo compare --calibrate``): the runs of ONE configuration, split many ways into groups of
 three seeds, are comparisons with no true effect, so the share of them called "beyond noise" estimates the rate
 of false positives of the very tests ``zoo compare`` runs: :func:`.statistics.welch`, its bootstrap interval
-(:func:`.statistics.bootstrap_interval`), :func:`.paired.paired`, and the corrections of :mod:`.correction`.
+(:func:`.statistics.bootstrap_interval`), :func:`.statistics.paired`, and the corrections of :func:`.statistics.adjust`.
 
 Two kinds of split: a pair (3 seeds against 3: the per-comparison rate) and a family (a baseline and ``k``
 variations of 3 seeds each, ``k = 3`` with 12 seeds: the family-wise rate, with and without a correction).
@@ -18,9 +18,7 @@ import numpy as np
 
 from zoo.compare.arguments import SPLITS, CompareError
 from zoo.compare.configurations import sort_key
-from zoo.compare.correction import adjust, correct
-from zoo.compare.paired_test import paired
-from zoo.compare.statistics import bootstrap_interval, welch
+from zoo.compare.statistics import adjust, bootstrap_interval, correct, paired, welch
 from zoo.runs.identity import is_seed
 
 ARM = 3  # seeds per group: what a sweep of three seeds a configuration compares

@@ -10,8 +10,7 @@ import json
 from rich.table import Table
 
 from zoo.compare.calibration import ARM, ROWS, SEED, Tally, binomial_range, expected
-from zoo.compare.correction import NAMES
-from zoo.compare.statistics import BOOTSTRAP_RESAMPLES
+from zoo.compare.statistics import BOOTSTRAP_RESAMPLES, NAMES
 from zoo.compare.terminal import console_for, say
 
 TESTS = {"welch": "Welch's t", "bootstrap": "bootstrap interval", "paired": "paired t"}

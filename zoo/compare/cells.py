@@ -6,10 +6,8 @@ from __future__ import annotations
 import math
 
 from zoo.compare.ablation import Comparison, Row
-from zoo.compare.correction import NAMES
 from zoo.compare.devices import MARK, marked
-from zoo.compare.power import MOST_SEEDS
-from zoo.compare.statistics import Difference, Spread
+from zoo.compare.statistics import MOST_SEEDS, NAMES, Difference, Spread
 from zoo.compare.verdicts import words
 
 

@@ -7,12 +7,10 @@ import math
 
 from zoo.compare.ablation import Comparison, detection_level
 from zoo.compare.cells import UNTESTED, UNTESTED_NOTE, headers, label, level, narrow_columns
-from zoo.compare.correction import NAMES
 from zoo.compare.devices import conditions_note, effective_batch_note
-from zoo.compare.power import POWER
 from zoo.compare.records import UNFINISHED_STATUSES
 from zoo.compare.run_values import metric_value
-from zoo.compare.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, TEST_NAME
+from zoo.compare.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, NAMES, POWER, TEST_NAME
 from zoo.runs.partial_evaluations import base_metric
 
 INTERVAL_NAMES = {

@@ -9,8 +9,8 @@ import json
 from dataclasses import asdict
 
 from zoo.compare.arguments import CompareError
-from zoo.compare.correction import correct
-from zoo.compare.paired_test import TEST_NAME, PairedDifference, paired, seed_key
+from zoo.compare.run_values import seed_key
+from zoo.compare.statistics import PAIRED_TEST_NAME, PairedDifference, correct, paired
 from zoo.compare.verdicts import direction, words
 
 
@@ -30,7 +30,7 @@ def _shown(keys: set[tuple], varying: set[str]) -> str:
 def paired_rows(comparison) -> list[tuple[dict, PairedDifference]]:
     """``(knobs, difference)`` of each variation of a :class:`zoo.compare.ablation.Comparison` with runs, paired
     with the baseline by :func:`seed_key`; the paired p-values of the table are one family, adjusted together
-    with the comparison's ``--correction`` (as its Welch p-values: :func:`zoo.compare.correction.adjust`).
+    with the comparison's ``--correction`` (as its Welch p-values: :func:`zoo.compare.statistics.adjust`).
 
     Raises:
         CompareError: in one line, where a variation and the baseline were not run with the same seeds,
@@ -70,6 +70,6 @@ def paired_json(comparisons: list, results: list[list[tuple[dict, PairedDifferen
         paired_rows_json = [{**knobs, **asdict(d), "direction": direction(comparison, d.delta, d.verdict),
                              "finding": words(comparison, knobs, d.delta, d.verdict, d.tested)}
                             for knobs, d in rows]  # fmt: skip
-        target["paired"] = {"test": TEST_NAME, "alpha": comparison.alpha, "correction": comparison.correction,
+        target["paired"] = {"test": PAIRED_TEST_NAME, "alpha": comparison.alpha, "correction": comparison.correction,
                             "rows": paired_rows_json}  # fmt: skip
     return json.dumps(whole, indent=2)

@@ -10,8 +10,7 @@ from rich.text import Text
 
 from zoo.compare.ablation import Comparison
 from zoo.compare.cells import decimals_for, short_knob
-from zoo.compare.correction import NAMES
-from zoo.compare.paired_test import TEST_NAME, PairedDifference
+from zoo.compare.statistics import NAMES, PAIRED_TEST_NAME, PairedDifference
 from zoo.compare.terminal import console_for, say
 from zoo.compare.verdicts import words
 
@@ -26,7 +25,7 @@ def title(comparison: Comparison, results: Results) -> str:
     else:
         family = f"{tested} variation{'s' * (tested != 1)}"
         adjusted = f"{NAMES[comparison.correction]} p: the paired p-values adjusted together for the table's {family}"
-    return f"{comparison.metric} ({comparison.value}), {TEST_NAME}, alpha {comparison.alpha:g}; {adjusted}:"
+    return f"{comparison.metric} ({comparison.value}), {PAIRED_TEST_NAME}, alpha {comparison.alpha:g}; {adjusted}:"
 
 
 def headers(comparison: Comparison) -> list[str]:

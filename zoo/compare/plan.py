@@ -9,7 +9,7 @@ from pathlib import Path
 
 from zoo.compare.ablation import Comparison, detection_level
 from zoo.compare.cells import label
-from zoo.compare.power import MOST_SEEDS, POWER, minimum_detectable_effect
+from zoo.compare.statistics import MOST_SEEDS, POWER, minimum_detectable_effect
 from zoo.runs.identity import is_seed
 
 
@@ -47,7 +47,7 @@ def seed_plan(comparison: Comparison) -> dict:
 
 def _what_would_help(comparison: Comparison) -> list[str]:
     """For each row that even :data:`MOST_SEEDS` seeds per arm would not resolve: the smallest |Δ| that many
-    seeds detect with its spread (:func:`.power.minimum_detectable_effect`, at the table's per-row level), how
+    seeds detect with its spread (:func:`.statistics.minimum_detectable_effect`, at the table's per-row level), how
     many times too small its Δ is for that, and what else would resolve it."""
     level = detection_level(comparison.rows, comparison.alpha, comparison.correction)
     base = getattr(comparison.rows[0], comparison.value)

@@ -16,10 +16,9 @@ from zoo.compare.all_pairs_table import all_pairs_json, all_pairs_markdown, csv_
 from zoo.compare.cells import NOT_TESTED_FOR_NOISE, cells, headers, narrow_columns, seeds_to_resolve_value
 from zoo.compare.notes import notes
 from zoo.compare.plan import seed_plan
-from zoo.compare.power import POWER
 from zoo.compare.seeds_varied import seeds_varied
 from zoo.compare.several import disagreement_lines, disagreements
-from zoo.compare.statistics import TEST_NAME, Spread
+from zoo.compare.statistics import POWER, TEST_NAME, Spread
 from zoo.compare.terminal import console_for, say
 from zoo.compare.verdicts import direction, words
 

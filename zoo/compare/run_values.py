@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import statistics
 
-from zoo.compare.paired_test import seed_key
 from zoo.compare.records import Run
+from zoo.runs.identity import is_seed
 from zoo.runs.partial_evaluations import base_metric
 from zoo.runs.record import lower_is_better
+
+
+def seed_key(run: Run) -> tuple:
+    """What repeats of one configuration differ in: the run's seeds (``seed_everything``, ``data.seed``), as
+    sorted ``(field, repr(value))`` pairs. A rerun of one configuration and seed (a ``-2`` folder) has the key of
+    the first run."""
+    return tuple(sorted((k, repr(v)) for k, v in run.config.items() if is_seed(k)))
 
 
 def metric_value(run: Run, metric: str, which: str) -> float | None:

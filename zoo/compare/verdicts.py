@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from zoo.compare.correction import NAMES
 from zoo.compare.records import NOT_APPLYING
+from zoo.compare.statistics import NAMES
 
 if TYPE_CHECKING:
     from zoo.compare.ablation import Comparison
