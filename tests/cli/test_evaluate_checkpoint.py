@@ -6,6 +6,7 @@ import json
 import shutil
 
 import pytest
+import yaml
 
 from tests.cli.helpers import CONFIGS, FEW_STEPS, TINY_MODEL, VARIANTS, read_run, small_copy
 from tests.compare.test_wandb import fake_api_run
@@ -32,8 +33,12 @@ def test_validate_test_and_predict_need_only_the_checkpoint(trained, capsys):
     capsys.readouterr()
     main(["validate", f"--ckpt_path={last}"])
     assert f"zoo: validate of {last} with its run's config {trained.resolve() / 'config.yaml'} (flags override it)" in (
-        capsys.readouterr().out
+        capsys.readouterr().err
     )
+    with pytest.raises(SystemExit):  # the config alone on stdout, as it reads back
+        main(["validate", f"--ckpt_path={last}", "--print_config"])
+    printed = yaml.safe_load(capsys.readouterr().out)
+    assert printed["model"]["init_args"]["d_model"] == read_run(trained)["config"]["model.d_model"]
     main(["test", f"--ckpt_path={last}"])
     main(["validate", f"--ckpt_path={last}", "--trainer.limit_val_batches=1"])  # a flag over the run's config
     lines = read_run(trained)["metrics"]

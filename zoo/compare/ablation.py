@@ -72,9 +72,9 @@ class Row:
 class Comparison:
     """Everything ``zoo compare`` prints: the metric, which value of it is compared (``best`` or ``final``),
     its direction, the test's threshold, the knobs, the rows (baseline first), the runs left out with why, and
-    how the intervals were computed (``welch`` or ``bootstrap``, :func:`.statistics.welch`) and the correction of
-    the p-values for the table's several comparisons (:func:`.statistics.correct`); with ``--at``, the point and, per run
-    name, the ``(step, position)`` of the evaluation compared (:mod:`.at_point`)."""
+    how the intervals were computed (``welch`` or ``bootstrap``, :func:`.statistics.welch`) and the correction
+    of the p-values for the table's several comparisons (:func:`.statistics.correct`); with ``--at``, the point
+    and, per run name, the ``(step, position)`` of the evaluation compared (:mod:`.at_point`)."""
 
     metric: str
     value: str
