@@ -41,7 +41,7 @@ def test_sweep_file_is_valid_and_dry_run_lists_the_grid(path, capsys, monkeypatc
     listed = re.findall(r"^\s+\d+ (\S+)  \(to run\)$", out, flags=re.MULTILINE)
     commands = re.findall(r"^ {7}(\S.*)$", out, flags=re.MULTILINE)  # as the runner starts them
     assert len(commands) == len(listed) and all(c.endswith(f"--runs_dir={tmp_path}") for c in commands)
-    expected = math.prod(len(spec["values"]) for spec in config["parameters"].values())
+    expected = math.prod(len(spec["values"]) if "values" in spec else 1 for spec in config["parameters"].values())
     assert len(listed) == len(set(listed)) == expected
     assert all(name.startswith(f"{config['name']}-") and re.search(r"-s[123]$", name) for name in listed)
 
