@@ -4,14 +4,14 @@ layout of Table 3 of Vaswani et al. 2017, from local run records (no network) or
 Modules, in the order data flows: :mod:`.records` and :mod:`.wandb_runs` load runs, :mod:`.metrics` picks the
 metric, :mod:`.configurations` finds the knobs and the baseline (:mod:`.baseline_choice` says why it), and
 :mod:`.run_values` reads each run's value (:mod:`.at_point` at ``--at``); :mod:`.statistics` (every test,
-interval, correction and power) and :mod:`.ablation` build the rows (:mod:`.several`: several metrics); :mod:`.cells`,
-:mod:`.notes`, :mod:`.verdicts`, :mod:`.caption`, :mod:`.seeds_varied` and :mod:`.devices` word them;
+interval, correction and power) and :mod:`.ablation` build the rows (:mod:`.several`: several metrics);
+:mod:`.cells`, :mod:`.notes`, :mod:`.verdicts`, :mod:`.caption`, :mod:`.seeds_varied` and :mod:`.devices` word them;
 :mod:`.render` and :mod:`.report` (with :mod:`.figures`) print and draw them (:mod:`.terminal`: the console they
 print to); :mod:`.arguments` is the command line (its options, their choices and its error: checked, by
 :func:`main` here, before the rest loads), :mod:`.command` runs it;
-:mod:`.paired` and :mod:`.paired_table` are ``--paired``, :mod:`.all_pairs` and
-:mod:`.all_pairs_table` are ``--all_pairs``, :mod:`.plan` is ``--plan``, :mod:`.calibration` and
-:mod:`.calibration_table` are ``--calibrate``, the A/A check of the tests themselves.
+:mod:`.paired` is ``--paired`` and :mod:`.all_pairs` ``--all_pairs`` (each with its tables), :mod:`.plan` is
+``--plan``, :mod:`.calibration` and :mod:`.calibration_table` are ``--calibrate``, the A/A check of the tests
+themselves.
 """
 
 from zoo.compare.arguments import exit_status, parse

@@ -13,8 +13,7 @@ from zoo.compare.at_point import parse_point
 from zoo.compare.calibration import calibrate, seed_values, simulate
 from zoo.compare.calibration_table import render as render_calibration
 from zoo.compare.caption import compare_command
-from zoo.compare.paired import paired_json, paired_rows
-from zoo.compare.paired_table import write_paired
+from zoo.compare.paired import paired_json, paired_rows, write_paired
 from zoo.compare.plan import plan_lines
 from zoo.compare.records import load_local_runs
 from zoo.compare.render import render

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from zoo.compare import caption
 from zoo.compare.ablation import Comparison, Row
-from zoo.compare.all_pairs_table import all_pairs_json, all_pairs_markdown, csv_columns, print_all_pairs
+from zoo.compare.all_pairs import all_pairs_json, all_pairs_markdown, csv_columns, print_all_pairs
 from zoo.compare.cells import NOT_TESTED_FOR_NOISE, cells, headers, narrow_columns, seeds_to_resolve_value
 from zoo.compare.notes import notes
 from zoo.compare.plan import seed_plan

@@ -10,7 +10,7 @@ from pathlib import Path
 import plotly.io
 import plotly.offline
 
-from zoo.compare import all_pairs_table, caption, paired_table
+from zoo.compare import all_pairs, caption, paired
 from zoo.compare.ablation import Comparison
 from zoo.compare.cells import cells, headers
 from zoo.compare.figures import by_knob, forest, learning_curves
@@ -69,28 +69,28 @@ def _table(comparison: Comparison, command: str | None, said: list[str]) -> str:
     return table + _notes([*shows, *notes(comparison)])
 
 
-def _paired(comparison: Comparison, results: paired_table.Results) -> str:
-    """The ``--paired`` table, as in the terminal (:mod:`zoo.compare.paired_table`)."""
-    rows = [("beyond" if d.verdict == "beyond noise" else "", paired_table.cells(comparison, knobs, d))
+def _paired(comparison: Comparison, results: paired.Results) -> str:
+    """The ``--paired`` table, as in the terminal (:mod:`zoo.compare.paired`)."""
+    rows = [("beyond" if d.verdict == "beyond noise" else "", paired.cells(comparison, knobs, d))
             for knobs, d in results]  # fmt: skip
-    title = f"<h3>{html.escape(paired_table.title(comparison, results))}</h3>"
-    table = _html_table(paired_table.headers(comparison), rows, len(comparison.knobs))
-    return title + table + _notes([paired_table.R_NOTE])
+    title = f"<h3>{html.escape(paired.title(comparison, results))}</h3>"
+    table = _html_table(paired.headers(comparison), rows, len(comparison.knobs))
+    return title + table + _notes([paired.R_NOTE])
 
 
 def _all_pairs(comparison: Comparison) -> str:
-    """``--all_pairs``: the pairs' table and the best line, as in the terminal (:mod:`zoo.compare.all_pairs_table`)."""
+    """``--all_pairs``: the pairs' table and the best line, as in the terminal (:mod:`zoo.compare.all_pairs`)."""
     result = comparison.all_pairs
     if result is None:
         return ""
-    pairs = all_pairs_table.rows(comparison, result)
+    pairs = all_pairs.rows(comparison, result)
     rows = [("beyond" if cells[-1] == "beyond noise" else "", cells) for cells in pairs]
-    title = f"<h3>{html.escape(all_pairs_table.title(comparison, result))}</h3>"
-    table = _html_table(all_pairs_table.HEADERS, rows, 1)
-    return title + table + _notes([all_pairs_table.best_line(comparison, result)])
+    title = f"<h3>{html.escape(all_pairs.title(comparison, result))}</h3>"
+    table = _html_table(all_pairs.HEADERS, rows, 1)
+    return title + table + _notes([all_pairs.best_line(comparison, result)])
 
 
-def _section(comparison: Comparison, command: str | None, said: list[str], paired: paired_table.Results | None,
+def _section(comparison: Comparison, command: str | None, said: list[str], paired: paired.Results | None,
              plan: list[str]) -> str:  # fmt: skip
     """One metric's table, its paired table and plan where asked for, then its charts."""
     figures = [forest(comparison), learning_curves(comparison)]
@@ -103,7 +103,7 @@ def _section(comparison: Comparison, command: str | None, said: list[str], paire
 def report_html(
     comparisons: list[Comparison],
     command: str | None = None,
-    paired: list[paired_table.Results] | None = None,
+    paired: list[paired.Results] | None = None,
     plans: list[list[str]] | None = None,
 ) -> str:
     """The report as one HTML document: a title block saying what it shows (sweep, data, budget, the command
@@ -144,7 +144,7 @@ def write_report(
     comparisons: list[Comparison],
     path: Path,
     command: str | None = None,
-    paired: list[paired_table.Results] | None = None,
+    paired: list[paired.Results] | None = None,
     plans: list[list[str]] | None = None,
 ) -> None:
     """Write :func:`report_html` to ``path``, whose folder exists (checked by the command before any run is read)."""
