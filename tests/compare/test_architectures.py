@@ -1,6 +1,7 @@
 """Runs of two architectures (``model.architecture``): a knob one of them does not use is never a variation."""
 
 from tests.compare.conftest import ROPE, SINUSOIDAL, write_config
+from tests.compare.fake_runs import write_run
 from zoo.compare.configurations import differing_knobs
 from zoo.compare.records import NOT_APPLYING, load_run_folder, mark_not_applying
 
@@ -41,3 +42,19 @@ def test_rope_theta_varies_among_rope_runs_only():
     marked = [mark_not_applying({**base, "model.pe": pe, "model.rope_theta": theta}) for pe in ("rope", "sinusoidal")
               for theta in (1e4, 5e5)]  # fmt: skip
     assert [config["model.rope_theta"] for config in marked] == [1e4, 5e5, NOT_APPLYING, NOT_APPLYING]
+
+
+def test_a_time_limit_that_stopped_no_run_is_no_knob(tmp_path):
+    """Seeds of one configuration at 300 steps under two ``max_time`` caps that neither reached trained alike;
+    a cap that stopped a run short of its steps is a knob (that run trained less)."""
+    runs, curve = tmp_path / "runs", [(100, 20.0), (200, 25.0), (300, 26.0)]
+    cells = [(1, "00:01:00:00", 4), (2, "00:01:10:00", 4), (3, "00:01:10:00", 4), (1, "00:01:10:00", 8)]
+    folders = [
+        write_run(runs, f"r-s{seed}-h{heads}", curve, seed=seed,
+                  knobs={"trainer.max_steps": 300, "trainer.max_time": cap, "model.n_heads": heads})
+        for seed, cap, heads in cells
+    ]  # fmt: skip
+    loaded = [load_run_folder(folder) for folder in folders]
+    assert differing_knobs(loaded) == ["model.n_heads"]
+    short = write_run(runs, "short", curve, knobs={"trainer.max_steps": 400, "trainer.max_time": "00:00:01:00"})
+    assert "trainer.max_time" in differing_knobs([*loaded, load_run_folder(short)])  # stopped at 300 of 400

@@ -51,11 +51,28 @@ Configuration = tuple  # the values of the differing knobs, in the order of ``kn
 
 def differing_knobs(runs: list[Run]) -> list[str]:
     """The config keys whose values differ between ``runs`` (a key a run lacks counts as ``None``), leaving out
-    seeds, bookkeeping fields (:data:`BOOKKEEPING`) and the runs where the knob does not apply
-    (:data:`NOT_APPLYING`: a Transformer's and an RNN's ``model.pe`` differ in nothing trained), sorted."""
+    seeds, bookkeeping fields (:data:`BOOKKEEPING`), the runs where the knob does not apply
+    (:data:`NOT_APPLYING`: a Transformer's and an RNN's ``model.pe`` differ in nothing trained) and a
+    ``trainer.max_time`` that stopped no run (:func:`time_limit_stopped_none`), sorted."""
     keys = {key for run in runs for key in run.config if key not in BOOKKEEPING and not is_seed(key)}
+    if time_limit_stopped_none(runs):
+        keys.discard("trainer.max_time")
     values = {key: {repr(v) for run in runs if (v := run.config.get(key)) != NOT_APPLYING} for key in keys}
     return sorted(key for key in keys if len(values[key]) > 1)
+
+
+def time_limit_stopped_none(runs: list[Run]) -> bool:
+    """Whether every run with a ``trainer.max_time`` trained its whole ``trainer.max_steps`` (its last logged
+    step is the last step, 0-based training logs or the final validation): the limit stopped none of them, so
+    runs that differ in it alone trained alike (the caption still shows each budget)."""
+    for run in runs:
+        steps = run.config.get("trainer.max_steps")
+        if run.config.get("trainer.max_time") is None:
+            continue
+        last = max((step for points in run.history.values() for step, _ in points), default=None)
+        if not isinstance(steps, int) or isinstance(steps, bool) or steps <= 0 or last is None or last < steps - 1:
+            return False
+    return True
 
 
 def sort_key(value) -> tuple:
