@@ -52,6 +52,18 @@ def test_a_bad_recurrent_knob_is_one_line_before_training(override, message, dat
     assert not (cli_env / "runs").exists()
 
 
+def test_a_refused_run_keeps_the_users_own_empty_runs_dir(data_dir, cli_env, capsys):
+    """A refusal after the run folder was made (the model's own check) removes that folder, and the runs folder
+    only where the command made it: the user's own, empty, stays."""
+    own = cli_env / "mine"
+    own.mkdir()
+    with pytest.raises(SystemExit):
+        main(["fit", "--config", RNN_CONFIG, f"--data.path={data_dir / 'multi30k'}", "--model.input_feeding=true",
+              f"--runs_dir={own}"])  # fmt: skip
+    assert "model.input_feeding=true feeds" in capsys.readouterr().err
+    assert own.is_dir() and not any(own.iterdir())
+
+
 def test_an_rnn_ignores_the_transformer_checks():
     """d_model 30 is not divisible by n_heads 8, which only a Transformer has: an RNN of that width is built."""
     task = TranslationTask(vocab_size=50, architecture="rnn", d_model=30, rnn_hidden=20)

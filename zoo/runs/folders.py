@@ -31,10 +31,15 @@ def folder_problem(folder: Path) -> str | None:
     return None
 
 
+MADE_RUNS_DIRS: set[Path] = set()  # the runs_dir folders this process created (a user's own is never removed)
+
+
 def new_run_dir(runs_dir: Path, name: str) -> Path:
     """Create and return ``runs_dir/name``, or ``name-2``, ``name-3``, ... if taken. The folder is created
     atomically, so two runs started at the same moment never share one, and nothing of an earlier run is
     overwritten."""
+    if not runs_dir.is_dir():
+        MADE_RUNS_DIRS.add(runs_dir.absolute())  # this command's, so a run that never starts takes it away
     runs_dir.mkdir(parents=True, exist_ok=True)
     k = 1
     while True:
@@ -47,9 +52,9 @@ def new_run_dir(runs_dir: Path, name: str) -> Path:
 
 
 def remove_unused_run_dir(run_dir: Path | None) -> None:
-    """Remove ``run_dir`` (and ``runs_dir`` if then empty) when a run failed before it started: only a folder
-    that is empty, or holds no more than the W&B id its logger wrote and the files of the W&B run it began
-    (``wandb/``: no record, no checkpoint), can be such a run's."""
+    """Remove ``run_dir`` (and ``runs_dir`` if this command created it and it is then empty) when a run failed
+    before it started: only a folder that is empty, or holds no more than the W&B id its logger wrote and the
+    files of the W&B run it began (``wandb/``: no record, no checkpoint), can be such a run's."""
     if run_dir is None:
         return
     id_file, wandb_files = run_dir / "wandb_id", run_dir / "wandb"
@@ -57,7 +62,7 @@ def remove_unused_run_dir(run_dir: Path | None) -> None:
         id_file.unlink()
         shutil.rmtree(wandb_files, ignore_errors=True)
     for folder in (run_dir, run_dir.parent):
-        if folder.is_dir() and not any(folder.iterdir()):
+        if folder.is_dir() and not any(folder.iterdir()) and (folder == run_dir or folder.absolute() in MADE_RUNS_DIRS):
             folder.rmdir()
 
 
@@ -65,9 +70,9 @@ RECORD_FILES = ("config.yaml", "config.json", "summary.json", "metrics.jsonl")  
 
 
 def remove_untrained_run_dir(run_dir: Path) -> bool:
-    """Remove ``run_dir`` (and ``runs_dir`` if then empty) if it holds no more than a run's record
-    (:data:`RECORD_FILES`), its W&B files and an empty ``checkpoints/``: the folder of a run stopped before its
-    first step. Anything else in it (a checkpoint, a file of the user's) keeps it whole.
+    """Remove ``run_dir`` (and ``runs_dir`` as :func:`remove_unused_run_dir` does) if it holds no more than a
+    run's record (:data:`RECORD_FILES`), its W&B files and an empty ``checkpoints/``: the folder of a run stopped
+    before its first step. Anything else in it (a checkpoint, a file of the user's) keeps it whole.
 
     Returns:
         Whether it was removed.
