@@ -12,13 +12,16 @@ from pathlib import Path
 
 
 def said(value: object) -> str:
-    """``repr`` of ``value`` for a message, a float without its binary noise (``0.000225``, not
+    """``repr`` of ``value`` for a message, as a command line or a config file spells it: ``true``, ``false``
+    and ``null`` for Python's bools and ``None``, a float without its binary noise (``0.000225``, not
     ``0.00022500000000000002``; twelve significant digits keep every digit a user types).
 
     Example:
-        >>> said(0.0003 * 0.75), said(1e-4), said("rope")
-        ('0.000225', '0.0001', "'rope'")
+        >>> said(0.0003 * 0.75), said(1e-4), said("rope"), said(False), said(None)
+        ('0.000225', '0.0001', "'rope'", 'false', 'null')
     """
+    if isinstance(value, bool) or value is None:
+        return {True: "true", False: "false", None: "null"}[value]
     if isinstance(value, float) and math.isfinite(value):
         return repr(float(f"{value:.12g}"))
     if isinstance(value, (list, tuple)):

@@ -47,7 +47,7 @@ def test_model_bias_added_later_leaves_older_runs_their_identity_at_true():
     recorded = {"model.lr": 0.001, "seed_everything": 1}
     now = {**recorded, "model.bias": True}
     assert differences(recorded, now) == [] and config_hash(recorded) == config_hash(now)
-    assert differences(recorded, {**now, "model.bias": False}) == ["model.bias=False (the run has True)"]
+    assert differences(recorded, {**now, "model.bias": False}) == ["model.bias=false (the run has true)"]
     assert config_hash(recorded) != config_hash({**now, "model.bias": False})
     assert with_added_fields(recorded) == {**now, **ADDED_FIELDS, "trainer.precision": "32-true"}
     assert with_added_fields({}) == {}
@@ -142,7 +142,7 @@ def test_a_field_at_the_value_it_takes_from_another_is_unset():
 
 
 def test_a_field_at_its_default_is_shown_as_its_value_not_unset():
-    assert shown({}, "model.bias") == "True" and shown({}, "trainer.precision") == "'32-true'"
+    assert shown({}, "model.bias") == "true" and shown({}, "trainer.precision") == "'32-true'"
     assert shown({}, "model.activation_dropout") == "unset" and shown({"model.lr": 0.1}, "model.lr") == "0.1"
 
 

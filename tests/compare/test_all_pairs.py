@@ -84,6 +84,11 @@ def test_two_values_are_refused_in_one_line(tmp_path, compare):
         "zoo compare: error: --all_pairs n_heads: 2 values of n_heads with the other knobs at the baseline's (2, 4); "
         "all pairs need 3 or more (the table compares two)\n"
     )
+    other = tmp_path / "other"  # n_heads 4 only beside another pe: one value at the baseline's pe
+    _heads_runs(other, {2: HEADS[2]})
+    _heads_runs(other / "rope", {4: HEADS[4]}, **{"model.pe": "rope"})
+    status, _, err = compare(other, other / "rope", "--all_pairs", "n_heads", "--baseline", "n_heads=2")
+    assert status == 2 and err.endswith("(2); all pairs need 3 or more\n"), err
 
 
 def test_a_knob_that_does_not_differ_is_refused(heads_runs, compare):

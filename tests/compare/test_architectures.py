@@ -16,6 +16,18 @@ def test_a_sweep_over_the_architecture_varies_the_architecture_alone(tmp_path, c
     assert result["knobs"] == ["model.architecture"]
 
 
+def test_knobs_that_apply_to_one_architecture_are_no_joint_effect(tmp_path, compare_json):
+    """A Transformer beside RNNs of two cells: its row differs from the baseline RNN in the architecture alone
+    (its rnn_cell is n/a), so no note calls it the joint effect of the architecture and the cell."""
+    runs = tmp_path / "runs"
+    write_config(runs, "sinusoidal", SINUSOIDAL, **{"model.architecture": "transformer"})
+    write_config(runs, "rope", ROPE, **RNN)
+    write_config(runs, "learned", SINUSOIDAL, **{**RNN, "model.rnn_cell": "lstm"})
+    result = compare_json(runs, "--baseline", "rnn_cell=gru")
+    assert result["knobs"] == ["model.architecture", "model.rnn_cell"]
+    assert not any("joint effect" in note for note in result["notes"]), result["notes"]
+
+
 def test_a_knob_that_applies_to_some_runs_only_varies_among_them(tmp_path):
     runs = tmp_path / "runs"
     folders = write_config(runs, "sinusoidal", SINUSOIDAL[:1], **{"model.architecture": "transformer"})

@@ -77,7 +77,7 @@ def test_spellings_of_one_setting_are_one_base_and_defaults_are_shown_as_values(
         "trainer.limit_train_batches=1 (the sweep has 1.0)"
     ]
     assert definition_changes(then, definition(GRID, **{"model.bias": False, "trainer.precision": "bf16"})) == [
-        "model.bias=False (the sweep has True)",
+        "model.bias=false (the sweep has true)",
         "trainer.precision='bf16-mixed' (the sweep has '32-true')",
     ]
     assert definition_changes(then, definition(GRID, **{"trainer.max_steps": 8})) == [

@@ -109,9 +109,9 @@ def not_applying_knobs(model) -> tuple[dict, list[str]]:
     record = {"not_applying": recorded} if recorded else {}
     by_cause: dict[str, list[str]] = {}
     for name in given:
-        by_cause.setdefault(every[name], []).append(f"{name}={model.hparams[name.removeprefix('model.')]!r}")
+        by_cause.setdefault(every[name], []).append(f"{name}={said(model.hparams[name.removeprefix('model.')])}")
     return record, [
-        f"zoo: {cause}={model.hparams[cause.removeprefix('model.')]!r} does not use {', '.join(values)}: trained "
+        f"zoo: {cause}={said(model.hparams[cause.removeprefix('model.')])} does not use {', '.join(values)}: trained "
         f"without, recorded as not applying (summary.json's not_applying), and never a variation in compare"
         for cause, values in by_cause.items()
     ]

@@ -107,7 +107,8 @@ def _samples(comparison: Comparison, knob: str) -> tuple[list, list[list[float]]
     if len(rows) < 3:
         raise CompareError(
             f"--all_pairs {name}: {len(rows)} value{'s' * (len(rows) != 1)} of {name} with the other knobs at the "
-            f"baseline's ({', '.join(map(str, values))}); all pairs need 3 or more (the table compares two)"
+            f"baseline's ({', '.join(map(str, values))}); all pairs need 3 or more"
+            + (" (the table compares two)" if len(rows) == 2 else "")
         )
     for value, sample in zip(values, samples, strict=True):
         if len(sample) < 2 or not all(x is not None and math.isfinite(x) for x in sample):

@@ -8,7 +8,7 @@ import math
 from zoo.compare.ablation import Comparison, detection_level
 from zoo.compare.cells import UNTESTED, UNTESTED_NOTE, headers, label, level, narrow_columns
 from zoo.compare.devices import conditions_note, effective_batch_note
-from zoo.compare.records import UNFINISHED_STATUSES
+from zoo.compare.records import NOT_APPLYING, UNFINISHED_STATUSES
 from zoo.compare.run_values import metric_value
 from zoo.compare.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, NAMES, POWER, TEST_NAME
 from zoo.runs.partial_evaluations import base_metric
@@ -157,15 +157,16 @@ def _not_finite(comparison: Comparison, run) -> bool:
 
 
 def _joint_differences(comparison: Comparison) -> list[str]:
-    """``"pe=rope, max_steps=60"`` for each row that differs from the baseline in two knobs or more."""
+    """``"pe=rope, max_steps=60"`` for each row that differs from the baseline in two knobs or more; a knob that
+    does not apply on either side (``n/a``: an RNN's ``rnn_cell`` beside a Transformer) is part of the
+    architecture's difference, not an effect of its own."""
     base = next((row for row in comparison.rows if row.is_baseline), None)
     if base is None:
         return []
     joint = []
     for row in comparison.rows:
-        differs = [
-            f"{knob}={row.knobs.get(knob)}" for knob in comparison.knobs if row.knobs.get(knob) != base.knobs.get(knob)
-        ]
+        pairs = [(knob, row.knobs.get(knob), base.knobs.get(knob)) for knob in comparison.knobs]
+        differs = [f"{k}={v}" for k, v, b in pairs if v != b and NOT_APPLYING not in (v, b)]
         if len(differs) > 1:
             joint.append(", ".join(differs))
     return joint

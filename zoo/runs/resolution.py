@@ -14,6 +14,7 @@ from pathlib import Path
 
 from jsonargparse import Namespace
 
+from zoo.messages import said
 from zoo.runs.checkpoint_file import import_class, load_checkpoint, not_a_checkpoint_file
 from zoo.runs.folders import RunFolderError, find_resumable, new_run_dir, own_config, recorded_config
 from zoo.runs.identity import differences, run_family, run_name
@@ -84,7 +85,7 @@ def check_same_model(config: Namespace, evaluating: bool = False) -> None:
         )
     current = config.model.init_args
     differs = [
-        f"model.{key}={current[key]!r} (the checkpoint has {saved[key]!r})"
+        f"model.{key}={said(current[key])} (the checkpoint has {said(saved[key])})"
         for key in import_class(config.model.class_path).architecture
         if key in saved and key in current and saved[key] != current[key]
     ]
