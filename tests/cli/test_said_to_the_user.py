@@ -69,7 +69,7 @@ def test_a_refused_value_of_the_command_line_is_pointed_to_the_zoos_name(flag, l
 @pytest.mark.parametrize(
     ("value", "shown"),
     [(0.001 * 0.225, "0.000225"), (1e-4, "0.0001"), (0.1 + 0.2, "0.3"), (0.123456789, "0.123456789"), (2, "2"),
-     ("1e-3", "'1e-3'"), ([0.9, 0.98], "[0.9, 0.98]"), (float("nan"), "nan"), (None, "None")],
+     ("1e-3", "'1e-3'"), ([0.9, 0.98], "[0.9, 0.98]"), (float("nan"), "nan"), (None, "null")],
 )  # fmt: skip
 def test_a_number_is_said_without_its_binary_noise(value, shown):
     assert said(value) == shown
