@@ -430,7 +430,7 @@ def test_a_checkpoint_of_another_architecture_names_its_own_config(command, data
     err = fails(capsys, [command, *args[1:], "--model.d_ff=128", f"--ckpt_path={last}"])
     tail = ", or start a new run without --ckpt_path" if command == "fit" else ""
     assert err == (
-        f"zoo: error: ckpt_path='{last}' was trained with another architecture: model.d_ff=128 (the checkpoint "
+        f"zoo: error: ckpt_path='{last}' was trained with another configuration: model.d_ff=128 (the checkpoint "
         f"has 64); pass the values it was trained with (--config {run_dir / 'config.yaml'}){tail}\n"
     )
 

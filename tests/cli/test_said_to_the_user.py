@@ -130,6 +130,7 @@ def test_a_resume_given_its_own_config_is_told_to_drop_the_changed_flag(tmp_path
         find_resumable(run.parent, "lm-x-h8", {**record, "model.n_heads": 8}, "lm-x-h8", given=(run,))
     assert str(error.value) == (
         f"ckpt_path='last': no run of this configuration; the nearest, {run}, was trained with another "
-        f"configuration: model.n_heads=8 (the run has 4); {run / 'config.yaml'} is the --config given: drop what "
-        f"sets model.n_heads (a flag, or a later --config) to resume it, or start a new run without --ckpt_path"
+        f"configuration: model.n_heads=8 (the run has 4); {run / 'config.yaml'} is this command's config (given, "
+        f"or read from the checkpoint's run): drop what sets model.n_heads (a flag, or a later --config) to resume "
+        f"it, or start a new run without --ckpt_path"
     )

@@ -219,8 +219,8 @@ def own_config(folder: Path, differs: list[str], given: tuple[Path, ...], verb: 
     if folder.resolve() in {path.resolve() for path in given}:
         keys = ", ".join(dict.fromkeys(change.partition("=")[0] for change in differs))
         advice = (
-            f"{folder / 'config.yaml'} is the --config given: drop what sets {keys} (a flag, or a later --config) "
-            f"to {verb} it"
+            f"{folder / 'config.yaml'} is this command's config (given, or read from the checkpoint's run): drop "
+            f"what sets {keys} (a flag, or a later --config) to {verb} it"
         )
     else:
         advice = f"{verb} it with its own config (--config {folder / 'config.yaml'})"

@@ -98,7 +98,7 @@ def check_same_model(config: Namespace, evaluating: bool = False) -> None:
         if owner in {folder.resolve() for folder in _given_runs(config)}:
             advice = own_config(owner, differs, _given_runs(config), "evaluate" if evaluating else "continue")
         raise RunFolderError(
-            f"ckpt_path={config.ckpt_path!r} was trained with another architecture: {', '.join(differs)}; {advice}"
+            f"ckpt_path={config.ckpt_path!r} was trained with another configuration: {', '.join(differs)}; {advice}"
         )
 
 
