@@ -23,8 +23,7 @@ fit: install
 	$(BIN)/python -m zoo fit --config configs/quickstart.yaml
 
 # one worker per core (pytest-xdist), each with its share of the threads (tests/conftest.py); work stealing
-# keeps both busy beside the few long real-data tests; the 25 slowest tests are listed at the end (issue 59: the
-# suite within 12 minutes)
+# keeps both busy beside the few long real-data tests; the 25 slowest tests are listed at the end
 test: install
 	$(BIN)/python -m pytest -q -n auto --dist worksteal --durations=25
 
