@@ -1,5 +1,5 @@
 """The class path ``zoo.callbacks.AttentionMaps``, which configs and command lines written before the package
-restructure (issue 42) name: the callback is :class:`zoo.inference.attention_callback.AttentionMaps`. The one
+restructure name: the callback is :class:`zoo.inference.attention_callback.AttentionMaps`. The one
 module kept for a user's class path; nothing in the zoo imports it."""
 
 from zoo.inference.attention_callback import AttentionMaps

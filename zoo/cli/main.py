@@ -35,8 +35,8 @@ from zoo.training.progress import silence_noise
 
 
 def _check_command(args: list[str]) -> None:
-    """Refuse an unknown command (``python -m zoo swep``) naming every command, LightningCLI's and the zoo's
-    own (argparse listed only the four of LightningCLI), and the nearest one."""
+    """Refuse an unknown command (``python -m zoo swep``) naming every command, LightningCLI's four and the
+    zoo's own, and the nearest one."""
     problem = unknown_command(args[0]) if args else None
     if problem:
         raise ConfigError(problem)

@@ -5,8 +5,8 @@ leaves it out shuffles with its ``seed_everything``, so that the seeds of a swee
 the initial weights and dropout (Dodge et al. 2020: data order and initialisation contribute comparable variance
 in fine-tuning; Bouthillier et al. 2021, "Accounting for Variance in Machine Learning Benchmarks": randomise every
 source of variation across repeats). A command that continues or evaluates a recorded run takes that run's
-recorded value instead, so that a run keeps its order: one recorded before the change (issue 51) trained with
-:data:`EARLIER_DEFAULT`, which ``--ckpt_path last`` looks for where no run of the seed's own order is found.
+recorded value instead, so that a run keeps its order: a run folder whose record has no ``data.seed`` trained
+with :data:`EARLIER_DEFAULT`, which ``--ckpt_path last`` looks for where no run of the seed's own order is found.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from jsonargparse import Namespace
 from zoo.runs.folders import RunFolderError, recorded_config
 from zoo.runs.resolution import resolve_run_dir
 
-EARLIER_DEFAULT = 0  # data.seed where a command left it out, before it followed seed_everything (issue 51)
+EARLIER_DEFAULT = 0  # data.seed of a recorded run whose command left it out and whose record has no data.seed
 
 
 def left_out(config: Namespace) -> bool:
@@ -40,7 +40,7 @@ def recorded_owner(config: Namespace) -> Path | None:
 def candidates(config: Namespace) -> list[int]:
     """The values ``data.seed`` may take for a command that leaves it out, in the order to try: the recorded
     one of the run whose checkpoint it names; for ``--ckpt_path last`` the run's seed, then
-    :data:`EARLIER_DEFAULT` (a run recorded before the change); else the run's seed."""
+    :data:`EARLIER_DEFAULT` (a run folder that trained with it); else the run's seed."""
     owner = recorded_owner(config)
     recorded = (recorded_config(owner) or {}).get("data.seed") if owner is not None else None
     if isinstance(recorded, int):

@@ -58,27 +58,26 @@ DECODING_FIELDS = (
 # trained with biases before model.bias existed, and unpadded vocabularies before model.vocab_multiple): at that
 # value a field leaves a run's identity and name as they were, so a run recorded before it still resumes, and
 # ``zoo compare`` reads it into the older records (tests/runs/test_earlier_folders.py).
-# data.generation_seed: the synthetic pairs were drawn with data.seed before it followed seed_everything (issue
-# 51), and data.seed was 0 in every shipped config.
+# data.generation_seed: a record without it drew its synthetic pairs with data.seed, 0 in every shipped config.
 ADDED_FIELDS = {
     "model.bias": True,
     "model.vocab_multiple": 1,
     "data.generation_seed": 0,
-    # model.architecture and the recurrent knobs (issue 47): every run before them was a Transformer
+    # model.architecture and the recurrent knobs: a record without them is of a Transformer
     "model.architecture": "transformer",
     "model.rnn_cell": "lstm",
     "model.bidirectional": True,
     "model.rnn_attention": "additive",
     "model.input_feeding": False,
     "model.teacher_forcing": 1.0,
-    "model.reverse_source": False,  # issue 60: every run before it read its source in order
-    # the knobs of published checkpoints (issue 48): every run before them had these values
+    "model.reverse_source": False,  # a record without it read its source in order
+    # the knobs of published checkpoints: a record without them had these values
     "model.norm_eps": 1e-5,
     "model.token_types": 0,
     "model.embedding_norm": False,
     "model.output_bias": False,
     "model.rope_theta": 10000.0,
-    "model.pooler": "none",  # issue 58: BERT's pooler, imported with its weights
+    "model.pooler": "none",  # BERT's pooler, imported with its weights: a record without it had none
 }
 
 
