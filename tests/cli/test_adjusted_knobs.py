@@ -11,11 +11,11 @@ from types import SimpleNamespace
 import pytest
 
 from tests.cli.helpers import CONFIGS, TINY_MODEL, read_run, small_copy
-from zoo.cli.adjusted_knobs import adjusted_knobs, say
 from zoo.cli.main import main
 from zoo.compare.records import NOT_APPLYING, load_run_folder
 from zoo.data import ClassificationDataModule
 from zoo.data.tokenizer import train_tokenizer
+from zoo.training.adjusted_knobs import adjusted_knobs, say
 
 WIKITEXT = str(CONFIGS / "decoder_only" / "wikitext2.yaml")
 TRAINER = SimpleNamespace(num_devices=1, num_nodes=1, max_steps=100, precision="32-true")

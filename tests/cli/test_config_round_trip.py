@@ -12,9 +12,9 @@ import yaml
 from tests.cli.helpers import config_args
 from tests.conftest import REPO
 from zoo.cli.recorded_values import PER_INVOCATION, load_text
-from zoo.cli.session import recorded_forms
 from zoo.runs.record import flatten
 from zoo.sweep.validate import cli_parser, parse
+from zoo.training.session import recorded_forms
 
 CONFIGS = sorted((REPO / "configs").rglob("*.yaml"))
 SHAKESPEARE = REPO / "configs" / "decoder_only" / "tinyshakespeare.yaml"

@@ -9,8 +9,8 @@ import pytest
 
 from tests.cli.helpers import CONFIGS
 from zoo.cli.main import main
-from zoo.cli.session import final_validation
 from zoo.data.loading import check_reachable
+from zoo.training.session import final_validation
 
 QUICKSTART = [
     "fit",

@@ -292,7 +292,7 @@ def test_sigterm_while_the_model_is_built_leaves_no_run_folder(data_dir, cli_env
 
 def test_ctrl_c_while_wandb_starts_leaves_no_run_folder(data_dir, cli_env, monkeypatch, capsys):
     """The folder was left with only wandb_id and wandb/ (no record), taking the run's name, after a traceback."""
-    from zoo.cli.session import RunSession
+    from zoo.training.session import RunSession
 
     def interrupted(self, trainer, config, config_text, devices=None):
         (self.run_dir / "wandb" / "offline-run-1").mkdir(parents=True)

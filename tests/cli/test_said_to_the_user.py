@@ -9,12 +9,12 @@ from types import SimpleNamespace
 import pytest
 
 from tests.cli.helpers import CONFIGS
-from zoo.cli.adjusted_knobs import adjusted_knobs, say
 from zoo.cli.main import main
 from zoo.messages import SYNONYMS, check_choice, said
 from zoo.nn.config import NORM_POSITIONS
 from zoo.registry import ACTIVATIONS, NORMS, POOLINGS, POSITIONAL_ENCODINGS, SCHEDULES, TOKENIZERS
 from zoo.runs.folders import RunFolderError, find_resumable
+from zoo.training.adjusted_knobs import adjusted_knobs, say
 
 REGISTRIES = [NORMS, POSITIONAL_ENCODINGS, ACTIVATIONS, POOLINGS, SCHEDULES, TOKENIZERS]
 

@@ -186,7 +186,7 @@ def test_a_project_w_and_b_would_ignore_under_a_sweep_is_refused_before_anything
 
 def test_an_exported_w_and_b_name_names_the_run_in_w_and_b_unless_run_name_is_typed(data_dir, cli_env, monkeypatch):
     """The W&B run was always named after the run folder, over W&B's own ``$WANDB_NAME``; the folder still is."""
-    import zoo.cli.session as session
+    import zoo.training.session as session
 
     names, make = [], session.make_wandb_logger
     monkeypatch.setattr(session, "make_wandb_logger", lambda *a, **k: names.append(a[1]) or make(*a, **k))
@@ -239,7 +239,7 @@ def test_a_command_that_continues_a_runs_w_and_b_run_keeps_its_project_or_says_w
         )
     assert (run_dir / "config.yaml").read_text() == recorded and (run_dir / "wandb_id").read_text() == run_id
     assert [line["step"] for line in read_run(run_dir)["metrics"] if "train_loss" in line] == [0, 1]
-    import zoo.cli.session as session  # an evaluation reads the run's config.yaml: its project wins over the variable
+    import zoo.training.session as session  # an evaluation reads the run's config.yaml: its project wins
 
     projects, make = [], session.make_wandb_logger
     monkeypatch.setattr(session, "make_wandb_logger", lambda *a, **k: projects.append(a[2]) or make(*a, **k))

@@ -6,8 +6,6 @@ on LightningCLI. ``sweep``, ``compare`` and the inference commands sit above it 
 - ``options``: the commands and the options the zoo adds (``--runs_dir``, ``--nonfinite_loss``, ...)
 - ``evaluation_args``: ``validate``/``test``/``predict`` of a checkpoint read its run's ``config.yaml``
 - ``run_checks``: what ZooCLI checks while it builds the task, data and trainer (seed, vocabulary, weights)
-- ``init_weights``: ``fit --init_weights``, a new run started from a checkpoint's weights and tokenizer
-- ``session``: what a run command sets up and writes in its run folder (callbacks, loggers, record)
 - ``command_line``: the commands and what each does, read before anything heavy is imported, and the
   did-you-mean of every parser
 - ``parser``, ``value_errors``: fit's parser and its one-line errors for bad flags and values
@@ -19,11 +17,10 @@ on LightningCLI. ``sweep``, ``compare`` and the inference commands sit above it 
 - ``config_checks``: checks of values Lightning would take and fail on mid-run
 - ``empty_values``: an empty folder, file or name (``--runs_dir=``) refused, not read as the default or ``.``
 - ``knobs``: every task's model knobs for ``--help`` and the typo suggestions
-- ``adjusted_knobs``: knobs a run cannot honour as given, said and recorded as used
 - ``recorded_values``: a run's recorded values read back as it wrote them (config files, flags); a config file
   never sets what one command did (``ckpt_path``, ``run_name``)
 - ``typed_values``: a flag that a later config file would replace is refused (the command line reads left to right)
 - ``lightning_errors``: one line for what Lightning raises on a bad trainer setting
-- ``yaml_files``, ``errors``, ``sigterm``, ``int_or_float``: YAML reading, error printing, SIGTERM before
-  training, and ``--trainer.limit_val_batches=1`` read as an int whatever was imported first
+- ``yaml_files``, ``errors``, ``int_or_float``: YAML reading, error printing, and
+  ``--trainer.limit_val_batches=1`` read as an int whatever was imported first
 """

@@ -17,7 +17,6 @@ from lightning.pytorch.cli import LightningCLI
 from lightning.pytorch.trainer.states import TrainerStatus
 from lightning.pytorch.utilities import rank_zero_info
 
-from zoo.cli.adjusted_knobs import adjusted_knobs, not_applying_knobs, say
 from zoo.cli.config_checks import ConfigError, check_options, check_val_check_interval
 from zoo.cli.empty_values import WANDB_PROJECT
 from zoo.cli.errors import raised_on_purpose
@@ -33,8 +32,6 @@ from zoo.cli.options import add_zoo_options, parser_settings
 from zoo.cli.parser import ZooArgumentParser
 from zoo.cli.recorded_values import register
 from zoo.cli.run_checks import RunChecks
-from zoo.cli.session import RunSession, flat_config, inherited_run_dir, record_data_folder, recorded_forms
-from zoo.cli.sigterm import restore_sigterm, stop_on_sigterm
 from zoo.data import ZooDataModule
 from zoo.runs.data_seed import resolve_following, settle
 from zoo.runs.folders import remove_untrained_run_dir, remove_unused_run_dir
@@ -42,9 +39,12 @@ from zoo.runs.launch import RankZeroFailed, shared_run_dir
 from zoo.runs.resolution import evaluation_tokenizers, hold_run_folder
 from zoo.runs.wandb_logger import continued_project, wandb_mode, wandb_project
 from zoo.tasks import TaskModule
+from zoo.training.adjusted_knobs import adjusted_knobs, not_applying_knobs, say
 from zoo.training.precision import set_matmul_precision
 from zoo.training.predictions import PredictionWriter
 from zoo.training.progress import ParameterSummary, StepProgressBar
+from zoo.training.session import RunSession, flat_config, inherited_run_dir, record_data_folder, recorded_forms
+from zoo.training.sigterm import restore_sigterm, stop_on_sigterm
 
 # the trainer fields that pick hardware and its plugins, each of which may need a package of its own
 TRAINER_PLUGINS = ("accelerator", "strategy", "precision", "plugins")
@@ -56,7 +56,7 @@ class ZooCLI(RunChecks, LightningCLI):
     def __init__(self, args=None, run: bool = True) -> None:
         self.session: RunSession | None = None  # the run folder of the command, if it has one
         self.devices: dict | None = None  # fit: where it runs and its effective batch (zoo.runs.devices.run_devices)
-        self.adjusted: dict[str, dict] = {}  # fit: the knobs run with another value (zoo.cli.adjusted_knobs)
+        self.adjusted: dict[str, dict] = {}  # fit: the knobs run with another value (zoo.training.adjusted_knobs)
         self.not_applying: dict = {}  # fit: the knobs the architecture does not use, for summary.json
         self.told_run_dir = False  # another rank (torchrun's rank 0) resolved the run folder
         self.owns_run_dir = True  # this process made or holds it (not a rank that was told or inherited it)
@@ -196,7 +196,7 @@ class ZooCLI(RunChecks, LightningCLI):
 
     def _say_adjusted(self) -> None:
         """Say, one line each, which knobs ``fit`` runs with another value than configured (recorded as used when
-        training starts: :func:`zoo.cli.adjusted_knobs.adjusted_knobs`)."""
+        training starts: :func:`zoo.training.adjusted_knobs.adjusted_knobs`)."""
         given = self._config().trainer.get("precision")
         self.adjusted = adjusted_knobs(self.datamodule, self.model.hparams, self.trainer, given)
         self.not_applying, lines = not_applying_knobs(self.model)

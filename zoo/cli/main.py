@@ -24,7 +24,6 @@ from zoo.cli.evaluation_args import with_run_config
 from zoo.cli.field_index import write_index
 from zoo.cli.lightning_cli import ZooCLI
 from zoo.cli.options import SUBCOMMANDS
-from zoo.cli.sigterm import restore_sigterm
 from zoo.runs.checkpoint_file import check_loadable
 from zoo.runs.folders import RunFolderError
 from zoo.runs.lock import release
@@ -32,6 +31,7 @@ from zoo.runs.wandb_agent import TrialFinished, unread_parameter_form, without_a
 from zoo.training.ctrl_c import sigint_kept, stopped_by_ctrl_c
 from zoo.training.nonfinite_loss import NonFiniteLossError
 from zoo.training.progress import silence_noise
+from zoo.training.sigterm import restore_sigterm
 
 
 def _check_command(args: list[str]) -> None:

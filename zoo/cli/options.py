@@ -88,7 +88,7 @@ def add_zoo_options(parser) -> None:
 
 
 def add_init_weights(parser) -> None:
-    """``--init_weights`` (:mod:`zoo.cli.init_weights`)."""
+    """``--init_weights`` (:mod:`zoo.training.init_weights`)."""
     parser.add_argument(
         "--init_weights",
         type=str | None,

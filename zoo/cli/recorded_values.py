@@ -18,6 +18,7 @@ import yaml
 from jsonargparse import get_loader, set_dumper, set_loader
 
 from zoo.runs.devices import RUN_PREFIX
+from zoo.runs.identity import PER_INVOCATION
 
 PARSER_MODE = "zoo"  # the CLI's jsonargparse parser_mode: YAML, and Python's literals
 # keys of a record that are no field: where a run ran (zoo.runs.devices.RUN_PREFIX), and W&B's own in its config.yaml
@@ -25,12 +26,6 @@ RUN_FACTS = (f"{RUN_PREFIX}.",)
 WANDB_KEYS = ("_wandb", "wandb_version")
 # groups whose fields a flat record lists beside the class_path (zoo.runs.record.flatten drops init_args)
 CLASS_GROUPS = ("model", "data")
-# the fields that name what one command did, not what the model is (why each is not read from a config file)
-PER_INVOCATION = {
-    "ckpt_path": "the checkpoint one command started from or evaluated",
-    "weights_only": "how one command loaded its checkpoint",
-    "run_name": "the run folder one command wrote",
-}
 _LEFT_OUT: dict[tuple[str, str], Any] = {}  # (file, field) -> value: what load_text left out of config files
 
 

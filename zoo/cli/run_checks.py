@@ -13,10 +13,10 @@ from lightning.pytorch.utilities import rank_zero_info
 
 from zoo.cli.command_line import COMMAND_LINE, MAX_SEED, flag_values
 from zoo.cli.config_checks import VALID_SEED, ConfigError
-from zoo.cli.init_weights import init_checkpoint, init_tokenizers, load_init_weights, new_weights_line
 from zoo.cli.lightning_errors import _weights_mismatch
 from zoo.runs.checkpoint_file import load_checkpoint
 from zoo.runs.devices import cpu_fit_reason, crowded_cpu, run_devices, unpinned_devices
+from zoo.training.init_weights import init_checkpoint, init_tokenizers, load_init_weights, new_weights_line
 from zoo.training.precision import slow_cpu_precision
 
 

@@ -8,7 +8,7 @@ to a group (``--model m.yaml``, ``--data d.yaml``, ``--trainer t.yaml``).
 
 What one command did (``ckpt_path``, ``run_name``, ``weights_only``) a config file never chooses: a run's
 ``config.yaml`` does not record it, and the CLI's reader leaves it out of an older one
-(:data:`zoo.cli.recorded_values.PER_INVOCATION`).
+(:data:`zoo.runs.identity.PER_INVOCATION`).
 
 Imports nothing but the standard library and the zoo's readers of config files.
 """

@@ -14,6 +14,13 @@ from zoo.messages import said
 BUDGET_FIELDS = ("trainer.max_steps", "trainer.max_time", "trainer.max_epochs")
 
 
+# the fields that name what one command did, not what the model is (why each is not read from a config file)
+PER_INVOCATION = {
+    "ckpt_path": "the checkpoint one command started from or evaluated",
+    "weights_only": "how one command loaded its checkpoint",
+    "run_name": "the run folder one command wrote",
+}
+
 # Fields that are not part of what is trained or measured.
 BOOKKEEPING_FIELDS = (
     "config",

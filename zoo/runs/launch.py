@@ -12,7 +12,7 @@ launchers' variables where ``mpi4py``, which ``MPIEnvironment`` needs, is not in
 variables that name one launch.
 
 Such ranks do not inherit the folder from another, as the ranks of Lightning's own DDP launcher do on one node
-(``ZOO_RUN_DIR``, :func:`zoo.cli.session.inherited_run_dir`): each made its own, ``name`` and ``name-2``.
+(``ZOO_RUN_DIR``, :func:`zoo.training.session.inherited_run_dir`): each made its own, ``name`` and ``name-2``.
 ``torchrun``'s agent serves a key-value store to the ranks of the launch (``TORCHELASTIC_USE_AGENT_STORE``, at
 ``MASTER_ADDR:MASTER_PORT``, a new one for each launch and each restart), reachable from every node whether or
 not they share a file system. Other launchers serve none, so the ranks meet in a file store

@@ -53,7 +53,8 @@ class InterruptedRun(Callback):
 
     Attributes:
         nothing_kept: set when the run was stopped before its first step without a checkpoint (a new run, not a
-            resumed one): its folder holds only its configuration (:meth:`zoo.cli.session.RunSession.end_interrupted`).
+            resumed one): its folder holds only its configuration
+            (:meth:`zoo.training.session.RunSession.end_interrupted`).
     """
 
     def __init__(self, record) -> None:

@@ -18,11 +18,11 @@ from lightning.pytorch import LightningModule, Trainer
 from lightning.pytorch.loggers import WandbLogger
 from lightning.pytorch.utilities import rank_zero_info
 
-from zoo.cli.recorded_values import PER_INVOCATION
 from zoo.data.cache import atomic_write_text
 from zoo.runs.checkpoint_file import load_checkpoint
 from zoo.runs.devices import RUN_PREFIX, moved_devices
 from zoo.runs.folders import recorded_config, remove_untrained_run_dir
+from zoo.runs.identity import PER_INVOCATION
 from zoo.runs.partial_evaluations import EvaluationsApart, base_metric
 from zoo.runs.record import EVALUATION_METRICS, RunRecord, flatten, record_checkpoints
 from zoo.runs.wandb_logger import define_summaries, make_wandb_logger, wandb_run_name
@@ -244,7 +244,7 @@ def recorded_forms(parser: ArgumentParser, config: Namespace) -> tuple[str, dict
     field, the linked ones included) and the flat fields that ``config.json`` and W&B's config hold
     (:func:`flat_config`; W&B's also holds ``run.*``, :meth:`RunSession.record_config`). Both read back through
     the CLI as a config file or as flags (:mod:`zoo.cli.recorded_values`); neither holds what one command did
-    (:data:`zoo.cli.recorded_values.PER_INVOCATION`: the checkpoint it started from, its run name)."""
+    (:data:`zoo.runs.identity.PER_INVOCATION`: the checkpoint it started from, its run name)."""
     kept = config.clone()
     for key in PER_INVOCATION:
         kept.pop(key, None)
@@ -253,7 +253,7 @@ def recorded_forms(parser: ArgumentParser, config: Namespace) -> tuple[str, dict
 
 def flat_config(config: Namespace) -> dict:
     """The resolved configuration of a subcommand as flat ``{"model.lr": ...}`` fields, without the CLI's own
-    bookkeeping (``config``) and what one command did (:data:`zoo.cli.recorded_values.PER_INVOCATION`)."""
+    bookkeeping (``config``) and what one command did (:data:`zoo.runs.identity.PER_INVOCATION`)."""
     plain = config.clone().as_dict()
     for key in ("config", *PER_INVOCATION):
         plain.pop(key, None)
