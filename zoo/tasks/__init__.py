@@ -1,9 +1,10 @@
 """LightningModules, one per variant, sharing :class:`TaskModule` for optimisation and logging.
 
-- ``base``: ``TaskModule``; ``translation``, ``classification``, ``language_model``: the three tasks
+- ``base``: ``TaskModule`` and the knobs' types; ``translation``, ``classification``, ``language_model``: the
+  three tasks
 - ``recurrence``: ``model.architecture`` (Transformer or recurrent) and the knobs that do not apply to it
-- ``knob_types``: the knobs' types; ``network_size``: whether a network fits in memory; ``data_checks``: the
-  checks of the data module; ``compiling``: ``model.compile``, one graph per mode for a whole run
+- ``network_size``: whether a network fits in memory; ``data_checks``: the checks of the data module;
+  ``compiling``: ``model.compile``, one graph per mode for a whole run
 - ``optimizer``, ``schedules``, ``gradients``: AdamW, the learning-rate schedules, the gradient norm and clipping
 - ``train_tokens``: the training tokens seen, counted on the device; ``checkpoint_extras``: what a task keeps
   in its checkpoints (those tokens, the record of an imported model)

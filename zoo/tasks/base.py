@@ -3,24 +3,29 @@
 from __future__ import annotations
 
 import time
+from typing import Literal
 
 import lightning.pytorch as pl
 from torch import Tensor, nn
 
-from zoo.nn import ARCHITECTURE_KNOBS, TransformerConfig, count_parameters
+from zoo.nn import ARCHITECTURE_KNOBS, NORM_POSITIONS, TransformerConfig, count_parameters
+from zoo.registry import ACTIVATIONS, ARCHITECTURES, NORMS, POSITIONAL_ENCODINGS, RNN_CELLS, SCHEDULES
 from zoo.tasks.checkpoint_extras import CheckpointExtras
 from zoo.tasks.compiling import CompiledNetwork
 from zoo.tasks.data_checks import DataChecks
 from zoo.tasks.gradients import clip_by_norm, step_gradient_norm
-from zoo.tasks.knob_types import Activation, Architecture, Norm, NormPosition, PositionalEncoding, RnnCell, Schedule
 from zoo.tasks.metric_states import apply_keeping_metric_dtypes
+from zoo.tasks.network_size import check_fits_in_memory
 from zoo.tasks.optimizer import adamw_with_schedule, check_optimizer_knobs, plain_norm_clipping
-from zoo.tasks.recurrence import network_configs
+from zoo.tasks.recurrence import recurrent_config
 from zoo.tasks.train_tokens import TrainTokens
 
-# The architecture knobs are the fields of TransformerConfig, with its defaults (tests/cli/test_knobs.py checks that
-# TaskModule lists each of them).
-DEFAULT = TransformerConfig()
+DEFAULT = TransformerConfig()  # the architecture knobs: its fields and defaults (tests/cli/test_knobs.py)
+# The valid names of each string knob, as types: the CLI's parser checks them and --help lists them.
+Activation, Norm = Literal[tuple(ACTIVATIONS.names())], Literal[tuple(NORMS.names())]
+PositionalEncoding = Literal[tuple(POSITIONAL_ENCODINGS.names())]
+Schedule, RnnCell = Literal[tuple(SCHEDULES.names())], Literal[tuple(RNN_CELLS.names())]
+NormPosition, Architecture = Literal[tuple(NORM_POSITIONS)], Literal[tuple(ARCHITECTURES)]
 
 
 class TaskModule(CheckpointExtras, DataChecks, pl.LightningModule):
@@ -168,7 +173,9 @@ class TaskModule(CheckpointExtras, DataChecks, pl.LightningModule):
     def _build_network(self, compile: bool) -> None:
         """Check the knobs, then build the network of ``model.architecture`` and start the counters."""
         check_optimizer_knobs(self.hparams)
-        self.config, self.recurrent = network_configs(self.hparams)  # one is None: model.architecture's
+        self.recurrent = recurrent_config(self.hparams)  # None for model.architecture=transformer
+        self.config = None if self.recurrent else TransformerConfig.from_knobs(self.hparams)
+        check_fits_in_memory(self.config, self.hparams)
         self.network = self.build_network()
         self._start_counters(compile)
 
@@ -263,10 +270,10 @@ class TaskModule(CheckpointExtras, DataChecks, pl.LightningModule):
 
     def on_train_batch_end(self, outputs, batch: dict, batch_idx: int) -> None:
         """Log ``lr``, ``tokens_per_sec`` and ``grad_norm`` on the steps whose metrics Lightning hands to the
-        loggers: every ``log_every_n_steps``, and the step a run stops at (the callbacks, which run before
-        this hook, have decided by now: the last step, ``max_time``, a non-finite loss). ``self.log`` costs
-        about 0.3 ms a call on CPU (docs/performance.md), and on other steps nothing would read them.
-        ``train_loss`` is logged every step (a tensor until a logger or the progress bar reads it)."""
+        loggers: every ``log_every_n_steps``, and the step a run stops at (the callbacks, which run before this
+        hook, have decided by now: the last step, ``max_time``, a non-finite loss). ``self.log`` costs about 0.3 ms
+        a call on CPU (docs/performance.md), and on other steps nothing would read them. ``train_loss`` is logged
+        every step (a tensor until a logger or the progress bar reads it)."""
         trainer = self.trainer
         if self._step_metrics and (trainer._logger_connector.should_update_logs or trainer.fast_dev_run):
             self.log_dict(self._step_metrics)

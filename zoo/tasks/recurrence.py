@@ -9,10 +9,8 @@ from collections.abc import Mapping
 
 from zoo.knobs import not_applying
 from zoo.messages import check_at_least, check_between, check_choice
-from zoo.nn import TransformerConfig
 from zoo.nn.recurrent import RecurrentConfig
 from zoo.registry import ARCHITECTURES, POSITIONAL_ENCODINGS
-from zoo.tasks.network_size import check_fits_in_memory
 
 
 def recurrent_config(hparams: Mapping) -> RecurrentConfig | None:
@@ -39,24 +37,6 @@ def recurrent_config(hparams: Mapping) -> RecurrentConfig | None:
         input_feeding=hparams.get("input_feeding", False),
         reverse_source=hparams.get("reverse_source", False),
     )
-
-
-def network_configs(hparams: Mapping) -> tuple[TransformerConfig | None, RecurrentConfig | None]:
-    """The Transformer's config (checked to fit in memory) or the recurrent network's, as ``model.architecture``
-    says; the other is ``None`` (a recurrent network leaves the Transformer's knobs unchecked: they do not apply).
-
-    Raises:
-        ValueError: one line naming the field, for a bad knob of the chosen architecture or a ``vocab_size`` not
-            set (the CLI sets it from the data module).
-    """
-    if hparams["vocab_size"] <= 0:
-        raise ValueError(f"model.vocab_size={hparams['vocab_size']} is not valid; the CLI sets it from the data module")
-    recurrent = recurrent_config(hparams)
-    if recurrent is not None:
-        return None, recurrent
-    config = TransformerConfig.from_knobs(hparams)
-    check_fits_in_memory(config, hparams)
-    return config, None
 
 
 def knobs_not_applying(task: type, hparams: Mapping) -> tuple[dict[str, str], list[str]]:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import torch
 import torch.nn.functional as F
 from torch import Tensor
@@ -15,12 +17,14 @@ from zoo.decoding.settings import check_decoder_settings
 from zoo.messages import check_at_least, check_between
 from zoo.nn import EncoderDecoder
 from zoo.nn.recurrent import RecurrentEncoderDecoder
+from zoo.registry import RNN_ATTENTIONS
 from zoo.tasks.base import TaskModule
 from zoo.tasks.corpus_scores import CorpusScores
-from zoo.tasks.knob_types import RnnAttention
 from zoo.tasks.metric_states import count_metric, sum_metric
 from zoo.tasks.pending_text import PendingText
 from zoo.tasks.recurrence import position_limit
+
+RnnAttention = Literal[tuple(RNN_ATTENTIONS.names())]  # model.rnn_attention's names, as a type
 
 
 class TranslationTask(TaskModule):
