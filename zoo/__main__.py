@@ -3,14 +3,13 @@ outside LightningCLI's four (``sweep``, ``compare``, ...) is run without importi
 (Lightning: seconds), so that its arguments are checked first; a missing or broken ``--config`` file and a mistyped
 field of the four are told before Lightning loads too (:mod:`zoo.cli.config_files`, :mod:`zoo.cli.unknown_fields`)."""
 
-import importlib
 import signal
 import sys
 
 
 def _entry():
     """The ``main`` to run: of the command's own module for a tool (``sweep``), else :func:`zoo.cli.main.main`."""
-    from zoo.cli.command_line import TOOLS, print_commands_and_exit, unknown_command
+    from zoo.cli.command_line import print_commands_and_exit, tool_main, unknown_command
 
     argv = sys.argv[1:]
     if not argv:
@@ -18,8 +17,7 @@ def _entry():
     if unknown_command(argv[0]):
         print(f"zoo: error: {unknown_command(argv[0])}", file=sys.stderr)
         sys.exit(2)
-    if argv[0] in TOOLS:
-        tool = importlib.import_module(TOOLS[argv[0]]).main
+    if tool := tool_main(argv[0]):
         return lambda: sys.exit(tool(argv[1:]))
     if problem := _told_before_imports(argv):
         print(f"zoo: error: {problem}", file=sys.stderr)

@@ -31,7 +31,8 @@ def test_the_command_line_steps_hand_on_to_the_next_file():
     assert files[:3] == ["zoo/__main__.py", "zoo/cli/main.py", "zoo/cli/lightning_cli.py"]
     assert "from zoo.cli.main import main" in (REPO / files[0]).read_text()
     assert "ZooCLI(" in (REPO / files[1]).read_text()
-    assert "TaskModule,\n" in (REPO / files[2]).read_text() and "subclass_mode_model=True" in (REPO / files[2]).read_text()
+    cli = (REPO / files[2]).read_text()
+    assert "TaskModule,\n" in cli and "subclass_mode_model=True" in cli
 
 
 def test_building_the_task_goes_through_every_model_file_of_the_walk_and_ends_at_rope():

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import importlib
 import sys
+from collections.abc import Callable
 
 from zoo.cli import library_messages as library
 
@@ -43,6 +45,12 @@ TOOL_HELP = {
     "import": "import a Hugging Face model folder (GPT-2, BERT, Llama, Marian) as a zoo run folder (docs/weights.md)",
     "export": "write a zoo model as a Hugging Face model folder where an architecture matches (docs/weights.md)",
 }
+
+
+def tool_main(name: str) -> Callable[[list[str]], int | None] | None:
+    """The ``main(argv)`` of the command ``name`` where it is a tool (its module in :data:`TOOLS`, imported by
+    name: the tool's own imports, not Lightning's), or ``None`` for a run command (:data:`TRAINING`)."""
+    return importlib.import_module(TOOLS[name]).main if name in TOOLS else None
 
 
 def command_list() -> str:

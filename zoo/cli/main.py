@@ -10,10 +10,10 @@ from lightning.pytorch.utilities.exceptions import SIGTERMException
 
 from zoo.cli.command_line import (
     COMMAND_LINE,
-    TOOLS,
     flag_values,
     names_nothing,
     print_commands_and_exit,
+    tool_main,
     unknown_command,
 )
 from zoo.cli.config_checks import ConfigError
@@ -70,9 +70,8 @@ def _main(args: list[str] | None) -> None:
     COMMAND_LINE[:] = argv
     if not argv:
         print_commands_and_exit()
-    if argv[0] in TOOLS:
-        module = __import__(TOOLS[argv[0]], fromlist=["main"])
-        sys.exit(module.main(argv[1:]))
+    if tool := tool_main(argv[0]):
+        sys.exit(tool(argv[1:]))
     argv = without_agent_arguments(argv)  # a trial restarted by wandb agent: W&B's own config keys
     COMMAND_LINE[:] = argv
     silence_noise()
