@@ -80,8 +80,8 @@ def _value_options(capsys, command: str) -> list[str]:
 
 EMPTY_MEANS_SOMETHING = {("generate", "--prompt")}  # no text: generate starts from <bos>
 # the options of the run commands that name a folder, a file or a name (their --help lists some 200 fields)
-RUN_COMMAND_NAMES = ["--runs_dir", "--run_name", "--wandb_project", "--ckpt_path", "--data.path", "--data.cache_dir",
-                     "--data.name"]  # fmt: skip
+RUN_COMMAND_NAMES = ["--runs_dir", "--run_name", "--wandb_project", "--ckpt_path", "--init_weights", "--data.path",
+                     "--data.cache_dir", "--data.name"]  # fmt: skip
 RUNS_DIR, CACHE = "--runs_dir= names no folder; give one (default: runs)", "default: $ZOO_CACHE or ~/.cache/zoo"
 QUICKSTART = str(REPO / "configs" / "quickstart.yaml")
 SHAKESPEARE = ["--config", str(REPO / "configs" / "decoder_only" / "tinyshakespeare.yaml"), "--data.path=x"]
@@ -270,3 +270,17 @@ def test_a_tool_checks_its_arguments_before_lightning_is_imported(args):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, env=env, timeout=120)
     assert done.stdout.split() == ["2", "False", "False"], done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["generate", "--ckpt_path=x", "--top_p=a"], "generate: error: --top_p='a' is not valid; it must be a number"),
+        (["sweep", "x.yaml", "--parallel", "2x"], "sweep: error: --parallel='2x' is not valid; it must be an integer"),
+        (["compare", "runs", "--alpha=0,05"], "compare: error: --alpha='0,05' is not valid; it must be a number"),
+    ],
+)  # fmt: skip
+def test_a_tools_number_that_is_no_number_is_one_line_in_the_zoos_words(capsys, cli_env, args, message):
+    """argparse's own ``argument --top_p: invalid float value: 'abc'`` reached the user."""
+    code, _, err = run(capsys, args)
+    assert (code, err) == (2, f"zoo {message}\n")

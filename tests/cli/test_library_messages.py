@@ -102,6 +102,21 @@ def test_argparses_invalid_choice():
     assert library.INVALID_CHOICE.match(str(error.value)).groups() == ("action", "lst")
 
 
+def test_argparses_invalid_number():
+    class Told(argparse.ArgumentParser):
+        def error(self, message):
+            raise LookupError(message)
+
+    told = Told()
+    told.add_argument("-p", "--top_p", type=float)
+    told.add_argument("--parallel", type=int)
+    cases = [(["--top_p=abc"], ("-p/--top_p", "float", "abc")), (["--parallel", "x"], ("--parallel", "int", "x"))]
+    for args, groups in cases:
+        with pytest.raises(LookupError) as error:
+            told.parse_args(args)
+        assert library.INVALID_VALUE.match(str(error.value)).groups() == groups
+
+
 def test_a_value_outside_a_restricted_type(parser, monkeypatch):
     """zoo's options typed with jsonargparse's restricted types (``--keep_last``: ``NonNegativeInt``)."""
     alone = message_of(parser, ["fit", "-c", QUICKSTART, "--keep_last=-1"], monkeypatch)

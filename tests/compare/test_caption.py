@@ -111,3 +111,17 @@ def test_notes_wrap_between_words_on_a_terminal_and_stay_whole_in_a_file(monkeyp
         say(console_for(file), note)
         shown = [line.rstrip() for line in re.sub(r"\x1b\[[0-9;]*m", "", file.getvalue()).splitlines()]
         assert shown == expected
+
+
+def test_only_a_knob_the_paper_has_a_value_of_is_said_to_be_at_the_papers_value():
+    """``init_weights=None`` (an option of fit, not a knob of the paper's base model) was "the paper's value
+    (Vaswani et al. 2017)" on a tie: a missing value of the paper's matched the option's unset one."""
+    from collections import Counter
+
+    from zoo.compare.baseline_choice import _rule
+
+    tie = Counter({"None": 3, "'a.ckpt'": 3})
+    assert _rule("init_weights", None, tie) == "the first in sorted order on a tie, 3 runs each"
+    assert _rule("model.pe", "sinusoidal", Counter({"'sinusoidal'": 3, "'rope'": 3})) == (
+        "the paper's value (Vaswani et al. 2017) on a tie, 3 runs each"
+    )

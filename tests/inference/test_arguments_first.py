@@ -41,8 +41,8 @@ CASES = {
     "translate": [
         (["--beam", "2"], "--beam is not an option of translate; did you mean --beam_size?"),
         ([], "the following arguments are required: --ckpt_path"),
-        ([*WITH, "--beam_size", "x"], "argument --beam_size: invalid int value: 'x'"),
-        ([*WITH, "--max_len_a", "y"], "argument --max_len_a: invalid float value: 'y'"),
+        ([*WITH, "--beam_size", "x"], "--beam_size='x' is not valid; it must be an integer"),
+        ([*WITH, "--max_len_a", "y"], "--max_len_a='y' is not valid; it must be a number"),
         ([*WITH, "--beam_size", "0"], "--beam_size=0 is not valid; it must be positive"),
         ([*WITH, "--n_best", "-1"], "--n_best=-1 is not valid; it must be positive"),
         ([*WITH, "--batch_size", "0"], "--batch_size=0 is not valid; it must be positive"),
@@ -62,7 +62,7 @@ CASES = {
     "generate": [
         ([*WITH, "--top_kk", "5"], "--top_kk is not an option of generate; did you mean --top_k, --top_p?"),
         (["--prompt", "a"], "the following arguments are required: --ckpt_path"),
-        ([*WITH, "--temperature", "hot"], "argument --temperature: invalid float value: 'hot'"),
+        ([*WITH, "--temperature", "hot"], "--temperature='hot' is not valid; it must be a number"),
         ([*WITH, "--max_new_tokens", "0"], "--max_new_tokens=0 is not valid; it must be positive"),
         ([*WITH, "--num_samples", "0"], "--num_samples=0 is not valid; it must be positive"),
         ([*WITH, "--seed", "-1"], "--seed=-1 is not valid; it must be an integer in [0, 4294967295]"),

@@ -98,8 +98,8 @@ def flag_values(args: list[str], flag: str) -> list[str]:
 # what an option or field of each name names, which an empty value names none of: by its whole name, else by how
 # it ends
 NOUNS = {"path": "folder or hub id", "name": "data set configuration", "run_name": "run name",
-         "wandb_project": "W&B project", "ckpt_path": "checkpoint", "runs": "run", "file": "file", "out": "file",
-         "input": "file", "report": "file"}  # fmt: skip
+         "wandb_project": "W&B project", "ckpt_path": "checkpoint", "init_weights": "checkpoint", "runs": "run",
+         "file": "file", "out": "file", "input": "file", "report": "file"}  # fmt: skip
 NOUN_ENDINGS = {"_dir": "folder", "_path": "file", "_file": "file"}
 
 
@@ -188,6 +188,16 @@ def nearest_choice(message: str, actions: list[argparse.Action]) -> str:
     return message + did_you_mean(value, [str(c) for c in action.choices], "; ") if action else message
 
 
+def invalid_number(message: str) -> str:
+    """argparse's ``argument --top_p: invalid float value: 'abc'`` as ``--top_p='abc' is not valid; it must be a
+    number``; other messages unchanged."""
+    match = library.INVALID_VALUE.match(message.strip())
+    if match is None:
+        return message
+    flag, kind, value = match.groups()
+    return f"{flag.split('/')[-1]}={value!r} is not valid; it must be {'an integer' if kind == 'int' else 'a number'}"
+
+
 class OneLineParser(argparse.ArgumentParser):
     """An argparse parser whose errors are one line raised as ``error_class`` (no usage text, no ``sys.exit``
     inside an in-process call), an unknown option or choice with the nearest ones (:func:`unrecognized`,
@@ -244,7 +254,7 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str):
         options = [o for action in self._actions for o in action.option_strings if o.startswith("--")]
-        message = nearest_choice(message, self._actions)
+        message = invalid_number(nearest_choice(message, self._actions))
         raise self.error_class(unrecognized(message, options, self.prog.removeprefix("python -m zoo ")))
 
 

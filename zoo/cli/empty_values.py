@@ -22,6 +22,7 @@ OPTIONS = {
     "run_name": "default: made of what differs between runs",
     "wandb_project": f"default: $WANDB_PROJECT, else {WANDB_PROJECT}",
     "ckpt_path": "a .ckpt file written by fit; fit also takes last, to resume",
+    "init_weights": "a .ckpt file: a zoo run's, or the one `python -m zoo import` wrote",
 }
 # what a data or model field whose default is None is when not given
 UNSET = {"cache_dir": "default: $ZOO_CACHE or ~/.cache/zoo", "name": "default: none, the data set's own"}

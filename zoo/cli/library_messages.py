@@ -14,6 +14,7 @@ UNRECOGNIZED = re.compile(r"^unrecognized arguments: (.*)$")
 INVALID_CHOICE = re.compile(r"^argument (\S+): invalid choice: '?(.*?)'? \(choose from")
 MISSING_REQUIRED = re.compile(r"the following arguments are required: (\w+)\.(?:data|model)\b")
 MISSING_VALUE = re.compile(r"^argument --(\w+): expected one argument")
+INVALID_VALUE = re.compile(r"^argument (\S+): invalid (int|float) value: '(.*)'$")
 
 # jsonargparse: an unknown key
 UNKNOWN_OPTION = re.compile(r"^Option '(\w+)' is not accepted")

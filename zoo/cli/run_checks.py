@@ -67,8 +67,9 @@ class RunChecks:
 
     def _init_tokenizers(self) -> dict[str, str] | None:
         """``fit --init_weights``'s tokenizers (the data is read with the ids its weights learned); else None."""
-        path = self._config().get("init_weights")
-        return init_tokenizers(path) if self.subcommand == "fit" and path else None
+        config = self._config()
+        path = config.get("init_weights")
+        return init_tokenizers(path, config.model.class_path) if self.subcommand == "fit" and path else None
 
     def _start_from_weights(self) -> None:
         """``fit --init_weights`` of a new run (a resume takes its own checkpoint's): the weights loaded into the

@@ -23,7 +23,7 @@ def _rule(knob: str, value: object, counts: Counter) -> str:
         return f"{runs} runs against {most} of its most common value: the configuration with most knobs at theirs"
     if list(counts.values()).count(most) == 1:
         return f"the most common value, {runs} of {sum(counts.values())} runs"
-    if paper_values().get(knob) == value:
+    if knob in paper_values() and paper_values()[knob] == value:  # a knob the paper has no value of: never
         return f"the paper's value (Vaswani et al. 2017) on a tie, {runs} runs each"
     return f"the first in sorted order on a tie, {runs} runs each"
 

@@ -98,7 +98,8 @@ def group_by_configuration(runs: list[Run], knobs: list[str]) -> dict[Configurat
 def _preferred(values: list, knob: str):
     counts = Counter(repr(v) for v in values)
     ordered = sorted(set(values), key=sort_key)
-    return max(ordered, key=lambda v: (counts[repr(v)], v == paper_values().get(knob), -ordered.index(v)))
+    paper = paper_values()
+    return max(ordered, key=lambda v: (counts[repr(v)], knob in paper and v == paper[knob], -ordered.index(v)))
 
 
 def default_baseline(groups: dict[Configuration, list[Run]], knobs: list[str]) -> Configuration:

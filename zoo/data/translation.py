@@ -50,6 +50,22 @@ class TranslationDataModule(SentenceDataModule):
         src, tgt = list(train[self.src_column]), list(train[self.tgt_column])
         return {"joint": src + tgt} if self.joint_vocabulary else {"src": src, "tgt": tgt}
 
+    def use_tokenizers(self, tokenizers: dict[str, str]) -> None:
+        """The base's, with the checkpoint's tokenizers checked against the layout this data is read in: ``joint``
+        for ``joint_vocabulary``, else ``src`` and ``tgt``.
+
+        Raises:
+            ValueError: in one line, for a checkpoint of another layout (or of another task: ``text``).
+        """
+        names = ["joint"] if self.joint_vocabulary else ["src", "tgt"]
+        if not set(names) <= set(tokenizers):
+            raise ValueError(
+                f"data.joint_vocabulary={self.joint_vocabulary} reads the {' and '.join(names)} tokenizer"
+                f"{'s' * (len(names) > 1)}, but the checkpoint has {', '.join(tokenizers) or 'none'} (another task, "
+                f"or data.joint_vocabulary={not self.joint_vocabulary}); give the data settings it was trained with"
+            )
+        super().use_tokenizers(tokenizers)
+
     @property
     def source_tokenizer(self) -> Tokenizer:
         return self.get_tokenizer("joint" if self.joint_vocabulary else "src")

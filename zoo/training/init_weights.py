@@ -4,8 +4,8 @@ schedule start afresh, the data is read with the checkpoint's own tokenizer, and
 new run's model. A weight the new model has at another shape (a knob of the command line that changes it) is
 refused in one line before training; a weight the checkpoint lacks (a task head it has no counterpart for) is
 said in one line and keeps its fresh initialisation, and a weight of the checkpoint the new model has no place
-for (``--model.output_bias=false`` on a checkpoint with a logits bias, a language model's output layer under a
-classifier) is said in the same line and left out."""
+for (``--model.output_bias=false`` on a checkpoint with a logits bias) is said in the same line and left out. A checkpoint of another task is refused in one
+line: its weights would fill the embeddings alone."""
 
 from __future__ import annotations
 
@@ -29,15 +29,26 @@ def init_checkpoint(path: str) -> dict:
         raise CheckpointFileError(str(error).replace("ckpt_path=", f"{FIELD}=", 1)) from None
 
 
-def init_tokenizers(path: str) -> dict[str, str]:
-    """The tokenizers (name -> JSON) that the data of a run started from ``path`` is read with.
+def init_tokenizers(path: str, task: str) -> dict[str, str]:
+    """The tokenizers (name -> JSON) that the data of a run of the task ``task`` (a class path) started from
+    ``path`` is read with.
 
     Raises:
-        ValueError: the checkpoint has no tokenizers (one line naming ``init_weights``).
+        ValueError: in one line naming ``init_weights``, for a checkpoint of another task (whose weights would
+            fill no more than the embeddings of this one, and whose tokenizers fit another data module) or one
+            with no tokenizers.
     """
     from zoo.data.tokenizer import checkpoint_tokenizers
+    from zoo.runs.checkpoint_file import import_class
 
-    tokenizers = checkpoint_tokenizers(init_checkpoint(path))
+    checkpoint = init_checkpoint(path)
+    trained = checkpoint.get("hyper_parameters", {}).get("_class_path")
+    if trained is not None and import_class(trained) is not import_class(task):
+        raise ValueError(
+            f"{FIELD}={path!r} holds a {trained.rpartition('.')[2]}, not a {task.rpartition('.')[2]}: start from a "
+            f"checkpoint of this task (a run of its, or one `python -m zoo import` wrote for it)"
+        )
+    tokenizers = checkpoint_tokenizers(checkpoint)
     if not tokenizers:
         raise ValueError(f"{FIELD}={path!r} holds no tokenizer, which the new run must read its data with")
     return tokenizers
