@@ -68,3 +68,19 @@ def test_an_inference_out_of_memory_is_one_line_naming_what_to_lower(error, caps
 
     with pytest.raises(RuntimeError, match="shapes cannot be multiplied"):
         main_of("generate", broken)([])
+
+
+def test_a_parser_message_no_reader_knows_is_still_one_line(capsys):
+    """A jsonargparse message that none of zoo's readers words (a release's new one) kept its lines, indented;
+    it is one line, the library's key and reason first."""
+    from zoo.cli.command_line import COMMAND_LINE
+    from zoo.cli.parser_only import cli_parser
+
+    COMMAND_LINE[:] = ["fit"]
+    with pytest.raises(SystemExit) as done:
+        cli_parser().error('Parser key "trainer.widget":\n  Something new went wrong.\n  Given value: x\n  More.')
+    assert done.value.code == 2
+    assert capsys.readouterr().err == (
+        'zoo: error: Parser key "trainer.widget": Something new went wrong. More. (python -m zoo fit --help lists '
+        "every field and its type)\n"
+    )

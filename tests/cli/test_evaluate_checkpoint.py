@@ -64,6 +64,18 @@ def test_validate_test_and_predict_need_only_the_checkpoint(trained, capsys):
     )
 
 
+def test_an_evaluation_refused_after_its_run_config_is_read_is_one_line(trained, capsys):
+    """The line saying which run config an evaluation reads came before the refusal, two lines where a refusal
+    is one: it is said once the checks have passed."""
+    last = trained / "checkpoints" / "last.ckpt"
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as refused:
+        main(["validate", f"--ckpt_path={last}", "--model.d_ff=128"])
+    err = capsys.readouterr().err
+    assert refused.value.code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"zoo: error: ckpt_path='{last}' was trained with another configuration: model.d_ff=128")
+
+
 def test_predict_twice_keeps_both_files_and_names_their_checkpoints(trained, caplog):
     last, (best,) = trained / "checkpoints" / "last.ckpt", (trained / "checkpoints").glob("best-step*.ckpt")
     for ckpt in (last, last, best):

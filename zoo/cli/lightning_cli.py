@@ -8,6 +8,7 @@ recent run of the same name: weights, optimiser, schedule and W&B run.
 from __future__ import annotations
 
 import signal
+import sys
 from pathlib import Path
 
 from jsonargparse import Namespace
@@ -20,6 +21,7 @@ from lightning.pytorch.utilities import rank_zero_info
 from zoo.cli.config_checks import ConfigError, check_options, check_val_check_interval
 from zoo.cli.empty_values import WANDB_PROJECT
 from zoo.cli.errors import raised_on_purpose
+from zoo.cli.evaluation_args import SAID
 from zoo.cli.int_or_float import numbers_first
 from zoo.cli.lightning_errors import (
     ACCELERATOR_MISSING,
@@ -236,6 +238,8 @@ class ZooCLI(RunChecks, LightningCLI):
         ``val_check_interval`` above the batches of an epoch) is one line, as the checks before it are. A run
         interrupted before its first step leaves no folder (:meth:`RunSession.end_interrupted`), and Lightning's
         exit after a Ctrl-C it stopped is 130 (128 + SIGINT), not 1 (a failure)."""
+        for line in SAID:  # the run config an evaluation read
+            print(line, file=sys.stderr)
         rank_zero_info(f"Seed set to {self._config().seed_everything}")  # (Lightning's words), the checks passed
         try:
             self._run_checked(subcommand)

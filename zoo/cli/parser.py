@@ -100,8 +100,8 @@ class ZooArgumentParser(LightningArgumentParser):
         if choice:
             sys.stderr.write(f"zoo: error: {choice}\n")
             self.exit(2)
-        lines = [line for line in text.splitlines() if line.strip() and not line.startswith("Given value")]
-        shown = "\n  ".join(lines[:6]) or "the command line is not valid"
+        lines = [line for line in map(str.strip, text.splitlines()) if line and not line.startswith("Given value")]
+        shown = " ".join(lines[:6]) or "the command line is not valid"  # one line, jsonargparse's key and reason
         command = next((a for a in COMMAND_LINE[:1] if a in TRAINING), "fit")
         sys.stderr.write(f"zoo: error: {shown} (python -m zoo {command} --help lists every field and its type)\n")
         self.exit(2)

@@ -174,7 +174,7 @@ class TaskModule(CheckpointExtras, DataChecks, pl.LightningModule):
         """Check the knobs, then build the network of ``model.architecture`` and start the counters."""
         check_optimizer_knobs(self.hparams)
         self.recurrent = recurrent_config(self.hparams)  # None for model.architecture=transformer
-        self.config = None if self.recurrent else TransformerConfig.from_knobs(self.hparams)
+        self.config = None if self.recurrent is not None else TransformerConfig.from_knobs(self.hparams)
         check_fits_in_memory(self.config, self.hparams)
         self.network = self.build_network()
         self._start_counters(compile)

@@ -4,8 +4,8 @@ schedule start afresh, the data is read with the checkpoint's own tokenizer, and
 new run's model. A weight the new model has at another shape (a knob of the command line that changes it) is
 refused in one line before training; a weight the checkpoint lacks (a task head it has no counterpart for) is
 said in one line and keeps its fresh initialisation, and a weight of the checkpoint the new model has no place
-for (``--model.output_bias=false`` on a checkpoint with a logits bias) is said in the same line and left out. A checkpoint of another task is refused in one
-line: its weights would fill the embeddings alone."""
+for (``--model.output_bias=false`` on a checkpoint with a logits bias) is said in the same line and left out. A
+checkpoint of another task is refused in one line: its weights would fill the embeddings alone."""
 
 from __future__ import annotations
 
