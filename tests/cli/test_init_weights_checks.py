@@ -61,9 +61,27 @@ def test_a_translation_of_a_joint_vocabulary_read_with_two_is_one_line(command, 
     subcommand, option = command.split()
     line = refused(capsys, [subcommand, *args, f"{option}={last}", "--data.joint_vocabulary=false"])
     assert line == (
-        "data.joint_vocabulary=False reads the src and tgt tokenizers, but the checkpoint has joint (another task, "
-        "or data.joint_vocabulary=True); give the data settings it was trained with"
+        "data.joint_vocabulary=False reads the src and tgt tokenizers, but the checkpoint has the joint tokenizer "
+        "(data.joint_vocabulary=True, or another task); give the data settings it was trained with"
     )
+    assert len(list((cli_env / "runs").iterdir())) == 1
+
+
+def test_a_checkpoint_of_the_other_architecture_names_it_alone(data_dir, cli_env, capsys):
+    """A recurrent language model's checkpoint under the Transformer's config: ``--init_weights`` said only "none
+    of this model's weights", and an evaluation listed nine knobs an RNN does not use before the architecture."""
+    rnn = [*shakespeare_args(data_dir), "--model.architecture=rnn", "--trainer.max_steps=1"]
+    last = trained(cli_env, rnn)
+    transformer = [*shakespeare_args(data_dir), "--trainer.max_steps=1"]
+    assert refused(capsys, [*transformer, f"--init_weights={last}"]) == (
+        f"init_weights={str(last)!r} holds a network of model.architecture='rnn', not 'transformer': start from a "
+        f"checkpoint of this architecture, or set model.architecture to its"
+    )
+    line = refused(capsys, ["validate", *transformer[1:], f"--ckpt_path={last}"])
+    assert line.startswith(
+        f"ckpt_path={str(last)!r} was trained with another configuration: model.architecture='transformer' (the "
+        f"checkpoint has 'rnn'); "
+    ), line
     assert len(list((cli_env / "runs").iterdir())) == 1
 
 

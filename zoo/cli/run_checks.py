@@ -69,7 +69,9 @@ class RunChecks:
         """``fit --init_weights``'s tokenizers (the data is read with the ids its weights learned); else None."""
         config = self._config()
         path = config.get("init_weights")
-        return init_tokenizers(path, config.model.class_path) if self.subcommand == "fit" and path else None
+        if self.subcommand != "fit" or not path:
+            return None
+        return init_tokenizers(path, config.model.class_path, config.model.init_args.get("architecture", "transformer"))
 
     def _start_from_weights(self) -> None:
         """``fit --init_weights`` of a new run (a resume takes its own checkpoint's): the weights loaded into the

@@ -61,8 +61,9 @@ class TranslationDataModule(SentenceDataModule):
         if not set(names) <= set(tokenizers):
             raise ValueError(
                 f"data.joint_vocabulary={self.joint_vocabulary} reads the {' and '.join(names)} tokenizer"
-                f"{'s' * (len(names) > 1)}, but the checkpoint has {', '.join(tokenizers) or 'none'} (another task, "
-                f"or data.joint_vocabulary={not self.joint_vocabulary}); give the data settings it was trained with"
+                f"{'s' * (len(names) > 1)}, but the checkpoint has the {', '.join(tokenizers) or 'no'} tokenizer"
+                f"{'s' * (len(tokenizers) != 1)} (data.joint_vocabulary={not self.joint_vocabulary}, or another "
+                f"task); give the data settings it was trained with"
             )
         super().use_tokenizers(tokenizers)
 

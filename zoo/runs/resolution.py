@@ -89,6 +89,7 @@ def check_same_model(config: Namespace, evaluating: bool = False) -> None:
         for key in import_class(config.model.class_path).architecture
         if key in saved and key in current and saved[key] != current[key]
     ]
+    differs = [line for line in differs if line.startswith("model.architecture=")] or differs  # the others follow
     if differs:
         owner = Path(str(config.ckpt_path)).resolve().parent.parent  # runs/<name>/checkpoints/x.ckpt
         own = owner / "config.yaml"

@@ -29,24 +29,30 @@ def init_checkpoint(path: str) -> dict:
         raise CheckpointFileError(str(error).replace("ckpt_path=", f"{FIELD}=", 1)) from None
 
 
-def init_tokenizers(path: str, task: str) -> dict[str, str]:
-    """The tokenizers (name -> JSON) that the data of a run of the task ``task`` (a class path) started from
-    ``path`` is read with.
+def init_tokenizers(path: str, task: str, architecture: str) -> dict[str, str]:
+    """The tokenizers (name -> JSON) that the data of a run of the task ``task`` (a class path) and
+    ``model.architecture`` started from ``path`` is read with.
 
     Raises:
         ValueError: in one line naming ``init_weights``, for a checkpoint of another task (whose weights would
-            fill no more than the embeddings of this one, and whose tokenizers fit another data module) or one
-            with no tokenizers.
+            fill no more than the embeddings of this one, and whose tokenizers fit another data module) or
+            architecture, or one with no tokenizers.
     """
     from zoo.data.tokenizer import checkpoint_tokenizers
     from zoo.runs.checkpoint_file import import_class
 
     checkpoint = init_checkpoint(path)
-    trained = checkpoint.get("hyper_parameters", {}).get("_class_path")
+    saved = checkpoint.get("hyper_parameters", {})
+    trained = saved.get("_class_path")
     if trained is not None and import_class(trained) is not import_class(task):
         raise ValueError(
             f"{FIELD}={path!r} holds a {trained.rpartition('.')[2]}, not a {task.rpartition('.')[2]}: start from a "
             f"checkpoint of this task (a run of its, or one `python -m zoo import` wrote for it)"
+        )
+    if saved.get("architecture", "transformer") != architecture:
+        raise ValueError(
+            f"{FIELD}={path!r} holds a network of model.architecture={saved.get('architecture')!r}, not "
+            f"{architecture!r}: start from a checkpoint of this architecture, or set model.architecture to its"
         )
     tokenizers = checkpoint_tokenizers(checkpoint)
     if not tokenizers:
