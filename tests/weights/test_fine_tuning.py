@@ -53,7 +53,10 @@ def test_gpt2_fine_tuned_on_tiny_shakespeare_exports_the_weights_it_trained(cli_
     assert summary["init_weights"]["path"] == str(ckpt) and summary["init_weights"]["new"] == []
     assert summary["init_weights"]["imported"]["architecture"] == "GPT2LMHeadModel"
     assert f"init_weights: {ckpt}" in (run_dir / "config.yaml").read_text()
-    said = f"zoo: the run starts from the weights of {ckpt} (a new run, not a resume; all of them) and reads its data"
+    said = (
+        f"zoo: the run starts from the weights of {ckpt} (a new run, not a resume; every weight of this model from "
+        f"it) and reads its data"
+    )
     told = [line for line in caplog.messages if line.startswith(said)]
     assert len(told) == 1 and "data.tokenizer=" in told[0] and told[0].endswith("are not used")
     ids, mask = helpers.encode(lines("tinyshakespeare", 4), start=[1], end=[2])
@@ -121,7 +124,7 @@ def test_init_weights_typed_for_an_evaluation_is_one_line_and_a_fine_tuned_run_v
 def test_a_checkpoint_weight_the_model_has_no_place_for_is_said_and_recorded(cli_env, caplog):
     """A GPT-2 with only ``<|endoftext|>`` imports with ``output_bias`` (its extra rows held at -1e4); fine-tuned
     with ``--model.output_bias=false`` (to export it), the bias has no place in the new model: it is left out,
-    and said and recorded, where it was dropped without a word while the line said ``all of them``; the
+    and said and recorded, where it was dropped without a word while the line said every weight came from it; the
     fine-tuned model exports, and ``from_pretrained`` gives its logits."""
     helpers.gpt2_with_its_own_specials(cli_env / "hf")
     assert import_main([str(cli_env / "hf"), "--out", str(cli_env / "imported")]) == 0
@@ -132,8 +135,8 @@ def test_a_checkpoint_weight_the_model_has_no_place_for_is_said_and_recorded(cli
     assert summary["init_weights"]["new"] == [] and summary["init_weights"]["unused"] == ["network.output.linear.bias"]
     ckpt = run / "checkpoints" / "imported.ckpt"
     said = (
-        f"zoo: the run starts from the weights of {ckpt} (a new run, not a resume; all of them; this model has no "
-        "place for the checkpoint's network.output.linear.bias, left out) and reads its data"
+        f"zoo: the run starts from the weights of {ckpt} (a new run, not a resume; every weight of this model from "
+        "it; this model has no place for the checkpoint's network.output.linear.bias, left out) and reads its data"
     )
     assert sum(message.startswith(said) for message in caplog.messages) == 1
     ids, mask = helpers.encode(lines("tinyshakespeare", 3), start=[1], end=[2])

@@ -101,7 +101,7 @@ def new_weights_line(path: str, loaded: Loaded, tokenizer: str, vocab_size: int)
     """The line said before training about the weights started from ``path``: which are new, which of the
     checkpoint's are left out, and that the data's ``tokenizer`` and ``vocab_size`` (as configured) give way to
     the checkpoint's tokenizer."""
-    said = [] if loaded.fresh else ["all of them"]
+    said = [] if loaded.fresh else ["every weight of this model from it"]
     if loaded.fresh:
         said.append(f"the checkpoint has no {', '.join(loaded.fresh)}, initialised afresh")
     if loaded.unused:
