@@ -11,6 +11,7 @@ from zoo.cli import library_messages as library
 from zoo.cli.command_line import COMMAND_LINE
 from zoo.cli.parser import ZooArgumentParser
 from zoo.cli.parser_only import cli_parser
+from zoo.cli.tool_parser import Count, OneLineParser
 
 QUICKSTART = str(CONFIGS / "quickstart.yaml")
 
@@ -102,19 +103,28 @@ def test_argparses_invalid_choice():
     assert library.INVALID_CHOICE.match(str(error.value)).groups() == ("action", "lst")
 
 
-def test_argparses_invalid_number():
-    class Told(argparse.ArgumentParser):
-        def error(self, message):
+def test_a_tools_bad_number_restricted_count_and_missing_option():
+    """The messages of a tool's parser (jsonargparse's, as fit's): a number that is no number, a count outside
+    its bounds, a required option left out."""
+    said = []
+
+    class Told(OneLineParser):
+        def error(self, message, ex=None):
+            said.append(str(message))
             raise LookupError(message)
 
     told = Told()
-    told.add_argument("-p", "--top_p", type=float)
-    told.add_argument("--parallel", type=int)
-    cases = [(["--top_p=abc"], ("-p/--top_p", "float", "abc")), (["--parallel", "x"], ("--parallel", "int", "x"))]
-    for args, groups in cases:
-        with pytest.raises(LookupError) as error:
+    told.add_argument("--top_p", type=float)
+    told.add_argument("--beam_size", type=Count)
+    told.add_argument("--ckpt_path", required=True)
+    for args in (["--ckpt_path=x", "--top_p=abc"], ["--ckpt_path=x", "--beam_size", "0"], []):
+        with pytest.raises(LookupError):
             told.parse_args(args)
-        assert library.INVALID_VALUE.match(str(error.value)).groups() == groups
+    number, count, required = said
+    assert library.TYPE_ERROR.search(number)[1] == "top_p" and library.EXPECTED_CLASS.findall(number) == ["float"]
+    assert library.RESTRICTION.search(count).groups() == ("Count", "0", "v>0 and v<=2147483647")
+    assert library.BOUND.findall(count) == [(">", "0"), ("<=", "2147483647")]
+    assert library.REQUIRED.match(required)[1] == "ckpt_path"
 
 
 def test_a_value_outside_a_restricted_type(parser, monkeypatch):

@@ -237,8 +237,8 @@ def test_average_of_a_damaged_checkpoint_is_one_line(translation_checkpoints, ca
     ("extra", "message"),
     [
         (["--beam_size", "0"], "--beam_size=0 is not valid; it must be positive"),
-        (["--temperature", "inf"], "--temperature=inf is not valid; it must be a finite number >= 0 (0: greedy)"),
-        (["--temperature", "nan"], "--temperature=nan is not valid; it must be a finite number >= 0"),
+        (["--temperature", "inf"], "--temperature='inf' is not valid; it must be a finite number"),
+        (["--temperature", "nan"], "--temperature='nan' is not valid; it must be a finite number"),
         (["--beam_size", "4", "--top_k", "5"], "--top_k set with --beam_size=4: beam search does not sample"),
         (["--prompt", "a\udce4b"], "--prompt is not UTF-8 text (character 1: byte 0xe4)"),
         (["--max_new_tokens", str(10**23)], f"--max_new_tokens={10**23} is not valid; it must be at most 2147483647"),

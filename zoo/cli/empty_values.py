@@ -1,7 +1,7 @@
 """The options and fields of ``fit``, ``validate``, ``test`` and ``predict`` that name a folder, a file or a name,
 refused empty before anything runs, in one line that names the field and its default (an empty value names no
-folder, file or name). The argparse commands refuse
-theirs by one rule (:meth:`zoo.cli.command_line.OneLineParser._get_values`); the words are shared
+folder, file or name). The tools refuse
+theirs by one rule (:meth:`zoo.cli.tool_parser.OneLineParser._get_values`); the words are shared
 (:func:`zoo.cli.command_line.names_nothing`)."""
 
 from __future__ import annotations

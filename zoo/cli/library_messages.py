@@ -14,7 +14,7 @@ UNRECOGNIZED = re.compile(r"^unrecognized arguments: (.*)$")
 INVALID_CHOICE = re.compile(r"^argument (\S+): invalid choice: '?(.*?)'? \(choose from")
 MISSING_REQUIRED = re.compile(r"the following arguments are required: (\w+)\.(?:data|model)\b")
 MISSING_VALUE = re.compile(r"^argument --(\w+): expected one argument")
-INVALID_VALUE = re.compile(r"^argument (\S+): invalid (int|float) value: '(.*)'$")
+REQUIRED = re.compile(r"^the following arguments are required: (.*)$")
 
 # jsonargparse: an unknown key
 UNKNOWN_OPTION = re.compile(r"^Option '(\w+)' is not accepted")
@@ -26,6 +26,8 @@ TYPE_ERROR = re.compile(r'^Parser key "([\w.]+)":.*(?:Expected a <class \'|Not o
 LENGTH_ERROR = re.compile(r'^Parser key "([\w.]+)":\s+Expected a tuple with (\d+) elements\. Got value: (.*)$', re.S)
 GIVEN_VALUE = re.compile(r"(?:Got|Given) value: (.*)$", re.M)
 RESTRICTED_VALUE = re.compile(r"Not of type \w+: (.*) does not conform to restriction")  # no Given value alone
+RESTRICTION = re.compile(r"Not of type (\w+): (\S+) does not conform to restriction (.*)$", re.M)  # its bounds
+BOUND = re.compile(r"v(>=|<=|>|<)(-?[\d.]+)")  # each bound of a restriction: v>0, v<=2147483647
 SUBTYPES = re.compile(r"Subtypes: \[(.*)\]$", re.M)  # the alternatives of a union, each with its own reason
 LITERAL_IN = re.compile(r"typing\.Literal\[(.*?)\]")
 CLASS_IN = re.compile(r"<class '(\w+)'>")

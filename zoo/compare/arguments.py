@@ -7,8 +7,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from zoo.cli.command_line import OneLineParser
 from zoo.cli.errors import print_error
+from zoo.cli.tool_parser import OneLineParser
 
 INTERVALS = ("welch", "bootstrap")  # --ci: Welch's t interval, or a percentile bootstrap over seeds
 CORRECTIONS = ("holm", "bonferroni", "none")  # --correction: how one table's p-values are adjusted together

@@ -13,26 +13,14 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from zoo.cli import command_line
+from zoo.cli import tool_parser
 from zoo.cli.errors import print_error, raised_on_purpose
 from zoo.inference.errors import InferenceError
 from zoo.runs.checkpoint_file import CheckpointFileError, check_is_file
 
-LARGEST_COUNT = 2**31 - 1  # a count (tokens, beams, samples, sentences) beyond it overflows the decoder's tensors
 
-
-class OneLineParser(command_line.OneLineParser):
+class OneLineParser(tool_parser.OneLineParser):
     error_class = InferenceError
-
-    def parse_args(self, args=None, namespace=None):
-        """The arguments, each integer but ``--seed`` at most :data:`LARGEST_COUNT` in size (a larger one is
-        refused in one line)."""
-        parsed = super().parse_args(args, namespace)
-        for action in self._actions:
-            value = getattr(parsed, action.dest, None)
-            if action.type is int and action.dest != "seed" and value is not None and abs(value) > LARGEST_COUNT:
-                raise InferenceError(f"--{action.dest}={value} is not valid; it must be at most {LARGEST_COUNT}")
-        return parsed
 
 
 def parser(command: str, description: str) -> argparse.ArgumentParser:
@@ -67,12 +55,6 @@ def _out_of_memory(error: BaseException) -> str:
         f"not enough memory for these settings ({said}); lower --beam_size, --num_samples, --batch_size or "
         f"--max_new_tokens"
     )
-
-
-def positive(name: str, value: float | None, optional: bool = False) -> None:
-    """Raise :class:`InferenceError` unless ``value`` is positive (or ``None`` when ``optional``)."""
-    if (value is None and not optional) or (value is not None and value <= 0):
-        raise InferenceError(f"--{name}={value} is not valid; it must be positive")
 
 
 def check_out_file(out: str) -> None:

@@ -7,8 +7,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from zoo.cli.tool_parser import Bounded, Count
 from zoo.decoding.settings import check_decoder_settings
-from zoo.inference.command import check_checkpoint, main_of, parser, positive, read_text, warn_of_unseen_characters
+from zoo.inference.command import check_checkpoint, main_of, parser, read_text, warn_of_unseen_characters
 from zoo.inference.errors import InferenceError
 from zoo.runs.checkpoint_file import not_a_file
 
@@ -17,12 +18,12 @@ def arguments():
     p = parser("translate", "Translate one sentence per line (stdin or --input) with a trained encoder-decoder.")
     p.stray_hint = "the sentences come from stdin or --input FILE, one a line (echo 'Ein Hund.' | python -m zoo ...)"
     p.add_argument("--input", help="a file with one source sentence per line (default: stdin)")
-    p.add_argument("--beam_size", type=int, help="hypotheses kept per sentence (default: the model's beam_size)")
-    p.add_argument("--n_best", type=int, help="translations printed per sentence, as index<TAB>score<TAB>text")
+    p.add_argument("--beam_size", type=Count, help="hypotheses kept per sentence (default: the model's beam_size)")
+    p.add_argument("--n_best", type=Count, help="translations printed per sentence, as index<TAB>score<TAB>text")
     p.add_argument("--length_penalty", type=float, help="GNMT alpha (default: the model's length_penalty)")
     p.add_argument("--max_len_a", type=float, help="at most max_len_a * source length + max_len_b tokens")
-    p.add_argument("--max_len_b", type=int, help="see --max_len_a (both default to the model's)")
-    p.add_argument("--batch_size", type=int, default=64, help="sentences decoded at once (default: 64)")
+    p.add_argument("--max_len_b", type=Bounded, help="see --max_len_a (both default to the model's)")
+    p.add_argument("--batch_size", type=Count, default=64, help="sentences decoded at once (default: 64)")
     return p
 
 
@@ -33,9 +34,6 @@ def checked_arguments(argv: list[str]):
         InferenceError, ValueError: a bad argument, in one line.
     """
     args = arguments().parse_args(argv)
-    positive("batch_size", args.batch_size)
-    positive("beam_size", args.beam_size, optional=True)
-    positive("n_best", args.n_best, optional=True)
     check_decoder_settings(args.beam_size, args.length_penalty, args.max_len_a, args.max_len_b, prefix="--")
     if args.beam_size is not None:  # else the model's: checked once it is loaded
         _check_n_best(args.n_best or 1, args.beam_size)

@@ -11,8 +11,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from zoo.cli.command_line import OneLineParser, flag_values
+from zoo.cli.command_line import flag_values
 from zoo.cli.errors import print_error
+from zoo.cli.tool_parser import OneLineParser
 from zoo.runs.folders import folder_problem
 from zoo.runs.lock import FolderInUse, hold, release
 from zoo.sweep.command import (
@@ -33,6 +34,7 @@ from zoo.sweep.validate import check_against_cli, check_trials, cli_parser, pars
 
 class _Parser(OneLineParser):
     error_class = SweepError
+    config_file = False
 
 
 def build_parser() -> argparse.ArgumentParser:
