@@ -105,7 +105,7 @@ def test_argparses_invalid_choice():
 
 def test_a_tools_bad_number_restricted_count_and_missing_option():
     """The messages of a tool's parser (jsonargparse's, as fit's): a number that is no number, a count outside
-    its bounds, a required option left out."""
+    its bounds, a required option left out, a --config that is no mapping, no file, or holds an unknown key."""
     said = []
 
     class Told(OneLineParser):
@@ -117,10 +117,16 @@ def test_a_tools_bad_number_restricted_count_and_missing_option():
     told.add_argument("--top_p", type=float)
     told.add_argument("--beam_size", type=Count)
     told.add_argument("--ckpt_path", required=True)
-    for args in (["--ckpt_path=x", "--top_p=abc"], ["--ckpt_path=x", "--beam_size", "0"], []):
+    cases = [["--ckpt_path=x", "--top_p=abc"], ["--ckpt_path=x", "--beam_size", "0"], [],
+             ["--ckpt_path=x", "--config", "[a]"], ["--ckpt_path=x", "--config", "missing.yaml"],
+             ["--ckpt_path=x", "--config", "{top_pp: 1}"]]  # fmt: skip
+    for args in cases:
         with pytest.raises(LookupError):
             told.parse_args(args)
-    number, count, required = said
+    number, count, required, no_mapping, no_file, unknown = said
+    assert library.UNEXPECTED_CONFIG.match(no_mapping) and library.UNKNOWN_OPTION.match(unknown)[1] == "top_pp"
+    key, reason = library.PARSER_KEY.match(no_file).groups()
+    assert key == "config" and reason.startswith("File does not exist: ") and reason.endswith("missing.yaml'")
     assert library.TYPE_ERROR.search(number)[1] == "top_p" and library.EXPECTED_CLASS.findall(number) == ["float"]
     assert library.RESTRICTION.search(count).groups() == ("Count", "0", "v>0 and v<=2147483647")
     assert library.BOUND.findall(count) == [(">", "0"), ("<=", "2147483647")]

@@ -1,5 +1,7 @@
 """Helpers to build and run each architecture the same way in the tests."""
 
+import itertools
+
 import pytest
 import torch
 
@@ -7,6 +9,20 @@ from zoo.nn import DecoderOnly, EncoderDecoder, EncoderOnly, TransformerConfig
 
 ARCHITECTURES = ["encoder_decoder", "encoder_only", "decoder_only"]
 VOCAB = 23
+
+
+def all_pairs(*factors: list) -> list[tuple]:
+    """Cases (one value of each factor) in which every pair of values of any two factors meets at least once: a
+    greedy covering (each case the one of the whole product that meets the most pairs not met yet), far fewer
+    cases than the product where each factor acts in its own place. Deterministic (the product's order)."""
+    pairs = lambda case: {(i, case[i], j, case[j]) for i, j in itertools.combinations(range(len(case)), 2)}  # noqa: E731
+    product = list(itertools.product(*factors))
+    missing, cases = set().union(*map(pairs, product)), []
+    while missing:
+        best = max(product, key=lambda case: len(pairs(case) & missing))
+        cases.append(best)
+        missing -= pairs(best)
+    return cases
 
 
 def tiny_config(**overrides) -> TransformerConfig:

@@ -6,20 +6,20 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from tests.nn.conftest import ARCHITECTURES, VOCAB, build, run, tiny_config
+from tests.nn.conftest import ARCHITECTURES, VOCAB, all_pairs, build, run, tiny_config
 from zoo.nn import ACTIVATIONS, NORM_POSITIONS, NORMS, POSITIONAL_ENCODINGS, EncoderOnly
 
-# Every encoding x norm x norm position x head count in each architecture, the activations taking turns along it
-# (each activation meets every architecture and many encodings and norms); every activation with every norm and
-# norm position below. An activation acts inside the FFN only, so the whole product with it (1,680 cases once
-# there were five activations) would repeat the same check five times over for a few minutes of the suite.
-GRID = [
-    (*case, ACTIVATIONS.names()[index % len(ACTIVATIONS.names())])
-    for index, case in enumerate(
-        itertools.product(ARCHITECTURES, POSITIONAL_ENCODINGS.names(), NORMS.names(), NORM_POSITIONS, [1, 4])
-    )
+# Every value of each knob in each architecture, and every pair of values of any two knobs (an encoding with a norm,
+# a norm with a norm position, a head count with an encoding, an activation with a norm, ...) in one case at least:
+# each knob acts in its own place of a layer, so the whole product (336 cases, and 120 more for the activations)
+# ran the same lines many times over for a minute of the suite. Below it, every activation with every norm and norm
+# position together, the architectures taking turns along it.
+GRID = all_pairs(ARCHITECTURES, POSITIONAL_ENCODINGS.names(), NORMS.names(), NORM_POSITIONS, [1, 4],
+                 ACTIVATIONS.names())  # fmt: skip
+ACTIVATION_GRID = [
+    (ARCHITECTURES[index % len(ARCHITECTURES)], *case)
+    for index, case in enumerate(itertools.product(NORMS.names(), NORM_POSITIONS, ACTIVATIONS.names()))
 ]
-ACTIVATION_GRID = list(itertools.product(ARCHITECTURES, NORMS.names(), NORM_POSITIONS, ACTIVATIONS.names()))
 
 
 def loss_of(model, tokens, labels):
@@ -59,8 +59,12 @@ def test_every_activation_trains_with_every_norm(architecture, norm, norm_positi
     assert_trains(build(architecture, config, layers=1).train(), architecture)
 
 
-def test_the_grid_gives_every_activation_every_architecture():
-    assert {(case[0], case[-1]) for case in GRID} == set(itertools.product(ARCHITECTURES, ACTIVATIONS.names()))
+def test_the_grids_meet_every_pair_of_values():
+    factors = [ARCHITECTURES, POSITIONAL_ENCODINGS.names(), NORMS.names(), NORM_POSITIONS, [1, 4], ACTIVATIONS.names()]
+    for i, j in itertools.combinations(range(len(factors)), 2):
+        assert {(case[i], case[j]) for case in GRID} == set(itertools.product(factors[i], factors[j]))
+    assert {case[1:] for case in ACTIVATION_GRID} == set(itertools.product(*factors[2:4], factors[5]))
+    assert {(case[0], case[-1]) for case in ACTIVATION_GRID} == set(itertools.product(factors[0], factors[5]))
 
 
 @pytest.mark.parametrize("norm", NORMS.names())

@@ -18,6 +18,8 @@ REQUIRED = re.compile(r"^the following arguments are required: (.*)$")
 
 # jsonargparse: an unknown key
 UNKNOWN_OPTION = re.compile(r"^Option '(\w+)' is not accepted")
+UNEXPECTED_CONFIG = re.compile(r"^Unexpected config:")  # a config file that is no mapping of options
+PARSER_KEY = re.compile(r'^Parser key "([\w.]+)":\s*(.*)$', re.S)  # a key and jsonargparse's reason
 SUBCOMMAND_OPTION = re.compile(r"(?:Subcommand '\w+' does not accept option '|^unrecognized arguments: --)([\w.]+)")
 
 # jsonargparse: a bad value (the key, what was expected, the value given)

@@ -17,8 +17,7 @@ from typing import Any
 import yaml
 from jsonargparse import get_loader, set_dumper, set_loader
 
-from zoo.runs.devices import RUN_PREFIX
-from zoo.runs.identity import PER_INVOCATION
+from zoo.runs.identity import PER_INVOCATION, RUN_PREFIX
 
 PARSER_MODE = "zoo"  # the CLI's jsonargparse parser_mode: YAML, and Python's literals
 # keys of a record that are no field: where a run ran (zoo.runs.devices.RUN_PREFIX), and W&B's own in its config.yaml

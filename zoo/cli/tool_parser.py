@@ -11,7 +11,9 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from pathlib import Path
 
+import yaml
 from jsonargparse import ActionConfigFile, ArgumentParser, DefaultHelpFormatter
 from jsonargparse._typehints import ActionTypeHint
 from jsonargparse.typing import restricted_number_type
@@ -135,6 +137,48 @@ def missing_options(message: str, actions: list[argparse.Action]) -> str | None:
     return f"the following arguments are required: {', '.join(names)}"
 
 
+def _config_keys(value: str) -> set[str]:
+    """The options a ``--config`` sets: the keys of its file, or of its inline YAML (``--config '{a: 1}'``)."""
+    try:
+        text = Path(value).read_text(encoding="utf-8") if Path(value).is_file() else value
+        content = yaml.safe_load(text)
+    except (OSError, ValueError, yaml.YAMLError):  # the parser says what is wrong with it
+        return set()
+    return set(map(str, content)) if isinstance(content, dict) else set()
+
+
+def replaced_option(argv: list[str]) -> str | None:
+    """The line for the first option typed before a ``--config`` that sets it too, which jsonargparse, reading
+    left to right, would replace with the file's value; ``None`` where none is."""
+    typed: list[str] = []
+    for arg, after in zip(argv, [*argv[1:], ""], strict=False):
+        name, equals, inline = arg.partition("=")
+        if name == "--config":
+            value = inline if equals else after
+            if replaced := next((flag for flag in typed if flag[2:] in _config_keys(value)), None):
+                return (
+                    f"{replaced} stands before --config {value}, which sets {replaced[2:]} and would replace it; "
+                    "put it after (a command line is read left to right)"
+                )
+        elif name.startswith("--"):
+            typed.append(name)
+    return None
+
+
+def config_problem(message: str, options: list[str], command: str) -> str | None:
+    """jsonargparse's words for a ``--config`` of a tool whose content is refused, as a line naming what to
+    change: a key that is no option (and the nearest ones), a file that is no mapping of options, a file that
+    cannot be read; ``None`` for another message."""
+    if unknown := library.UNKNOWN_OPTION.match(message.strip()):
+        near = did_you_mean(f"--{unknown[1]}", options, "; ")
+        return f"{unknown[1]} in --config is not an option of {command}{near or f'; {command} --help lists them'}"
+    if library.UNEXPECTED_CONFIG.match(message.strip()):
+        return f"--config holds no options of {command}; give a YAML mapping of option: value (--print_config)"
+    if keyed := library.PARSER_KEY.match(message.strip()):
+        return f"--{keyed[1]}: {' '.join(keyed[2].split())}"
+    return None
+
+
 class HelpAsWritten(DefaultHelpFormatter):
     """Each option's help as its tool words it (its default in words), and ``(required)`` where it is."""
 
@@ -166,6 +210,8 @@ class OneLineParser(ArgumentParser):
         self.argv = sys.argv[1:] if args is None else list(args)
         if "" in flag_values(self.argv, "--config"):  # jsonargparse reads it before any value is converted
             raise self.error_class(names_nothing("--config=", "config", "a YAML file of these options"))
+        if refusal := replaced_option(self.argv):
+            raise self.error_class(refusal)
         helped = {"-h", "--help"} & {*self.argv}  # its usage says which options are required
         required = [action for action in self._actions if action.required and not helped]
         for action in required:
@@ -199,5 +245,6 @@ class OneLineParser(ArgumentParser):
             or nearest_choice(text, self._actions)
             or bad_value(text, self.argv)
             or missing_options(text, self._actions)
+            or config_problem(text, options, command)
             or " ".join(line.strip() for line in text.splitlines() if line.strip())
         )

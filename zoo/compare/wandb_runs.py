@@ -7,7 +7,7 @@ from typing import Any
 from zoo.compare.arguments import CompareError
 from zoo.compare.metrics import better
 from zoo.compare.records import Run, history_from_rows, mark_not_applying, run_conditions
-from zoo.runs.devices import RUN_PREFIX
+from zoo.runs.identity import RUN_PREFIX
 from zoo.runs.wandb_logger import wandb_mode
 
 STEP_KEYS = ("trainer/global_step", "_step")  # Lightning's WandbLogger logs the trainer step under the first

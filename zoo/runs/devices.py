@@ -21,9 +21,6 @@ if TYPE_CHECKING:
 
     from zoo.data import ZooDataModule
 
-# the section of W&B's config that holds run_devices (run.world_size, run.effective_batch.per_step): not the
-# run's configuration, which `zoo compare` reads from the other keys
-RUN_PREFIX = "run"
 # trainer.devices values with which Lightning picks the count (every device of the accelerator it picks)
 UNPINNED = ("auto", "-1", "None")
 
@@ -116,11 +113,12 @@ def effective_batch(datamodule: ZooDataModule, trainer: Trainer) -> dict:
 
 
 def run_devices(trainer: Trainer, datamodule: ZooDataModule) -> dict:
-    """The fields a run records of where it ran (in ``summary.json``, and under :data:`RUN_PREFIX` in W&B's
-    config: ``run.world_size``, ``run.effective_batch.per_step``): ``world_size``, ``num_nodes``, ``devices``
-    (``accelerator``, ``count`` per node, ``names``; on the CPU also ``cores``, :func:`cpu_cores`, and ``threads``
-    per process, :func:`cpu_threads`), ``precision``, ``effective_batch`` (:func:`effective_batch`) and the
-    ``libraries`` whose versions the numbers and the speed depend on (:func:`library_versions`)."""
+    """The fields a run records of where it ran (in ``summary.json``, and under
+    :data:`zoo.runs.identity.RUN_PREFIX` in W&B's config: ``run.world_size``, ``run.effective_batch.per_step``):
+    ``world_size``, ``num_nodes``, ``devices`` (``accelerator``, ``count`` per node, ``names``; on the CPU also
+    ``cores``, :func:`cpu_cores`, and ``threads`` per process, :func:`cpu_threads`), ``precision``,
+    ``effective_batch`` (:func:`effective_batch`) and the ``libraries`` whose versions the numbers and the speed
+    depend on (:func:`library_versions`)."""
     devices = {"accelerator": trainer.strategy.root_device.type, "count": trainer.num_devices}
     devices["names"] = device_names(trainer)
     if devices["accelerator"] == "cpu":  # what a CPU run's speed depends on

@@ -10,6 +10,10 @@ import os
 from zoo.knobs import RNN, TRANSFORMER, name_forms
 from zoo.messages import said
 
+# the section of W&B's config that holds run_devices (run.world_size, run.effective_batch.per_step): not the
+# run's configuration, which `zoo compare` reads from the other keys
+RUN_PREFIX = "run"
+
 # Fields that say how long to train, not what is trained: a resumed run may change them.
 BUDGET_FIELDS = ("trainer.max_steps", "trainer.max_time", "trainer.max_epochs")
 

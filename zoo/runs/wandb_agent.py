@@ -21,9 +21,8 @@ import secrets
 from pathlib import Path
 from typing import NamedTuple
 
-from zoo.runs.devices import RUN_PREFIX
 from zoo.runs.folders import RunFolderError, recorded_config, remove_untrained_run_dir
-from zoo.runs.identity import differences
+from zoo.runs.identity import RUN_PREFIX, differences
 
 # keys of a run's W&B config that are no field of `zoo fit`: W&B's own, and where the run ran
 AGENT_KEYS = ("_wandb",)

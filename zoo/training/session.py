@@ -20,9 +20,9 @@ from lightning.pytorch.utilities import rank_zero_info
 
 from zoo.data.cache import atomic_write_text
 from zoo.runs.checkpoint_file import load_checkpoint
-from zoo.runs.devices import RUN_PREFIX, moved_devices
+from zoo.runs.devices import moved_devices
 from zoo.runs.folders import recorded_config, remove_untrained_run_dir
-from zoo.runs.identity import PER_INVOCATION
+from zoo.runs.identity import PER_INVOCATION, RUN_PREFIX
 from zoo.runs.partial_evaluations import EvaluationsApart, base_metric
 from zoo.runs.record import EVALUATION_METRICS, RunRecord, flatten, record_checkpoints
 from zoo.runs.wandb_logger import define_summaries, make_wandb_logger, wandb_run_name

@@ -1,0 +1,68 @@
+"""A tool's options from a file: ``--print_config`` writes what was given as YAML, ``--config FILE`` reads it back
+(the same options, the flags after it over the file's), and a file that cannot be what the user meant is one line:
+a flag before it that it would replace, a key that is no option, a value its type refuses, no mapping at all.
+``sweep`` has no ``--config`` of its own: its FILE is its configuration, and a ``--config`` is ``fit``'s."""
+
+import pytest
+import yaml
+
+from tests.cli.test_every_command import run
+from zoo.inference.errors import InferenceError
+from zoo.inference.generate import arguments
+from zoo.inference.translate import arguments as translate_arguments
+
+
+def test_print_config_then_config_is_the_same_options(capsys, cli_env, tmp_path):
+    given = ["--ckpt_path", "x.ckpt", "--prompt", "ROMEO:", "--top_k", "50", "--temperature", "0.8", "--seed", "3"]
+    code, out, err = run(capsys, ["generate", *given, "--print_config"])
+    assert (code, err) == (0, "")
+    written = yaml.safe_load(out)
+    assert {k: written[k] for k in ("ckpt_path", "prompt", "top_k", "temperature", "seed")} == {
+        "ckpt_path": "x.ckpt", "prompt": "ROMEO:", "top_k": 50, "temperature": 0.8, "seed": 3,
+    }  # fmt: skip
+    (tmp_path / "g.yaml").write_text(out)
+    again = arguments().parse_args(["--config", str(tmp_path / "g.yaml")])
+    typed = arguments().parse_args(given)
+    assert {**vars(again), "config": None} == {**vars(typed), "config": None}
+    over = arguments().parse_args(["--config", str(tmp_path / "g.yaml"), "--top_k", "5"])
+    assert (over.top_k, over.prompt) == (5, "ROMEO:")  # after the file: the flag
+
+
+@pytest.mark.parametrize(
+    ("content", "args", "message"),
+    [
+        ("top_k: 3\n", ["--top_k", "5", "--config", "FILE"],
+         "--top_k stands before --config FILE, which sets top_k and would replace it; put it after (a command line "
+         "is read left to right)"),
+        ("top_kk: 3\n", ["--config", "FILE"], "top_kk in --config is not an option of generate; did you mean --top_k, "
+         "--top_p?"),
+        ("beam_size: 0\n", ["--config", "FILE"], "--beam_size=0 is not valid; it must be positive"),
+        ("temperature: hot\n", ["--config", "FILE"], "--temperature='hot' is not valid; it must be a number"),
+        ("- a\n", ["--config", "FILE"], "--config holds no options of generate; give a YAML mapping of option: value "
+         "(--print_config)"),
+        (None, ["--config", "FILE"], "--config: File does not exist: 'FILE'"),
+    ],
+)  # fmt: skip
+def test_a_config_file_that_cannot_be_meant_is_one_line(capsys, cli_env, tmp_path, content, args, message):
+    path = tmp_path / "g.yaml"
+    if content is not None:
+        path.write_text(content)
+    args = [str(path) if arg == "FILE" else arg for arg in args]
+    code, out, err = run(capsys, ["generate", "--ckpt_path", "x.ckpt", *args])
+    assert (code, out, err) == (2, "", f"zoo generate: error: {message.replace('FILE', str(path))}\n")
+
+
+def test_a_count_and_a_number_that_a_tool_refuses_say_what_is_valid():
+    """Counts are jsonargparse's restricted numbers: the bound that failed is what the line says."""
+    parser = translate_arguments()
+    for value, valid in (("0", "it must be positive"), (str(2**31), "it must be at most 2147483647")):
+        with pytest.raises(InferenceError, match=rf"^--beam_size={value} is not valid; {valid}$"):
+            parser.parse_args(["--ckpt_path", "x", "--beam_size", value])
+    with pytest.raises(InferenceError, match=r"^--max_len_a='inf' is not valid; it must be a finite number$"):
+        parser.parse_args(["--ckpt_path", "x", "--max_len_a", "inf"])
+
+
+def test_sweep_takes_no_config_of_its_own(capsys, cli_env):
+    code, _, err = run(capsys, ["sweep", "sweeps/do-pe.yaml", "--config", "configs/quickstart.yaml"])
+    assert code == 2 and err.startswith("zoo sweep: error: --config configs/quickstart.yaml: arguments for fit go "
+                                        "after --"), err  # fmt: skip
