@@ -36,8 +36,16 @@ def test_print_config_then_config_is_the_same_options(capsys, cli_env, tmp_path)
          "is read left to right)"),
         ("top_kk: 3\n", ["--config", "FILE"], "top_kk in --config is not an option of generate; did you mean --top_k, "
          "--top_p?"),
-        ("beam_size: 0\n", ["--config", "FILE"], "--beam_size=0 is not valid; it must be positive"),
-        ("temperature: hot\n", ["--config", "FILE"], "--temperature='hot' is not valid; it must be a number"),
+        ("beam_size: 0\n", ["--config", "FILE"], "beam_size: 0 (in --config) is not valid; it must be positive"),
+        ("temperature: hot\n", ["--config", "FILE"],
+         "temperature: 'hot' (in --config) is not valid; it must be a number"),
+        # YAML's other kinds where an option takes text, a null where it has a value: never a traceback
+        ("prompt: 5\n", ["--config", "FILE"], "prompt: 5 (in --config) is not valid; it must be text (quote it in the "
+         "file)"),
+        ("prompt: [a]\n", ["--config", "FILE"], "prompt: ['a'] (in --config) is not valid; it must be text (quote it "
+         "in the file)"),
+        ("num_samples: null\n", ["--config", "FILE"], "num_samples: null (in --config) is not valid; leave it out for "
+         "its default (1)"),
         ("- a\n", ["--config", "FILE"], "--config holds no options of generate; give a YAML mapping of option: value "
          "(--print_config)"),
         (None, ["--config", "FILE"], "--config: File does not exist: 'FILE'"),
@@ -60,6 +68,28 @@ def test_a_count_and_a_number_that_a_tool_refuses_say_what_is_valid():
             parser.parse_args(["--ckpt_path", "x", "--beam_size", value])
     with pytest.raises(InferenceError, match=r"^--max_len_a='inf' is not valid; it must be a finite number$"):
         parser.parse_args(["--ckpt_path", "x", "--max_len_a", "inf"])
+
+
+def test_print_config_quotes_text_that_yaml_reads_as_a_number(capsys, cli_env, tmp_path):
+    """``--prompt 1e3`` was written bare, and read back as the number 1000.0."""
+    code, out, _ = run(capsys, ["generate", "--ckpt_path", "x.ckpt", "--prompt", "1e3", "--print_config"])
+    (tmp_path / "g.yaml").write_text(out)
+    assert code == 0 and arguments().parse_args(["--config", str(tmp_path / "g.yaml")]).prompt == "1e3"
+
+
+def test_positional_arguments_and_lists_come_from_a_config(tmp_path):
+    """``compare --config`` of a file with its runs said no runs were named; ``average``'s one checkpoint in a
+    file was read letter by letter; ``cache``'s action from a file was required on the command line."""
+    from zoo.compare.arguments import parser as compare_parser
+    from zoo.inference.average import arguments as average_arguments
+    from zoo.inference.cache_command import arguments as cache_arguments
+
+    assert compare_parser().parse_args(["--config", "{runs: [a, b]}"]).runs == ["a", "b"]
+    assert compare_parser().parse_args(["c", "--config", "{metric: val_bleu}"]).runs == ["c"]
+    assert average_arguments().parse_args(["--config", "{ckpt_path: a.ckpt, out: b.ckpt}"]).ckpt_path == ["a.ckpt"]
+    assert cache_arguments().parse_args(["--config", "{action: list}"]).action == "list"
+    with pytest.raises(InferenceError, match="^the following arguments are required: action$"):
+        cache_arguments().parse_args([])
 
 
 def test_sweep_takes_no_config_of_its_own(capsys, cli_env):

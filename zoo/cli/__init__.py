@@ -9,6 +9,7 @@ on LightningCLI. ``sweep``, ``compare`` and the inference commands sit above it 
 - ``command_line``: the commands and what each does, read before anything heavy is imported, and the
   did-you-mean of every parser
 - ``tool_parser``: the tools' parser (jsonargparse's, with ``--config``), their restricted numbers and one-line errors
+- ``tool_config``: a tool's options from ``--config`` files, read left to right, each value of its option's kind
 - ``parser``, ``value_errors``: fit's parser and its one-line errors for bad flags and values
 - ``library_messages``: the wordings of jsonargparse's and argparse's messages those errors read, pinned by a test
 - ``config_files``: the files a run command names, and a command given no model and data, checked before the CLI

@@ -11,15 +11,16 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from pathlib import Path
+import typing
 
-import yaml
-from jsonargparse import ActionConfigFile, ArgumentParser, DefaultHelpFormatter
+from jsonargparse import ActionConfigFile, ArgumentParser, DefaultHelpFormatter, set_dumper
 from jsonargparse._typehints import ActionTypeHint
 from jsonargparse.typing import restricted_number_type
 
 from zoo.cli import library_messages as library
-from zoo.cli.command_line import did_you_mean, flag_values, names_nothing, noun
+from zoo.cli.command_line import MAX_SEED, did_you_mean, flag_values, names_nothing, noun
+from zoo.cli.recorded_values import dump_yaml
+from zoo.cli.tool_config import config_problem, from_files, replaced_option
 
 
 def _parenthetical(text: str, start: int) -> str:
@@ -49,7 +50,8 @@ def names_something(action: argparse.Action) -> bool:
     """Whether an empty value of ``action`` means nothing sensible: it takes text (no type: a typed option says
     what it takes itself), has no choices (those are listed), and its default is not ``""`` (``generate
     --prompt``'s is: no text) nor none at all (``--print_config``: flags, which it may be given none of)."""
-    typed = isinstance(action, ActionTypeHint) or action.type is not None
+    hint = getattr(action, "_typehint", None) if isinstance(action, ActionTypeHint) else None
+    typed = action.type is not None or (hint is not None and hint is not str and str not in typing.get_args(hint))
     return action.nargs != 0 and not action.choices and not typed and action.default not in ("", argparse.SUPPRESS)
 
 
@@ -57,7 +59,10 @@ def names_something(action: argparse.Action) -> bool:
 LARGEST_COUNT = 2**31 - 1  # a count (tokens, beams, samples, sentences) beyond it overflows the decoder's tensors
 Count = restricted_number_type("Count", int, [(">", 0), ("<=", LARGEST_COUNT)], join="and")
 Bounded = restricted_number_type("Bounded", int, [("<=", LARGEST_COUNT)])  # checked for its range where it is read
-TYPE_WORDS = {"int": "an integer", "float": "a number", "Count": "an integer", "Bounded": "an integer"}
+Seed = restricted_number_type("Seed", int, [(">=", 0), ("<=", MAX_SEED)], join="and")  # numpy's, as fit's seed
+TYPE_WORDS = {"int": "an integer", "float": "a number", "str": "text", "Count": "an integer", "Bounded": "an integer",
+              "Seed": "an integer"}  # fmt: skip
+RANGE_WORDS = {"Seed": f"an integer in [0, {MAX_SEED}]"}  # a restricted type whose range says it better than a bound
 BOUND_WORDS = {">": "above {}", ">=": "at least {}", "<": "below {}", "<=": "at most {}"}
 
 
@@ -79,6 +84,12 @@ def _finite(text: str) -> bool:
         return True
 
 
+def _where(key: str, value: str, typed: list[str]) -> str:
+    """``--key=value`` as typed, or ``key: value (in --config)`` for a value that came from a file."""
+    return f"--{key}={value}" if typed else f"{key}: {value} (in --config)" if value not in ("?", "'?'") else (
+        f"{key} (in --config)")  # fmt: skip
+
+
 def bad_value(message: str, args: list[str]) -> str | None:
     """jsonargparse's message for a value of an option that its type refuses (``--top_p=abc``, ``--beam_size=0``)
     as ``--top_p='abc' is not valid; it must be a number`` (the value as typed in ``args``, else as the message
@@ -92,11 +103,13 @@ def bad_value(message: str, args: list[str]) -> str | None:
     value = typed[-1] if typed else given.group(1).strip() if given else "?"
     bounds = library.RESTRICTION.search(message)
     if bounds:
-        return f"--{key}={value} is not valid; it must be {_failed_bound(bounds.group(2), bounds.group(3))}"
+        valid = RANGE_WORDS.get(bounds.group(1)) or _failed_bound(bounds.group(2), bounds.group(3))
+        return f"{_where(key, value, typed)} is not valid; it must be {valid}"
     kinds = [TYPE_WORDS.get(kind, kind) for kind in library.EXPECTED_CLASS.findall(message) if kind != "NoneType"]
     if "a number" in kinds and not _finite(value):  # jsonargparse reads inf and nan as text
         kinds = ["a finite number"]
-    return f"--{key}={value!r} is not valid; it must be {' or '.join(dict.fromkeys(kinds)) or 'of its type'}"
+    valid = " or ".join(dict.fromkeys(kinds)) or "of its type"
+    return f"{_where(key, repr(value), typed)} is not valid; it must be {valid}"
 
 
 def unrecognized(message: str, options: list[str], command: str, stray_hint: str) -> str | None:
@@ -126,57 +139,22 @@ def nearest_choice(message: str, actions: list[argparse.Action]) -> str | None:
     return message.strip() + (did_you_mean(value, [str(c) for c in action.choices], "; ") if action else "")
 
 
+def missing_value(message: str) -> str | None:
+    """argparse's ``argument --beam_size: expected one argument`` (a flag that ends the line, or is followed by
+    another option) as ``--beam_size needs a value (--beam_size=VALUE)``; ``None`` for another message."""
+    match = library.MISSING_VALUE.match(message.strip())
+    return f"--{match[1]} needs a value (--{match[1]}=VALUE)" if match else None
+
+
 def missing_options(message: str, actions: list[argparse.Action]) -> str | None:
     """jsonargparse's ``the following arguments are required: ckpt_path, out`` with the options as typed
     (``--ckpt_path, --out``); ``None`` for another message."""
     match = library.REQUIRED.match(message.strip())
     if match is None:
         return None
-    flags = {a.dest: max(a.option_strings, key=len) for a in actions if a.option_strings}
+    flags = {a.dest: max(a.option_strings, key=len) if a.option_strings else a.metavar or a.dest for a in actions}
     names = [flags.get(name, name) for name in match.group(1).split(", ")]
     return f"the following arguments are required: {', '.join(names)}"
-
-
-def _config_keys(value: str) -> set[str]:
-    """The options a ``--config`` sets: the keys of its file, or of its inline YAML (``--config '{a: 1}'``)."""
-    try:
-        text = Path(value).read_text(encoding="utf-8") if Path(value).is_file() else value
-        content = yaml.safe_load(text)
-    except (OSError, ValueError, yaml.YAMLError):  # the parser says what is wrong with it
-        return set()
-    return set(map(str, content)) if isinstance(content, dict) else set()
-
-
-def replaced_option(argv: list[str]) -> str | None:
-    """The line for the first option typed before a ``--config`` that sets it too, which jsonargparse, reading
-    left to right, would replace with the file's value; ``None`` where none is."""
-    typed: list[str] = []
-    for arg, after in zip(argv, [*argv[1:], ""], strict=False):
-        name, equals, inline = arg.partition("=")
-        if name == "--config":
-            value = inline if equals else after
-            if replaced := next((flag for flag in typed if flag[2:] in _config_keys(value)), None):
-                return (
-                    f"{replaced} stands before --config {value}, which sets {replaced[2:]} and would replace it; "
-                    "put it after (a command line is read left to right)"
-                )
-        elif name.startswith("--"):
-            typed.append(name)
-    return None
-
-
-def config_problem(message: str, options: list[str], command: str) -> str | None:
-    """jsonargparse's words for a ``--config`` of a tool whose content is refused, as a line naming what to
-    change: a key that is no option (and the nearest ones), a file that is no mapping of options, a file that
-    cannot be read; ``None`` for another message."""
-    if unknown := library.UNKNOWN_OPTION.match(message.strip()):
-        near = did_you_mean(f"--{unknown[1]}", options, "; ")
-        return f"{unknown[1]} in --config is not an option of {command}{near or f'; {command} --help lists them'}"
-    if library.UNEXPECTED_CONFIG.match(message.strip()):
-        return f"--config holds no options of {command}; give a YAML mapping of option: value (--print_config)"
-    if keyed := library.PARSER_KEY.match(message.strip()):
-        return f"--{keyed[1]}: {' '.join(keyed[2].split())}"
-    return None
 
 
 class HelpAsWritten(DefaultHelpFormatter):
@@ -184,7 +162,7 @@ class HelpAsWritten(DefaultHelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
-        return f"{text} (required)" if action.required else text
+        return f"{text} (required)" if action.required and action.option_strings else text  # a positional: its usage
 
 
 class OneLineParser(ArgumentParser):
@@ -198,10 +176,21 @@ class OneLineParser(ArgumentParser):
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("allow_abbrev", False)  # as fit's: --beam must not set --beam_size silently
+        self.needed: list[argparse.Action] = []  # positional arguments a --config may give: required after it
         super().__init__(*args, formatter_class=HelpAsWritten, **kwargs)
         if self.config_file:
             self.add_argument("--config", action=ActionConfigFile, help="a YAML file of these options (--print_config)")
+            set_dumper("yaml", dump_yaml)  # --print_config's text as --config reads it back (1e3 quoted)
         self.argv: list[str] = []
+
+    def add_argument(self, *args, **kwargs):
+        """argparse's, but a required positional argument (``cache ACTION``) may come from a ``--config`` file:
+        it is required once the files are read (:meth:`parse_args`)."""
+        needed = args and not args[0].startswith("-") and kwargs.get("nargs") is None and self.config_file
+        action = super().add_argument(*args, **({**kwargs, "nargs": "?"} if needed else kwargs))
+        if needed:
+            self.needed.append(action)
+        return action
 
     def parse_args(self, args=None, namespace=None, **kwargs):
         """jsonargparse's parse, but an unknown ``--option`` or a word that is no argument is told before a
@@ -221,7 +210,12 @@ class OneLineParser(ArgumentParser):
         finally:
             for action in required:
                 action.required = True
-        return super().parse_args(self.argv, namespace, **kwargs)
+        parsed = super().parse_args(self.argv, namespace, **kwargs)
+        if problem := from_files(parsed, self._actions, self.argv):
+            raise self.error_class(problem)
+        if missing := [action for action in self.needed if getattr(parsed, action.dest) is None]:
+            self.error(f"the following arguments are required: {', '.join(action.dest for action in missing)}")
+        return parsed
 
     def _get_values(self, action: argparse.Action, arg_strings: list[str]):
         """The conversion of the strings given to ``action``, but an empty one refused where it names nothing
@@ -244,6 +238,7 @@ class OneLineParser(ArgumentParser):
             unrecognized(text, options, command, self.stray_hint)
             or nearest_choice(text, self._actions)
             or bad_value(text, self.argv)
+            or missing_value(text)
             or missing_options(text, self._actions)
             or config_problem(text, options, command)
             or " ".join(line.strip() for line in text.splitlines() if line.strip())

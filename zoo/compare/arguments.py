@@ -8,7 +8,7 @@ import argparse
 from collections.abc import Callable
 
 from zoo.cli.errors import print_error
-from zoo.cli.tool_parser import OneLineParser
+from zoo.cli.tool_parser import Bounded, OneLineParser
 
 INTERVALS = ("welch", "bootstrap")  # --ci: Welch's t interval, or a percentile bootstrap over seeds
 CORRECTIONS = ("holm", "bonferroni", "none")  # --correction: how one table's p-values are adjusted together
@@ -73,9 +73,9 @@ def _add_calibration_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--calibrate", action="store_true",
                    help="A/A calibration: split the runs of one configuration (12 seeds or more) into groups of 3 "
                    "and count the splits called beyond noise (docs/known-effects.md)")  # fmt: skip
-    p.add_argument("--splits", type=int, default=SPLITS,
+    p.add_argument("--splits", type=Bounded, default=SPLITS,
                    help=f"with --calibrate: splits of each kind drawn (default {SPLITS}; all where fewer)")  # fmt: skip
-    p.add_argument("--simulate", type=int, metavar="TABLES",
+    p.add_argument("--simulate", type=Bounded, metavar="TABLES",
                    help="with --calibrate and no runs: calibrate on this many simulated tables of normal values "
                    "(12 seeds each) instead")  # fmt: skip
 

@@ -25,10 +25,12 @@ AGES = {"": 86400, "d": 86400, "h": 3600, "m": 60, "s": 1}  # a bare number is d
 
 def arguments() -> OneLineParser:
     p = OneLineParser(prog="python -m zoo cache", description="List, prune or clear the zoo's data cache.")
-    p.add_argument("action", choices=["list", "prune", "clear"])
+    p.add_argument("action", choices=["list", "prune", "clear"], help="what to do with the cache (required)")
     p.add_argument("--cache_dir", help="the cache (default: $ZOO_CACHE or ~/.cache/zoo)")
-    p.add_argument("--older_than", help="prune: entries unused for longer than this (30d, 12h; a number: days)")
-    p.add_argument("--max_size", help="prune: then the least recently used until the rest hold at most this (2G)")
+    p.add_argument("--older_than", type=float | str | None,
+                   help="prune: entries unused for longer than this (30d, 12h; a number: days)")  # fmt: skip
+    p.add_argument("--max_size", type=float | str | None,
+                   help="prune: then the least recently used until the rest hold at most this (2G)")  # fmt: skip
     return p
 
 
@@ -56,6 +58,11 @@ def _amount(text: str, unit: str, units: dict[str, float], option: str, valid: s
     if not match:
         raise InferenceError(f"{option}={text!r} is not valid; it must be {valid}")
     return float(match[1]) * units[match[2].lower()]
+
+
+def _text(value: float | str) -> str:
+    """A number as the text it stands for (``7.0`` -> ``"7"``, ``1e12`` -> ``"1000000000000"``), text as it is."""
+    return f"{value:.0f}" if isinstance(value, float) and value.is_integer() else str(value)
 
 
 def human(size: int) -> str:
@@ -90,8 +97,8 @@ def checked_arguments(argv: list[str]):
         raise InferenceError("prune needs --older_than (e.g. 30d), --max_size (e.g. 2G) or both")
     if args.cache_dir is not None and not Path(args.cache_dir).is_dir():
         raise InferenceError(f"--cache_dir={args.cache_dir!r} is not a folder; name the cache (e.g. $ZOO_CACHE)")
-    args.older_than = parse_age(args.older_than) if args.older_than else None
-    args.max_size = parse_size(args.max_size) if args.max_size else None
+    args.older_than = parse_age(_text(args.older_than)) if args.older_than else None
+    args.max_size = parse_size(_text(args.max_size)) if args.max_size else None
     return args
 
 

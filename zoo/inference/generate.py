@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from zoo.cli.command_line import MAX_SEED
-from zoo.cli.tool_parser import Count
+from zoo.cli.tool_parser import Count, Seed
 from zoo.decoding.settings import check_decoder_settings, check_sampling
 from zoo.inference.command import check_checkpoint, checked_text, main_of, parser, warn_of_unseen_characters
 from zoo.inference.errors import InferenceError
@@ -21,7 +20,7 @@ def arguments():
     p.add_argument("--temperature", type=float, help="sampling temperature; 0 is greedy (default: 1)")
     p.add_argument("--top_k", type=Count, help="sample from the k most likely tokens only")
     p.add_argument("--top_p", type=float, help="sample from the smallest set of tokens with probability >= p")
-    p.add_argument("--seed", type=int, help="fixes the samples (default: a fresh seed)")
+    p.add_argument("--seed", type=Seed, help="fixes the samples (default: a fresh seed)")
     p.add_argument("--num_samples", type=Count, default=1, help="continuations printed (default: 1)")
     p.add_argument("--beam_size", type=Count, default=1, help="above 1: beam search instead of sampling")
     p.add_argument("--length_penalty", type=float, default=0.0, help="GNMT alpha of beam search (default: 0)")
@@ -37,8 +36,6 @@ def checked_arguments(argv: list[str]):
     """
     args = arguments().parse_args(argv)
     args.prompt = checked_text(args.prompt, "--prompt")
-    if args.seed is not None and not 0 <= args.seed <= MAX_SEED:  # as fit's seed_everything
-        raise InferenceError(f"--seed={args.seed} is not valid; it must be an integer in [0, {MAX_SEED}]")
     sampling = [f"--{name}" for name in ("temperature", "top_k", "top_p") if getattr(args, name) is not None]
     if args.beam_size > 1 and sampling:
         raise InferenceError(

@@ -13,7 +13,7 @@ from rich.console import Console
 
 from zoo.cli.command_line import flag_values
 from zoo.cli.errors import print_error
-from zoo.cli.tool_parser import OneLineParser
+from zoo.cli.tool_parser import Bounded, OneLineParser, Seed
 from zoo.runs.folders import folder_problem
 from zoo.runs.lock import FolderInUse, hold, release
 from zoo.sweep.command import (
@@ -47,10 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--data.path ../shared/data/tinyshakespeare",
     )
     parser.add_argument("file", help="a W&B sweep YAML file (sweeps/*.yaml)")
-    parser.add_argument("--parallel", type=int, default=1, help="trials at once (default 1)")
-    parser.add_argument("--threads", type=int, default=None, help="threads per trial (default: cores // parallel)")
-    parser.add_argument("--count", type=int, default=None, help="number of trials (random, bayes; grid: the first N)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random and bayes searches (default 0)")
+    parser.add_argument("--parallel", type=Bounded, default=1, help="trials at once (default 1)")
+    parser.add_argument("--threads", type=Bounded, default=None, help="threads per trial (default: cores // parallel)")
+    parser.add_argument("--count", type=Bounded, help="number of trials (random, bayes; grid: the first N)")
+    parser.add_argument("--seed", type=Seed, default=0, help="seed of the random and bayes searches (default 0)")
     parser.add_argument("--runs_dir", default="runs", help="where run folders and the sweep's state go (runs)")
     parser.add_argument("--dry-run", "--dry_run", action="store_true", help="check and list the trials, run nothing")
     return parser
