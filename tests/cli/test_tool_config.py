@@ -86,6 +86,10 @@ def test_positional_arguments_and_lists_come_from_a_config(tmp_path):
 
     assert compare_parser().parse_args(["--config", "{runs: [a, b]}"]).runs == ["a", "b"]
     assert compare_parser().parse_args(["c", "--config", "{metric: val_bleu}"]).runs == ["c"]
+    assert compare_parser().parse_args(["--plan", "--config", "{runs: [a]}", "c"]).runs == ["c"]  # after: the word
+    with pytest.raises(ValueError, match=r"^'c d' stands before --config \{runs: \[a\]\}, which sets runs and would "
+                                         r"replace it; put it after"):  # fmt: skip
+        compare_parser().parse_args(["c", "d", "--plan", "--config", "{runs: [a]}"])
     assert average_arguments().parse_args(["--config", "{ckpt_path: a.ckpt, out: b.ckpt}"]).ckpt_path == ["a.ckpt"]
     assert cache_arguments().parse_args(["--config", "{action: list}"]).action == "list"
     with pytest.raises(InferenceError, match="^the following arguments are required: action$"):

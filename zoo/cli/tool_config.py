@@ -35,22 +35,38 @@ def config_contents(argv: list[str]) -> list[tuple[str, dict]]:
     return contents
 
 
-def replaced_option(argv: list[str]) -> str | None:
-    """The line for the first option typed before a ``--config`` that sets it too, which jsonargparse, reading
-    left to right, would replace with the file's value; ``None`` where none is."""
+def replaced_option(argv: list[str], takes_value: set[str], positionals: list[str]) -> str | None:
+    """The line for the first option, or positional word, typed before a ``--config`` that sets it too, which
+    jsonargparse, reading left to right, would replace with the file's value; ``None`` where none is.
+
+    Args:
+        argv: the command line after the command.
+        takes_value: the options that take the word after them as their value (not ``--plan``).
+        positionals: the names of the command's positional arguments (``runs``).
+    """
     typed: list[str] = []
-    contents = iter(config_contents(argv))
+    words: list[str] = []  # the positional words so far
+    contents, value_next = iter(config_contents(argv)), False
     for arg in argv:
         name = arg.partition("=")[0]
         if name == "--config":
             value, content = next(contents)
-            if replaced := next((flag for flag in typed if flag[2:] in map(str, content)), None):
+            keys = set(map(str, content))
+            replaced = next((flag for flag in typed if flag[2:] in keys), None)
+            field = replaced[2:] if replaced else next((p for p in positionals if p in keys and words), None)
+            if field is not None:
+                shown = replaced or repr(" ".join(words))
                 return (
-                    f"{replaced} stands before --config {value}, which sets {replaced[2:]} and would replace it; "
-                    "put it after (a command line is read left to right)"
+                    f"{shown} stands before --config {value}, which sets {field} and would replace it; put it after "
+                    "(a command line is read left to right)"
                 )
-        elif name.startswith("--"):
-            typed.append(name)
+        if name.startswith("-"):
+            typed += [name] * (name != "--config")
+            value_next = "=" not in arg and (name in takes_value or name == "--config")
+        elif value_next:
+            value_next = False
+        else:
+            words.append(arg)
     return None
 
 

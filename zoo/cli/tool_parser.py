@@ -199,7 +199,9 @@ class OneLineParser(ArgumentParser):
         self.argv = sys.argv[1:] if args is None else list(args)
         if "" in flag_values(self.argv, "--config"):  # jsonargparse reads it before any value is converted
             raise self.error_class(names_nothing("--config=", "config", "a YAML file of these options"))
-        if refusal := replaced_option(self.argv):
+        takes_value = {o for a in self._actions if a.nargs != 0 for o in a.option_strings}
+        positionals = [action.dest for action in self._actions if not action.option_strings]
+        if refusal := replaced_option(self.argv, takes_value, positionals):
             raise self.error_class(refusal)
         helped = {"-h", "--help"} & {*self.argv}  # its usage says which options are required
         required = [action for action in self._actions if action.required and not helped]
