@@ -100,3 +100,14 @@ def test_sweep_takes_no_config_of_its_own(capsys, cli_env):
     code, _, err = run(capsys, ["sweep", "sweeps/do-pe.yaml", "--config", "configs/quickstart.yaml"])
     assert code == 2 and err.startswith("zoo sweep: error: --config configs/quickstart.yaml: arguments for fit go "
                                         "after --"), err  # fmt: skip
+
+
+def test_cache_prune_takes_ages_and_sizes_as_text_or_bare_numbers():
+    """A bare number from a file (``older_than: 7``) is days, as on the command line; 0 prunes whatever is unused
+    now, not 'prune needs --older_than'."""
+    from zoo.inference.cache_command import checked_arguments
+
+    assert checked_arguments(["prune", "--older_than", "0"]).older_than == 0.0
+    assert checked_arguments(["--config", "{action: prune, older_than: 7}"]).older_than == 7 * 86400
+    assert checked_arguments(["prune", "--max_size", "1e12"]).max_size == 10**12
+    assert checked_arguments(["prune", "--older_than", "12h", "--max_size", "2G"]).max_size == 2 * 10**9

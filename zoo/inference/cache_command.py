@@ -91,14 +91,15 @@ def checked_arguments(argv: list[str]):
         InferenceError: a bad argument, in one line.
     """
     args = arguments().parse_args(argv)
-    if args.action != "prune" and (args.older_than or args.max_size):
+    given = args.older_than is not None or args.max_size is not None  # 0 is given: prune whatever is unused now
+    if args.action != "prune" and given:
         raise InferenceError(f"--older_than and --max_size are options of `prune`, not of `{args.action}`")
-    if args.action == "prune" and not (args.older_than or args.max_size):
+    if args.action == "prune" and not given:
         raise InferenceError("prune needs --older_than (e.g. 30d), --max_size (e.g. 2G) or both")
     if args.cache_dir is not None and not Path(args.cache_dir).is_dir():
         raise InferenceError(f"--cache_dir={args.cache_dir!r} is not a folder; name the cache (e.g. $ZOO_CACHE)")
-    args.older_than = parse_age(_text(args.older_than)) if args.older_than else None
-    args.max_size = parse_size(_text(args.max_size)) if args.max_size else None
+    args.older_than = parse_age(_text(args.older_than)) if args.older_than is not None else None
+    args.max_size = parse_size(_text(args.max_size)) if args.max_size is not None else None
     return args
 
 
