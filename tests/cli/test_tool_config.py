@@ -111,3 +111,29 @@ def test_cache_prune_takes_ages_and_sizes_as_text_or_bare_numbers():
     assert checked_arguments(["--config", "{action: prune, older_than: 7}"]).older_than == 7 * 86400
     assert checked_arguments(["prune", "--max_size", "1e12"]).max_size == 10**12
     assert checked_arguments(["prune", "--older_than", "12h", "--max_size", "2G"]).max_size == 2 * 10**9
+
+
+TRUE_OR_FALSE = "(in --config) is not valid; it must be true or false"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["compare", "--config", "{runs: [r], plan: 5}"], f"plan: 5 {TRUE_OR_FALSE}"),
+        (["compare", "--config", "{runs: [r], wide: null}"], f"wide: null {TRUE_OR_FALSE}"),
+        (["attention", "--ckpt_path", "x.ckpt", "--config", "{text: ''}"],
+         "text: '' (in --config) names nothing; give one, or leave it out"),
+    ],
+)  # fmt: skip
+def test_a_flag_or_a_name_from_a_file_is_of_its_kind(capsys, cli_env, args, message):
+    """``plan: 5`` and ``wide: null`` ran; ``text: ''`` drew the maps of no text, where ``--text=`` is refused."""
+    code, _, err = run(capsys, args)
+    assert (code, err) == (2, f"zoo {args[0]}: error: {message}\n")
+
+
+def test_print_config_anywhere_prints_every_option_with_the_files_positionals(capsys, cli_env):
+    """Before a --config it printed what the file set alone; a positional argument from a file printed as null."""
+    code, out, _ = run(capsys, ["translate", "--print_config", "--config", "{ckpt_path: a.ckpt}", "--beam_size", "4"])
+    assert code == 0 and yaml.safe_load(out) | {"beam_size": 4} == yaml.safe_load(out) and "batch_size: 64" in out
+    code, out, _ = run(capsys, ["cache", "--config", "{action: list}", "--print_config"])
+    assert code == 0 and yaml.safe_load(out)["action"] == "list"

@@ -119,3 +119,12 @@ def test_sizes_and_ages_parse_in_their_units():
 
 def test_nothing_to_prune_within_both_bounds():
     assert to_prune([], 1.0, 0, time.time()) == []
+
+
+def test_a_cache_dir_named_is_read_alone(tmp_path, capsys):
+    """``cache prune --cache_dir X`` of an empty X removed every Arrow copy ``datasets`` kept of local data folders
+    (``$HF_DATASETS_CACHE/zoo-by-content``, shared by every cache): a named cache is that folder alone."""
+    (tmp_path / "tokenizers").mkdir()
+    (tmp_path / "tokenizers" / "entry.json").write_text("{}")
+    assert main(["list", "--cache_dir", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].endswith(f"in 1 entry ({tmp_path})")

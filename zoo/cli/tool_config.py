@@ -77,11 +77,17 @@ def _shown(action: argparse.Action) -> str:
 def from_files(parsed, actions: list[argparse.Action], argv: list[str]) -> str | None:
     """Give each positional argument that no word of ``argv`` set its value in the last ``--config`` that sets
     it (argparse sets an untyped one empty after the files), a list option given one text its list, and say what
-    is wrong with the first value of the wrong kind: not text where the option takes text, ``null`` where it
-    has a value by default; ``None`` when all are of their kind."""
+    is wrong with the first value of the wrong kind: not text where the option takes text, ``""`` where it names
+    something, ``null`` where it has a value by default, not true or false for an on/off flag; ``None`` when all
+    are of their kind."""
     contents = config_contents(argv)
-    for action in (a for a in actions if a.dest not in NOT_OPTIONS and a.nargs != 0):
+    for action in (a for a in actions if a.dest not in NOT_OPTIONS):
         value = getattr(parsed, action.dest, None)
+        if action.nargs == 0:  # an on/off flag (--plan): a file's value must be true or false
+            if isinstance(action.const, bool) and not isinstance(value, bool):
+                shown = "null" if value is None else repr(value)
+                return f"{action.dest}: {shown} (in --config) is not valid; it must be true or false"
+            continue
         if not action.option_strings and value in (None, []):
             value = next((c[action.dest] for _, c in reversed(contents) if action.dest in c), value)
         if action.nargs in ("+", "*") and isinstance(value, str):
@@ -91,9 +97,11 @@ def from_files(parsed, actions: list[argparse.Action], argv: list[str]) -> str |
             return f"{action.dest}: null (in --config) is not valid; leave it out for its default ({action.default!r})"
         untyped = action.type is None and not isinstance(action, ActionTypeHint)
         texts = value if isinstance(value, list) and action.nargs in ("+", "*") else [value]
+        typed = flag_values(argv, _shown(action))
+        if untyped and "" in texts and "" not in (action.default, action.const) and not typed:
+            return f"{action.dest}: '' (in --config) names nothing; give one, or leave it out"
         if untyped and value is not None and not all(isinstance(text, str) for text in texts):
             kind = "a list of text" if action.nargs in ("+", "*") else "text"
-            typed = flag_values(argv, _shown(action))
             where = f"{_shown(action)}={value!r}" if typed else f"{action.dest}: {value!r} (in --config)"
             return f"{where} is not valid; it must be {kind} (quote it in the file)"
     return None

@@ -14,6 +14,7 @@ import sys
 import typing
 
 from jsonargparse import ActionConfigFile, ArgumentParser, DefaultHelpFormatter, set_dumper
+from jsonargparse._actions import _ActionPrintConfig
 from jsonargparse._typehints import ActionTypeHint
 from jsonargparse.typing import restricted_number_type
 
@@ -195,7 +196,8 @@ class OneLineParser(ArgumentParser):
     def parse_args(self, args=None, namespace=None, **kwargs):
         """jsonargparse's parse, but an unknown ``--option`` or a word that is no argument is told before a
         missing required one (``translate --beam 2`` is refused for ``--beam``, not for the missing
-        ``--ckpt_path``): a first parse with no option required tells those."""
+        ``--ckpt_path``): a first parse with no option required tells those, and ``--print_config`` prints its
+        options, the ``--config`` files' positional arguments in, wherever it stands."""
         self.argv = sys.argv[1:] if args is None else list(args)
         if "" in flag_values(self.argv, "--config"):  # jsonargparse reads it before any value is converted
             raise self.error_class(names_nothing("--config=", "config", "a YAML file of these options"))
@@ -208,10 +210,15 @@ class OneLineParser(ArgumentParser):
         for action in required:
             action.required = False
         try:
-            super().parse_args(self.argv, namespace, **kwargs)
+            with _ActionPrintConfig.skip_print_config():  # printed below, once the files' values are in
+                first = super().parse_args(self.argv, namespace, **kwargs)
         finally:
             for action in required:
                 action.required = True
+        if _ActionPrintConfig.is_print_config_requested(self):  # the whole of it, required options or not
+            if problem := from_files(first, self._actions, self.argv):
+                raise self.error_class(problem)
+            _ActionPrintConfig.print_config_if_requested(self, first)
         parsed = super().parse_args(self.argv, namespace, **kwargs)
         if problem := from_files(parsed, self._actions, self.argv):
             raise self.error_class(problem)

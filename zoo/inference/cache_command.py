@@ -26,7 +26,8 @@ AGES = {"": 86400, "d": 86400, "h": 3600, "m": 60, "s": 1}  # a bare number is d
 def arguments() -> OneLineParser:
     p = OneLineParser(prog="python -m zoo cache", description="List, prune or clear the zoo's data cache.")
     p.add_argument("action", choices=["list", "prune", "clear"], help="what to do with the cache (required)")
-    p.add_argument("--cache_dir", help="the cache (default: $ZOO_CACHE or ~/.cache/zoo)")
+    p.add_argument("--cache_dir", help="another cache, read alone: not with the Arrow copies datasets keeps of "
+                   "local data folders (default: $ZOO_CACHE or ~/.cache/zoo)")  # fmt: skip
     p.add_argument("--older_than", type=float | str | None,
                    help="prune: entries unused for longer than this (30d, 12h; a number: days)")  # fmt: skip
     p.add_argument("--max_size", type=float | str | None,
@@ -109,10 +110,12 @@ def run(argv: list[str]) -> None:
     from zoo.data.cache_entries import datasets_cache_dir, entries, remove, to_prune
 
     cache_dir = Path(args.cache_dir) if args.cache_dir else default_cache_dir()
-    found, now = entries(cache_dir, datasets_cache_dir()), time.time()
+    arrow = None if args.cache_dir else datasets_cache_dir()  # --cache_dir: that folder alone
+    found, now = entries(cache_dir, arrow), time.time()
     if args.action == "list":
         print("\n".join(_line(entry, now) for entry in found))
-        print(f"{human(sum(e.size for e in found))} in {_entries(len(found))} ({cache_dir}, {datasets_cache_dir()})")
+        folders = ", ".join(str(folder) for folder in (cache_dir, arrow) if folder is not None)
+        print(f"{human(sum(e.size for e in found))} in {_entries(len(found))} ({folders})")
         return
     removed = found if args.action == "clear" else to_prune(found, args.older_than, args.max_size, now)
     for entry in removed:
