@@ -35,22 +35,25 @@ def config_contents(argv: list[str]) -> list[tuple[str, dict]]:
     return contents
 
 
-def replaced_option(argv: list[str], takes_value: set[str], positionals: list[str]) -> str | None:
+def replaced_option(
+    argv: list[str], contents: list[tuple[str, dict]], takes_value: set[str], positionals: list[str]
+) -> str | None:
     """The line for the first option, or positional word, typed before a ``--config`` that sets it too, which
     jsonargparse, reading left to right, would replace with the file's value; ``None`` where none is.
 
     Args:
         argv: the command line after the command.
+        contents: its ``--config`` files' mappings (:func:`config_contents`).
         takes_value: the options that take the word after them as their value (not ``--plan``).
         positionals: the names of the command's positional arguments (``runs``).
     """
     typed: list[str] = []
     words: list[str] = []  # the positional words so far
-    contents, value_next = iter(config_contents(argv)), False
+    files, value_next = iter(contents), False
     for arg in argv:
         name = arg.partition("=")[0]
         if name == "--config":
-            value, content = next(contents)
+            value, content = next(files)
             keys = set(map(str, content))
             replaced = next((flag for flag in typed if flag[2:] in keys), None)
             field = replaced[2:] if replaced else next((p for p in positionals if p in keys and words), None)
@@ -74,13 +77,14 @@ def _shown(action: argparse.Action) -> str:
     return max(action.option_strings, key=len) if action.option_strings else action.dest
 
 
-def from_files(parsed, actions: list[argparse.Action], argv: list[str]) -> str | None:
+def from_files(
+    parsed, actions: list[argparse.Action], argv: list[str], contents: list[tuple[str, dict]]
+) -> str | None:
     """Give each positional argument that no word of ``argv`` set its value in the last ``--config`` that sets
     it (argparse sets an untyped one empty after the files), a list option given one text its list, and say what
     is wrong with the first value of the wrong kind: not text where the option takes text, ``""`` where it names
     something, ``null`` where it has a value by default, not true or false for an on/off flag; ``None`` when all
-    are of their kind."""
-    contents = config_contents(argv)
+    are of their kind (``contents``: the ``--config`` files' mappings, :func:`config_contents`)."""
     for action in (a for a in actions if a.dest not in NOT_OPTIONS):
         value = getattr(parsed, action.dest, None)
         if action.nargs == 0:  # an on/off flag (--plan): a file's value must be true or false

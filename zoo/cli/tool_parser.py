@@ -21,7 +21,7 @@ from jsonargparse.typing import restricted_number_type
 from zoo.cli import library_messages as library
 from zoo.cli.command_line import MAX_SEED, did_you_mean, flag_values, names_nothing, noun
 from zoo.cli.recorded_values import dump_yaml
-from zoo.cli.tool_config import config_problem, from_files, replaced_option
+from zoo.cli.tool_config import config_contents, config_problem, from_files, replaced_option
 
 
 def _parenthetical(text: str, start: int) -> str:
@@ -203,7 +203,8 @@ class OneLineParser(ArgumentParser):
             raise self.error_class(names_nothing("--config=", "config", "a YAML file of these options"))
         takes_value = {o for a in self._actions if a.nargs != 0 for o in a.option_strings}
         positionals = [action.dest for action in self._actions if not action.option_strings]
-        if refusal := replaced_option(self.argv, takes_value, positionals):
+        contents = config_contents(self.argv)  # each file read once for the checks around the parse
+        if refusal := replaced_option(self.argv, contents, takes_value, positionals):
             raise self.error_class(refusal)
         helped = {"-h", "--help"} & {*self.argv}  # its usage says which options are required
         required = [action for action in self._actions if action.required and not helped]
@@ -216,11 +217,11 @@ class OneLineParser(ArgumentParser):
             for action in required:
                 action.required = True
         if _ActionPrintConfig.is_print_config_requested(self):  # the whole of it, required options or not
-            if problem := from_files(first, self._actions, self.argv):
+            if problem := from_files(first, self._actions, self.argv, contents):
                 raise self.error_class(problem)
             _ActionPrintConfig.print_config_if_requested(self, first)
         parsed = super().parse_args(self.argv, namespace, **kwargs)
-        if problem := from_files(parsed, self._actions, self.argv):
+        if problem := from_files(parsed, self._actions, self.argv, contents):
             raise self.error_class(problem)
         if missing := [action for action in self.needed if getattr(parsed, action.dest) is None]:
             self.error(f"the following arguments are required: {', '.join(action.dest for action in missing)}")
